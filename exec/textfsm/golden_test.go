@@ -1,0 +1,110 @@
+package textfsm
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the .golden files from the current parser output")
+
+// goldenDir holds one hand-written sample per built-in template:
+// <driver>/<command with spaces as _>.raw, and the expected result in .golden.
+const goldenDir = "../../testdata/textfsm"
+
+func loadBuiltinOnly(t testing.TB) *Library {
+	t.Helper()
+	lib, errs := Load("", nil)
+	for _, err := range errs {
+		t.Errorf("built-in template: %v", err)
+	}
+	return lib
+}
+
+// goldenView is what a golden file records: the JSON a client receives
+// plus the column order a UI would use.
+type goldenView struct {
+	Columns []string `json:"columns"`
+	Parsed
+}
+
+func TestBuiltinGolden(t *testing.T) {
+	lib := loadBuiltinOnly(t)
+	raws, err := filepath.Glob(filepath.Join(goldenDir, "*", "*.raw"))
+	if err != nil || len(raws) == 0 {
+		t.Fatalf("no samples under %s: %v", goldenDir, err)
+	}
+	for _, raw := range raws {
+		driver := filepath.Base(filepath.Dir(raw))
+		command := strings.ReplaceAll(strings.TrimSuffix(filepath.Base(raw), ".raw"), "_", " ")
+		t.Run(driver+"/"+command, func(t *testing.T) {
+			input, err := os.ReadFile(raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := lib.Parse(driver, command, string(input))
+			if !p.Success || len(p.Data) == 0 {
+				t.Fatalf("parse failed or found nothing: %+v", p)
+			}
+			checkColumns(t, p)
+			got, err := json.MarshalIndent(goldenView{Columns: p.Columns, Parsed: p}, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, '\n')
+			golden := strings.TrimSuffix(raw, ".raw") + ".golden"
+			if *update {
+				if err := os.WriteFile(golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test -update to create it)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s differs from the parser output:\n%s", golden, got)
+			}
+		})
+	}
+}
+
+// checkColumns asserts that every record has exactly the template's
+// columns, all lower case.
+func checkColumns(t *testing.T, p Parsed) {
+	t.Helper()
+	for i, row := range p.Data {
+		if len(row) != len(p.Columns) {
+			t.Errorf("record %d has %d keys, want the %d columns %v", i, len(row), len(p.Columns), p.Columns)
+		}
+		for _, c := range p.Columns {
+			if _, ok := row[c]; !ok || c != strings.ToLower(c) {
+				t.Errorf("record %d: column %q missing or not lower case", i, c)
+			}
+		}
+	}
+}
+
+// TestBuiltinCoverage makes sure every built-in template has a golden
+// sample, so none ships untested.
+func TestBuiltinCoverage(t *testing.T) {
+	lib := loadBuiltinOnly(t)
+	for _, info := range lib.Templates() {
+		if info.Source != "builtin" {
+			continue
+		}
+		if info.Error != "" {
+			t.Errorf("%s: %s", info.Name, info.Error)
+		}
+		cmd := strings.TrimSuffix(strings.TrimPrefix(info.Name, info.Platform+"_"), ".textfsm")
+		raw := filepath.Join(goldenDir, info.Platform, cmd+".raw")
+		if _, err := os.Stat(raw); err != nil {
+			t.Errorf("built-in %s has no sample: %v", info.Name, err)
+		}
+	}
+}
