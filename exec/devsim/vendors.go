@@ -1,0 +1,184 @@
+package devsim
+
+import (
+	"strconv"
+	"strings"
+)
+
+// vendor is one simulated platform, described as data: names, prompts,
+// pager, error wording and command tables per CLI mode.
+type vendor struct {
+	name, hostname, banner string
+	serverVersion          string
+	pager                  string // "" = the vendor never pages
+	ifNames                [4]string
+	abbrev                 map[string]string // long interface type -> short
+	creatable              []string          // interface types "interface X" may create
+	enable                 bool              // has an enable secret and a ">" mode
+	errs                   errStyle
+	tables                 map[mode][]*command
+	prompt                 func(s *session) string
+	running                func(st *state) []string
+	shell                  func(s *session) error
+	exec                   func(s *session, cmd string) (stdout, stderr string, status int)
+}
+
+// vendors is filled by each vendor file's init.
+var vendors = map[string]*vendor{}
+
+func (v *vendor) runningConfig(st *state) []string { return v.running(st) }
+
+// ciscoPrompt renders "host>", "host#", "host(config)#" and the sub-modes;
+// sp is the trailing text after the sign (NX-OS adds a space).
+func ciscoPrompt(s *session, sp string) string {
+	host := s.hostname()
+	if s.cli.mode == modeExec {
+		if s.cli.priv {
+			return host + "#" + sp
+		}
+		return host + ">" + sp
+	}
+	return host + "(" + s.d.v.modeName(s) + ")#" + sp
+}
+
+// modeName is the text inside the config prompt's parentheses. EOS names
+// the interface and VLAN being configured, as the real switches do.
+func (v *vendor) modeName(s *session) string {
+	switch s.cli.mode {
+	case modeIf:
+		if v.name == "arista_eos" {
+			return "config-if-" + shortIf(s.cli.iface, v.abbrev)
+		}
+		return "config-if"
+	case modeVlan:
+		if v.name == "arista_eos" {
+			return "config-vlan-" + itoa(s.cli.vlan)
+		}
+		return "config-vlan"
+	}
+	return "config"
+}
+
+// hostname is the name in the prompt: the committed one, or on candidate
+// platforms still the committed one until commit.
+func (s *session) hostname() string {
+	s.d.mu.Lock()
+	defer s.d.mu.Unlock()
+	return s.d.st.hostname
+}
+
+// edit runs f on the configuration a session changes: the running one on
+// Cisco-like platforms, the candidate on commit-based ones.
+func (s *session) edit(f func(st *state)) {
+	if s.cli.cand != nil {
+		f(s.cli.cand)
+		return
+	}
+	s.d.mu.Lock()
+	defer s.d.mu.Unlock()
+	f(s.d.st)
+}
+
+// view returns a copy of the running configuration for show commands.
+func (s *session) view() *state {
+	s.d.mu.Lock()
+	defer s.d.mu.Unlock()
+	return s.d.st.clone()
+}
+
+// motd is the banner printed after login, with terminal line endings.
+func (s *session) motd() string {
+	b := strings.TrimRight(s.d.cfg.Banner, "\r\n")
+	if b == "" {
+		return ""
+	}
+	b = strings.ReplaceAll(strings.ReplaceAll(b, "\r\n", "\n"), "\n", "\r\n")
+	return "\r\n" + b + "\r\n\r\n"
+}
+
+// cliShell is the interactive loop shared by every platform with a
+// prompt: print the banner and prompt, read a line, answer, repeat.
+func cliShell(s *session) error {
+	v := s.d.v
+	s.cli = cliState{pageLen: 24, width: 80, priv: !(v.enable && s.d.cfg.EnableSecret != "")}
+	if v.name == "linux" || v.name == "generic" {
+		s.cli.pageLen = 0
+	}
+	_, lat := s.d.snapshot()
+	if !sleep(s.ctx, lat) {
+		return errClosed
+	}
+	if err := s.write(s.motd() + s.prompt()); err != nil {
+		return err
+	}
+	for {
+		line, err := s.readLine(true)
+		if err != nil {
+			return nil
+		}
+		trimmed := strings.TrimSpace(line)
+		if trimmed != "" && line[0] >= ' ' {
+			s.d.recordCommand(line)
+			if fault, _ := s.d.snapshot(); fault == FaultSilence {
+				return s.hang()
+			}
+		}
+		out, quit := s.dispatch(line)
+		if s.cli.dead {
+			return nil
+		}
+		if err := s.respond(out, isShow(trimmed)); err != nil {
+			return err
+		}
+		if quit {
+			return nil
+		}
+		if err := s.write(s.prompt()); err != nil {
+			return err
+		}
+	}
+}
+
+func isShow(line string) bool {
+	w, _, _ := strings.Cut(strings.ToLower(line), " ")
+	return len(w) >= 2 && strings.HasPrefix("show", w)
+}
+
+// quitLine marks the output of a command that ends the session.
+const quitLine = "\x00quit"
+
+// dispatch runs one line in the current mode. Cisco-like sub-modes fall
+// back to the global config table (typing "interface X" inside config-if
+// moves to that interface), and Ctrl-Z leaves config mode.
+func (s *session) dispatch(line string) ([]string, bool) {
+	v := s.d.v
+	switch line {
+	case string([]byte{ctrlC}):
+		return nil, false
+	case string([]byte{ctrlZ}):
+		if s.cli.mode != modeExec && v.tables[modeIf] != nil {
+			s.cli.mode = modeExec
+		}
+		return nil, false
+	}
+	table := v.tables[s.cli.mode]
+	if s.cli.mode == modeIf || s.cli.mode == modeVlan {
+		body, _ := splitPipe(line)
+		toks := tokenize(body)
+		if len(toks) > 0 {
+			if _, _, err := match(body, toks, table); err != nil {
+				if _, _, err2 := match(body, toks, v.tables[modeConfig]); err2 == nil {
+					s.cli.mode = modeConfig
+					table = v.tables[modeConfig]
+				}
+			}
+		}
+	}
+	out := s.run(&v.errs, table, line)
+	if n := len(out); n > 0 && out[n-1] == quitLine {
+		return out[:n-1], true
+	}
+	return out, false
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
