@@ -1,0 +1,199 @@
+package exec
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"sync"
+	"time"
+)
+
+// errDisconnected reports that the device closed the session mid-read.
+var errDisconnected = errors.New("device closed the session")
+
+// sinkHigh is how much unread output the sink holds before it stops reading
+// the channel, so that a chatty device is throttled by SSH flow control.
+const sinkHigh = 1 << 20
+
+// sink receives the shell's output from the SSH library's copy goroutine
+// and hands it to the reader.
+type sink struct {
+	mu     sync.Mutex
+	room   *sync.Cond
+	buf    []byte
+	closed bool
+	wake   chan struct{} // signalled on new data or close
+	done   chan struct{} // closed when the channel has ended
+}
+
+func newSink() *sink {
+	k := &sink{wake: make(chan struct{}, 1), done: make(chan struct{})}
+	k.room = sync.NewCond(&k.mu)
+	return k
+}
+
+// Write implements io.Writer.
+func (k *sink) Write(p []byte) (int, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for len(k.buf) >= sinkHigh && !k.closed {
+		k.room.Wait()
+	}
+	if k.closed {
+		return 0, io.ErrClosedPipe
+	}
+	k.buf = append(k.buf, p...)
+	k.signal()
+	return len(p), nil
+}
+
+func (k *sink) signal() {
+	select {
+	case k.wake <- struct{}{}:
+	default:
+	}
+}
+
+// take returns and clears what is buffered, and whether the channel ended.
+func (k *sink) take() ([]byte, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	b := k.buf
+	k.buf = nil
+	k.room.Broadcast()
+	return b, k.closed
+}
+
+// close marks the end of the channel; buffered data can still be taken.
+func (k *sink) close() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if !k.closed {
+		k.closed = true
+		close(k.done)
+	}
+	k.room.Broadcast()
+	k.signal()
+}
+
+// capture keeps the first limit bytes of a command's output and a short
+// tail of everything for prompt matching.
+type capture struct {
+	limit     int
+	kept      []byte
+	tail      []byte
+	truncated bool
+}
+
+const tailKeep = 4096
+
+func (c *capture) add(p []byte) {
+	room := max(c.limit-len(c.kept), 0)
+	if room < len(p) {
+		c.truncated = true
+	}
+	c.kept = append(c.kept, p[:min(room, len(p))]...)
+	c.tail = append(c.tail, p...)
+	if len(c.tail) > 2*tailKeep {
+		c.tail = append([]byte(nil), c.tail[len(c.tail)-tailKeep:]...)
+	}
+}
+
+// dropLastLine removes the current (unterminated) line, e.g. a pager prompt.
+func (c *capture) dropLastLine() {
+	n := len(c.tail) - (bytes.LastIndexByte(c.tail, '\n') + 1)
+	c.tail = c.tail[:len(c.tail)-n]
+	if !c.truncated && n <= len(c.kept) {
+		c.kept = c.kept[:len(c.kept)-n]
+	}
+}
+
+// lastLine is the normalized text after the last newline of the tail.
+func (c *capture) lastLine() string { return lastLine(normalize(string(c.tail))) }
+
+// readOpts says what ends a read.
+type readOpts struct {
+	password    bool // a password prompt also ends the read
+	needNewline bool // a prompt counts only after a complete (echo) line
+	limit       int
+}
+
+// readResult is what one read gathered.
+type readResult struct {
+	raw       []byte
+	truncated bool
+	prompt    string // the prompt line that ended the read
+	password  bool   // ended at a password prompt
+}
+
+// quietPrompt is how long a line that looks like a prompt but does not start
+// with the known host name must stay unanswered before it is accepted (the
+// host name may just have been changed).
+const quietPrompt = time.Second
+
+// readUntil reads the shell until a prompt (or a password prompt), answering
+// pagers on the way. It returns what it read so far with ctx.Err() on expiry
+// or errDisconnected when the device hangs up.
+func (s *Session) readUntil(ctx context.Context, o readOpts) (readResult, error) {
+	c := &capture{limit: o.limit}
+	var quiet <-chan time.Time
+	for {
+		data, closed := s.sink.take()
+		if len(data) > 0 {
+			quiet = nil
+			c.add(data)
+			if r, done := s.examine(c, o, &quiet); done {
+				return r, nil
+			}
+		}
+		if closed {
+			return c.result(""), errDisconnected
+		}
+		select {
+		case <-s.sink.wake:
+		case <-quiet:
+			line := c.lastLine()
+			s.base = promptBase(line)
+			return c.result(line), nil
+		case <-ctx.Done():
+			return c.result(""), ctx.Err()
+		}
+	}
+}
+
+// examine looks at the end of what was read: a pager is answered, a prompt
+// or password prompt ends the read.
+func (s *Session) examine(c *capture, o readOpts, quiet *<-chan time.Time) (readResult, bool) {
+	line := c.lastLine()
+	for _, p := range s.d.pagers {
+		if p.MatchString(line) {
+			c.dropLastLine()
+			s.write(" ")
+			return readResult{}, false
+		}
+	}
+	if o.password && s.d.passwordPrompt != nil && s.d.passwordPrompt.MatchString(line) {
+		r := c.result(line)
+		r.password = true
+		return r, true
+	}
+	if !s.d.prompt.MatchString(line) || (o.needNewline && !bytes.ContainsRune(c.tail, '\n')) {
+		return readResult{}, false
+	}
+	if s.base == "" || len(line) >= len(s.base) && line[:len(s.base)] == s.base {
+		return c.result(line), true
+	}
+	*quiet = time.After(quietPrompt)
+	return readResult{}, false
+}
+
+func (c *capture) result(prompt string) readResult {
+	return readResult{raw: c.kept, truncated: c.truncated, prompt: prompt}
+}
+
+// write sends text to the shell. A failed write shows up as a disconnect on
+// the next read, so its error is not reported here.
+func (s *Session) write(text string) {
+	_, _ = io.WriteString(s.stdin, text)
+}

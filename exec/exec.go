@@ -1,0 +1,147 @@
+// Package exec runs named commands on network devices over SSH.
+//
+// Platforms are data: every driver is one row of the table in drivers.go
+// (prompt patterns, enable, paging and width commands, config mode entry and
+// exit, error strings). Shell drivers use a PTY and an interactive shell; the
+// linux driver opens one exec channel per command. Every read has a deadline
+// taken from the context, and no secret ever reaches Output, an error or a log.
+package exec
+
+import (
+	"context"
+	"log/slog"
+	"time"
+)
+
+// DefaultMaxOutputBytes caps the output kept per command when
+// Options.MaxOutputBytes is zero.
+const DefaultMaxOutputBytes = 16 << 20
+
+// Credentials are the login secrets of a credential set. They never appear in
+// logs: LogValue and String both return "REDACTED".
+type Credentials struct {
+	Username     string
+	Password     string
+	EnableSecret string
+	PrivateKey   []byte // PEM or OpenSSH format, unencrypted
+}
+
+// LogValue implements slog.LogValuer so that a logged Credentials value
+// shows no secret.
+func (Credentials) LogValue() slog.Value { return slog.StringValue("REDACTED") }
+
+// String implements fmt.Stringer for the same reason as LogValue.
+func (Credentials) String() string { return "REDACTED" }
+
+// GoString keeps %#v from printing the fields.
+func (Credentials) GoString() string { return "REDACTED" }
+
+// secrets lists the secret strings to scrub from any text a user can see.
+func (c Credentials) secrets() []string {
+	return []string{c.Password, c.EnableSecret}
+}
+
+// HostKeyPolicy says how an unknown or changed device host key is handled.
+type HostKeyPolicy string
+
+// Host key policies: TOFU stores the first key seen, strict requires a key
+// already stored, insecure accepts any key (for labs only).
+const (
+	HostKeyTOFU     HostKeyPolicy = "tofu"
+	HostKeyStrict   HostKeyPolicy = "strict"
+	HostKeyInsecure HostKeyPolicy = "insecure"
+)
+
+// HostKeyStore holds the known host key of each device as an authorized_keys
+// line. The store layer implements it; KnownHostKey returns "" when none.
+type HostKeyStore interface {
+	KnownHostKey(ctx context.Context, deviceID int64) (string, error)
+	SaveHostKey(ctx context.Context, deviceID int64, key string) error
+}
+
+// Target is the device to connect to.
+type Target struct {
+	DeviceID         int64
+	Name             string
+	Host             string
+	Port             int    // 22 when zero
+	Driver           string // a name from Drivers(); see DriverFor
+	LegacyAlgorithms bool   // also offer SHA-1 key exchange, CBC ciphers, ssh-rsa
+}
+
+// Options tune a session. The zero value is usable except for HostKeys,
+// which TOFU and strict policies need.
+type Options struct {
+	MaxOutputBytes int           // per command; DefaultMaxOutputBytes when zero
+	HostKeyPolicy  HostKeyPolicy // HostKeyTOFU when empty
+	HostKeys       HostKeyStore
+	Logger         *slog.Logger // slog.Default() when nil
+	// Timeout bounds a whole Execute (connect, login, commands, logout) and
+	// gives the N of "Timed out after N s". Zero leaves the bound to ctx.
+	Timeout time.Duration
+}
+
+// Command is one command to run. Text may hold several lines; for a config
+// command each line is sent in config mode.
+type Command struct {
+	Type string // "show" or "config"
+	Text string
+}
+
+// Command types.
+const (
+	TypeShow   = "show"
+	TypeConfig = "config"
+)
+
+// SyntaxError describes a vendor error string found in a command's output.
+type SyntaxError struct {
+	Detected bool   `json:"detected"`
+	Type     string `json:"type,omitempty"`
+	Vendor   string `json:"vendor,omitempty"`
+	Line     string `json:"line,omitempty"`
+	Guidance string `json:"guidance,omitempty"`
+	// Input is the configuration line the device rejected, if any.
+	Input string `json:"input,omitempty"`
+}
+
+// Syntax error types.
+const (
+	InvalidInput      = "invalid_input"
+	IncompleteCommand = "incomplete_command"
+	AmbiguousCommand  = "ambiguous_command"
+	UnknownCommand    = "unknown_command"
+	PermissionDenied  = "permission_denied"
+	ConfigRejected    = "config_rejected"
+)
+
+// Result is the outcome of one command.
+type Result struct {
+	Output       string
+	Success      bool
+	ErrorMessage string
+	Syntax       SyntaxError
+	Truncated    bool
+	Duration     time.Duration
+}
+
+func (o Options) maxOutput() int {
+	if o.MaxOutputBytes > 0 {
+		return o.MaxOutputBytes
+	}
+	return DefaultMaxOutputBytes
+}
+
+func (o Options) policy() HostKeyPolicy {
+	if o.HostKeyPolicy == "" {
+		return HostKeyTOFU
+	}
+	return o.HostKeyPolicy
+}
+
+func (o Options) logger() *slog.Logger {
+	if o.Logger != nil {
+		return o.Logger
+	}
+	return slog.Default()
+}

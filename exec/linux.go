@@ -1,0 +1,133 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+)
+
+// execOut is the outcome of one command on an exec channel.
+type execOut struct {
+	output    string
+	truncated bool
+	status    int
+	stderr    string // first line of standard error
+}
+
+// runExec runs a show command as one exec channel and a config command as
+// one channel per line, stopping at the first nonzero exit status.
+func (s *Session) runExec(ctx context.Context, typ string, lines []string, label string) Result {
+	if typ != TypeConfig {
+		lines = []string{strings.Join(lines, "\n")}
+	}
+	var parts []string
+	truncated := false
+	for _, line := range lines {
+		o, err := s.execOne(ctx, line)
+		parts = append(parts, strings.TrimRight(o.output, "\n"))
+		truncated = truncated || o.truncated
+		if err != nil {
+			return s.result(parts, truncated, SyntaxError{}, s.readError(err, label))
+		}
+		if o.status != 0 {
+			msg := fmt.Sprintf("exit status %d", o.status)
+			if o.stderr != "" {
+				msg += ": " + o.stderr
+			}
+			return s.result(parts, truncated, SyntaxError{}, msg)
+		}
+	}
+	return s.result(parts, truncated, SyntaxError{}, "")
+}
+
+// execOne runs one command; standard output and error are kept interleaved
+// as they arrive. On ctx expiry the remote command is killed.
+func (s *Session) execOne(ctx context.Context, command string) (execOut, error) {
+	sess, err := s.client.NewSession()
+	if err != nil {
+		return execOut{}, fmt.Errorf("%w: %w", errDisconnected, err)
+	}
+	defer sess.Close()
+	out := &lockedCapture{c: capture{limit: s.o.maxOutput() + rawSlack}}
+	errLine := &firstLine{}
+	sess.Stdout = out
+	sess.Stderr = io.MultiWriter(out, errLine)
+	done := make(chan error, 1)
+	go func() { done <- sess.Run(command) }()
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		_ = sess.Signal(ssh.SIGKILL)
+		sess.Close()
+		select {
+		case <-done:
+		case <-time.After(200 * time.Millisecond):
+		}
+		return out.result(), ctx.Err()
+	}
+	o := out.result()
+	o.stderr = errLine.String()
+	var exitErr *ssh.ExitError
+	var missing *ssh.ExitMissingError
+	switch {
+	case err == nil:
+	case errors.As(err, &exitErr):
+		o.status = exitErr.ExitStatus()
+	case errors.As(err, &missing):
+		return o, errDisconnected
+	default:
+		return o, fmt.Errorf("%w: %w", errDisconnected, err)
+	}
+	return o, nil
+}
+
+// lockedCapture is a capture shared with the SSH library's copy goroutines.
+type lockedCapture struct {
+	mu sync.Mutex
+	c  capture
+}
+
+func (l *lockedCapture) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.c.add(p)
+	return len(p), nil
+}
+
+func (l *lockedCapture) result() execOut {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return execOut{output: string(l.c.kept), truncated: l.c.truncated}
+}
+
+// firstLine keeps the first non-blank line written to it, up to 512 bytes.
+type firstLine struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (f *firstLine) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.buf) < 4096 {
+		f.buf = append(f.buf, p[:min(len(p), 4096-len(f.buf))]...)
+	}
+	return len(p), nil
+}
+
+func (f *firstLine) String() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, l := range strings.Split(string(f.buf), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			return l[:min(len(l), 512)]
+		}
+	}
+	return ""
+}

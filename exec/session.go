@@ -1,0 +1,237 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+)
+
+// Errors a caller may want to tell apart, matched with errors.Is.
+var (
+	ErrAuth          = errors.New("authentication failed")
+	ErrEnable        = errors.New("enable rejected, check the enable secret")
+	ErrUnknownDriver = errors.New("unknown driver")
+)
+
+// openBound limits Open when the context carries no deadline.
+const openBound = time.Minute
+
+// Session is one SSH connection to a device, set up by its driver. Run its
+// commands one at a time; a Session is not safe for concurrent use.
+type Session struct {
+	t     Target
+	d     *driver
+	o     Options
+	creds Credentials
+	addr  string
+	log   *slog.Logger
+
+	client *ssh.Client
+	shell  *ssh.Session // nil for exec-channel drivers
+	stdin  io.Writer
+	sink   *sink
+
+	prompt   string // last prompt seen
+	base     string // host-name part of the prompt
+	inConfig bool
+	broken   string // why the session can no longer run commands
+	once     sync.Once
+}
+
+// Open connects to the device, logs in, checks its host key and prepares the
+// CLI: PTY and shell, first prompt, enable, paging off, width. The context
+// bounds all of it.
+func Open(ctx context.Context, t Target, c Credentials, o Options) (*Session, error) {
+	d, ok := drivers[t.Driver]
+	if !ok {
+		return nil, fmt.Errorf("exec: open %s: %w %q", t.Name, ErrUnknownDriver, t.Driver)
+	}
+	port := t.Port
+	if port == 0 {
+		port = 22
+	}
+	s := &Session{t: t, d: d, o: o, creds: c, addr: net.JoinHostPort(t.Host, strconv.Itoa(port))}
+	s.log = o.logger().With("device_id", t.DeviceID, "device", t.Name, "driver", d.name)
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, openBound)
+		defer cancel()
+	}
+	start := time.Now()
+	if err := s.dial(ctx); err != nil {
+		return nil, err
+	}
+	if !d.exec {
+		if err := s.startShell(ctx); err != nil {
+			s.client.Close()
+			return nil, err
+		}
+	}
+	s.log.Debug("exec: session open", "addr", s.addr, "duration_ms", time.Since(start).Milliseconds())
+	return s, nil
+}
+
+// dial opens the TCP connection and runs the SSH handshake; cancelling ctx
+// closes the connection, which ends a handshake stuck on a silent device.
+func (s *Session) dial(ctx context.Context) error {
+	cfg, err := s.clientConfig(ctx)
+	if err != nil {
+		return fmt.Errorf("exec: connect %s: %w", s.addr, err)
+	}
+	var nd net.Dialer
+	conn, err := nd.DialContext(ctx, "tcp", s.addr)
+	if err != nil {
+		return fmt.Errorf("exec: connect %s: %w", s.addr, err)
+	}
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	cc, chans, reqs, err := ssh.NewClientConn(conn, s.addr, cfg)
+	if !stop() {
+		if err == nil {
+			cc.Close()
+		}
+		return fmt.Errorf("exec: login %s: %w", s.addr, ctx.Err())
+	}
+	if err != nil {
+		conn.Close()
+		return s.handshakeError(err)
+	}
+	s.client = ssh.NewClient(cc, chans, reqs)
+	return nil
+}
+
+// handshakeError turns the SSH library's error into ours: a host key
+// problem or a refused login read plainly, without the library's prefix.
+func (s *Session) handshakeError(err error) error {
+	var hk *HostKeyError
+	if errors.As(err, &hk) {
+		return fmt.Errorf("exec: connect %s: %w", s.addr, hk)
+	}
+	if strings.Contains(err.Error(), "unable to authenticate") {
+		return fmt.Errorf("exec: login %s: %w", s.addr, ErrAuth)
+	}
+	return fmt.Errorf("exec: login %s: %w", s.addr, err)
+}
+
+// clientConfig assembles authentication, host key checking and algorithms.
+func (s *Session) clientConfig(ctx context.Context) (*ssh.ClientConfig, error) {
+	check, hostAlgos, err := hostKeyCheck(ctx, s.t, s.o)
+	if err != nil {
+		return nil, err
+	}
+	auth, err := authMethods(s.creds)
+	if err != nil {
+		return nil, err
+	}
+	cfg := &ssh.ClientConfig{
+		User:              s.creds.Username,
+		Auth:              auth,
+		HostKeyCallback:   check,
+		HostKeyAlgorithms: hostAlgos,
+		ClientVersion:     "SSH-2.0-FieldKit",
+	}
+	if s.t.LegacyAlgorithms {
+		addLegacy(cfg)
+	}
+	return cfg, nil
+}
+
+// authMethods offers the private key first, then the password both as
+// "password" and as the answer to every keyboard-interactive question.
+func authMethods(c Credentials) ([]ssh.AuthMethod, error) {
+	var methods []ssh.AuthMethod
+	if len(c.PrivateKey) > 0 {
+		signer, err := ssh.ParsePrivateKey(c.PrivateKey)
+		if err != nil {
+			// The parser's message never holds key material, but keep it
+			// short: the key may simply be passphrase-protected.
+			return nil, errors.New("private key unreadable (unencrypted PEM or OpenSSH format expected)")
+		}
+		methods = append(methods, ssh.PublicKeys(signer))
+	}
+	if c.Password != "" {
+		pw := c.Password
+		methods = append(methods, ssh.Password(pw),
+			ssh.KeyboardInteractive(func(_, _ string, questions []string, _ []bool) ([]string, error) {
+				answers := make([]string, len(questions))
+				for i := range answers {
+					answers[i] = pw
+				}
+				return answers, nil
+			}))
+	}
+	return methods, nil
+}
+
+// addLegacy appends the algorithms old IOS and Junos images still need:
+// SHA-1 key exchanges, CBC ciphers, SHA-1 MACs and ssh-rsa / ssh-dss keys.
+func addLegacy(cfg *ssh.ClientConfig) {
+	sup, ins := ssh.SupportedAlgorithms(), ssh.InsecureAlgorithms()
+	cfg.KeyExchanges = append(sup.KeyExchanges, ins.KeyExchanges...)
+	cfg.Ciphers = append(sup.Ciphers, ins.Ciphers...)
+	cfg.MACs = append(sup.MACs, ins.MACs...)
+	if cfg.HostKeyAlgorithms == nil {
+		cfg.HostKeyAlgorithms = append(sup.HostKeys, ins.HostKeys...)
+	}
+}
+
+// Close leaves config mode (discarding an uncommitted change), logs out and
+// closes the connection, within two seconds at most.
+func (s *Session) Close() error { return s.closeWithin(2 * time.Second) }
+
+// closeWithin is Close with a bound on how long to wait for the device to
+// hang up by itself after the logout command.
+func (s *Session) closeWithin(wait time.Duration) error {
+	var err error
+	s.once.Do(func() {
+		if s.shell != nil {
+			s.logout(wait)
+		}
+		err = s.client.Close()
+		if errors.Is(err, net.ErrClosed) {
+			err = nil
+		}
+	})
+	return err
+}
+
+// logout sends the abort and logout lines blind (the session may be stuck)
+// and waits a little for the device to close the channel.
+func (s *Session) logout(wait time.Duration) {
+	var lines []string
+	if s.inConfig {
+		lines = append(lines, s.d.configAbort...)
+	}
+	if s.d.logout != "" {
+		lines = append(lines, s.d.logout)
+	}
+	sent := make(chan struct{})
+	go func() {
+		defer close(sent)
+		for _, l := range lines {
+			s.write(l + "\n")
+		}
+	}()
+	timer := time.NewTimer(max(min(wait, 200*time.Millisecond), 50*time.Millisecond))
+	defer timer.Stop()
+	select {
+	case <-sent:
+	case <-timer.C:
+		return
+	}
+	if s.broken != "" || wait <= 0 {
+		return
+	}
+	select {
+	case <-s.sink.done:
+	case <-time.After(wait):
+	}
+}

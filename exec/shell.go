@@ -1,0 +1,145 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+)
+
+// Terminal geometry requested with the PTY. Paging is turned off by command
+// as well; the width keeps long lines from being wrapped by the device.
+const (
+	ptyRows = 200
+	ptyCols = 511
+)
+
+// nudgeAfter is how long to wait for a first prompt before sending a bare
+// newline: some devices print nothing until they see a keystroke.
+const nudgeAfter = 2 * time.Second
+
+// rawSlack is read beyond MaxOutputBytes before cutting, so that cleaning
+// (escapes, echo) still leaves a full MaxOutputBytes to show.
+const rawSlack = 64 << 10
+
+// startShell opens the PTY shell and brings the CLI to a known state.
+func (s *Session) startShell(ctx context.Context) error {
+	sess, err := s.client.NewSession()
+	if err != nil {
+		return fmt.Errorf("exec: open shell %s: %w", s.addr, err)
+	}
+	modes := ssh.TerminalModes{ssh.ECHO: 1, ssh.TTY_OP_ISPEED: 38400, ssh.TTY_OP_OSPEED: 38400}
+	if err := sess.RequestPty("vt100", ptyRows, ptyCols, modes); err != nil {
+		return fmt.Errorf("exec: request pty %s: %w", s.addr, err)
+	}
+	stdin, err := sess.StdinPipe()
+	if err != nil {
+		return fmt.Errorf("exec: open shell %s: %w", s.addr, err)
+	}
+	s.sink = newSink()
+	sess.Stdout, sess.Stderr = s.sink, s.sink
+	if err := sess.Shell(); err != nil {
+		return fmt.Errorf("exec: start shell %s: %w", s.addr, err)
+	}
+	s.shell, s.stdin = sess, stdin
+	go func() {
+		_ = sess.Wait()
+		s.sink.close()
+	}()
+	return s.prepare(ctx)
+}
+
+// prepare waits for the first prompt, enables and sets up the terminal.
+func (s *Session) prepare(ctx context.Context) error {
+	if err := s.firstPrompt(ctx); err != nil {
+		return fmt.Errorf("exec: wait for prompt %s: %w", s.addr, err)
+	}
+	if err := s.enable(ctx); err != nil {
+		return fmt.Errorf("exec: enable %s: %w", s.addr, err)
+	}
+	for _, cmd := range s.d.setup {
+		// A device that refuses a paging or width command still works (the
+		// pager is answered anyway), so only a lost session is fatal.
+		if _, err := s.send(ctx, cmd); err != nil {
+			return fmt.Errorf("exec: setup %s: %q: %w", s.addr, cmd, err)
+		}
+	}
+	s.inConfig = s.d.configPrompt != nil && s.d.configPrompt.MatchString(s.prompt)
+	return nil
+}
+
+// firstPrompt reads the banner up to the first prompt, nudging once.
+func (s *Session) firstPrompt(ctx context.Context) error {
+	short, cancel := context.WithTimeout(ctx, nudgeAfter)
+	r, err := s.readUntil(short, readOpts{limit: rawSlack})
+	cancel()
+	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		s.write("\n")
+		r, err = s.readUntil(ctx, readOpts{limit: rawSlack})
+	}
+	if err != nil {
+		return err
+	}
+	s.setPrompt(r.prompt)
+	return nil
+}
+
+func (s *Session) setPrompt(p string) {
+	s.prompt = p
+	if s.base == "" {
+		s.base = promptBase(p)
+	}
+}
+
+// enable raises an unprivileged session with the enable secret (the login
+// password when no secret is set). The secret is typed at a no-echo prompt
+// and this exchange is never part of any Output.
+func (s *Session) enable(ctx context.Context) error {
+	d := s.d
+	if d.enable == "" || d.privPrompt == nil || d.privPrompt.MatchString(s.prompt) {
+		return nil
+	}
+	secret := s.creds.EnableSecret
+	if secret == "" {
+		secret = s.creds.Password
+	}
+	s.drain()
+	s.write(d.enable + "\n")
+	opts := readOpts{password: true, needNewline: true, limit: rawSlack}
+	r, err := s.readUntil(ctx, opts)
+	if err == nil && r.password {
+		s.drain()
+		s.write(secret + "\n")
+		opts.needNewline = false
+		r, err = s.readUntil(ctx, opts)
+	}
+	if err != nil {
+		return err
+	}
+	if r.password {
+		// The device asks again after a wrong secret; Open fails and closes.
+		return ErrEnable
+	}
+	s.setPrompt(r.prompt)
+	if !d.privPrompt.MatchString(s.prompt) {
+		return ErrEnable
+	}
+	return nil
+}
+
+// send writes one line and reads until the next prompt.
+func (s *Session) send(ctx context.Context, line string) (readResult, error) {
+	s.drain()
+	s.write(line + "\n")
+	r, err := s.readUntil(ctx, readOpts{needNewline: true, limit: s.o.maxOutput() + rawSlack})
+	if err == nil {
+		s.setPrompt(r.prompt)
+	}
+	return r, err
+}
+
+// drain discards output nobody waited for (an extra prompt, a syslog line),
+// so that the next read starts clean.
+func (s *Session) drain() { s.sink.take() }

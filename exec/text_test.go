@@ -1,0 +1,111 @@
+package exec
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestDriverFor(t *testing.T) {
+	tests := []struct{ driver, slug, want string }{
+		{"arista_eos", "ios", "arista_eos"},
+		{"", "ios", "cisco_ios"},
+		{"", "iosxe", "cisco_ios"},
+		{"", "cisco_xe", "cisco_ios"},
+		{"", "cisco-xe", "cisco_ios"},
+		{"", "nxos", "cisco_nxos"},
+		{"", "iosxr", "cisco_iosxr"},
+		{"", "cisco_xr", "cisco_iosxr"},
+		{"", "eos", "arista_eos"},
+		{"", "junos", "juniper_junos"},
+		{"", "cisco_ios", "cisco_ios"},
+		{"", "linux", "linux"},
+		{"", "Junos", "juniper_junos"},
+		{"", "mikrotik", "generic"},
+		{"", "", "generic"},
+	}
+	for _, tt := range tests {
+		if got := DriverFor(tt.driver, tt.slug); got != tt.want {
+			t.Errorf("DriverFor(%q, %q) = %q, want %q", tt.driver, tt.slug, got, tt.want)
+		}
+	}
+}
+
+func TestDrivers(t *testing.T) {
+	want := []string{"arista_eos", "cisco_ios", "cisco_iosxr", "cisco_nxos", "generic", "juniper_junos", "linux"}
+	if got := Drivers(); !slices.Equal(got, want) {
+		t.Errorf("Drivers() = %v", got)
+	}
+	for _, name := range want {
+		d := drivers[name]
+		for _, p := range d.errors {
+			if guidance[p.typ] == "" {
+				t.Errorf("%s: no guidance for %s", name, p.typ)
+			}
+		}
+		if !d.exec && (d.prompt == nil || d.logout == "" || d.configEnter == "") {
+			t.Errorf("%s: incomplete shell driver", name)
+		}
+	}
+}
+
+func TestNormalize(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"a\x1b[1;32mb\x1b[0m\r\n", "ab\n"},
+		{"\x1b]0;title\x07lab-r1#", "lab-r1#"},
+		{"abc\b\bX\r\n", "aX\n"},
+		{"x\n\b\by", "x\ny"},
+		{"\x1b7\x1b[?25lok\x1b8", "ok"},
+	}
+	for _, tt := range tests {
+		if got := normalize(tt.in); got != tt.want {
+			t.Errorf("normalize(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestScrub(t *testing.T) {
+	tests := []struct {
+		in      string
+		secrets []string
+		want    string
+	}{
+		{"username a password S3cr3t!", []string{"S3cr3t!"}, "username a password ********"},
+		{"key abc here, abcdef stays", []string{"abc"}, "key ******** here, abcdef stays"},
+		{"nothing", []string{"", "zzzz"}, "nothing"},
+	}
+	for _, tt := range tests {
+		if got := scrub(tt.in, tt.secrets); got != tt.want {
+			t.Errorf("scrub(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestCredentialsNeverPrinted(t *testing.T) {
+	c := Credentials{Username: "ops", Password: "pw-Alpha-9", EnableSecret: "en-Bravo-7", PrivateKey: []byte("KEYDATA")}
+	var buf bytes.Buffer
+	slog.New(slog.NewJSONHandler(&buf, nil)).Info("login", "creds", c)
+	slog.New(slog.NewTextHandler(&buf, nil)).Info("login", "creds", c)
+	fmt.Fprintf(&buf, "%v %+v %#v %s", c, c, c, c)
+	for _, secret := range []string{"pw-Alpha-9", "en-Bravo-7", "KEYDATA"} {
+		if strings.Contains(buf.String(), secret) {
+			t.Errorf("secret %q printed: %s", secret, buf.String())
+		}
+	}
+}
+
+func TestHostKeyErrorMessage(t *testing.T) {
+	changed := &HostKeyError{Name: "lab-r1", Host: "192.0.2.1", Expected: "SHA256:aaa", Got: "SHA256:bbb"}
+	want := "host key for lab-r1 (192.0.2.1) changed: expected SHA256:aaa, got SHA256:bbb; an administrator must clear the stored key"
+	if changed.Error() != want || !errors.Is(changed, ErrHostKeyChanged) || errors.Is(changed, ErrHostKeyUnknown) {
+		t.Errorf("changed: %v", changed)
+	}
+	unknown := &HostKeyError{Name: "lab-r1", Host: "192.0.2.1", Got: "SHA256:bbb"}
+	if !errors.Is(unknown, ErrHostKeyUnknown) {
+		t.Errorf("unknown: %v", unknown)
+	}
+}

@@ -1,0 +1,103 @@
+package exec
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files in testdata/exec")
+
+// loadTranscript reads a hand-written transcript: what a device sends after
+// a command is typed (echo, output, prompt). Files use LF and spell escape
+// and backspace as <ESC> and <BS>; the device would send CRLF.
+func loadTranscript(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "exec", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.TrimSuffix(string(b), "\n")
+	s = strings.ReplaceAll(s, "\n", "\r\n")
+	s = strings.ReplaceAll(s, "<ESC>", "\x1b")
+	return strings.ReplaceAll(s, "<BS>", "\b")
+}
+
+// checkGolden compares got with name.golden, rewriting it with -update.
+func checkGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("..", "testdata", "exec", strings.TrimSuffix(name, ".txt")+".golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s:\ngot:\n%s\nwant:\n%s", path, got, want)
+	}
+}
+
+func TestTranscripts(t *testing.T) {
+	tests := []struct {
+		file, driver string
+		typ, line    string // expected syntax error; "" for none
+	}{
+		{"cisco_ios_show_version.txt", "cisco_ios", "", ""},
+		{"cisco_ios_invalid.txt", "cisco_ios", InvalidInput, "% Invalid input detected at '^' marker."},
+		{"cisco_ios_incomplete.txt", "cisco_ios", IncompleteCommand, "% Incomplete command."},
+		{"cisco_ios_ambiguous.txt", "cisco_ios", AmbiguousCommand, `% Ambiguous command:  "sh i"`},
+		{"cisco_ios_unknown.txt", "cisco_ios", UnknownCommand, "% Unknown command or computer name, or unable to find computer address"},
+		{"cisco_ios_authorization.txt", "cisco_ios", PermissionDenied, "Command authorization failed."},
+		{"cisco_ios_ansi_pager.txt", "cisco_ios", "", ""},
+		{"cisco_nxos_invalid.txt", "cisco_nxos", InvalidInput, "% Invalid command at '^' marker."},
+		{"cisco_nxos_incomplete.txt", "cisco_nxos", IncompleteCommand, "% Incomplete command at '^' marker."},
+		{"cisco_nxos_ambiguous.txt", "cisco_nxos", AmbiguousCommand, "% Ambiguous command at '^' marker."},
+		{"cisco_nxos_permission.txt", "cisco_nxos", PermissionDenied, "% Permission denied for the role"},
+		{"cisco_iosxr_show_clock.txt", "cisco_iosxr", "", ""},
+		{"cisco_iosxr_invalid.txt", "cisco_iosxr", InvalidInput, "% Invalid input detected at '^' marker."},
+		{"cisco_iosxr_commit_failed.txt", "cisco_iosxr", ConfigRejected, "% Failed to commit one or more configuration items during a pseudo-atomic operation. All changes made have been reverted. Please issue 'show configuration failed [inheritance]' from this session to view the errors"},
+		{"arista_eos_invalid.txt", "arista_eos", InvalidInput, "% Invalid input (at token 2: 'statuss')"},
+		{"arista_eos_incomplete.txt", "arista_eos", IncompleteCommand, "% Incomplete command"},
+		{"arista_eos_ambiguous.txt", "arista_eos", AmbiguousCommand, "% Ambiguous command"},
+		{"arista_eos_unrecognized.txt", "arista_eos", UnknownCommand, "% Unrecognized command"},
+		{"arista_eos_authorization.txt", "arista_eos", PermissionDenied, "% Authorization denied for command 'configure terminal'"},
+		{"juniper_junos_show_version.txt", "juniper_junos", "", ""},
+		{"juniper_junos_syntax.txt", "juniper_junos", InvalidInput, "syntax error, expecting <command>."},
+		{"juniper_junos_unknown.txt", "juniper_junos", UnknownCommand, "unknown command."},
+		{"juniper_junos_ambiguous.txt", "juniper_junos", AmbiguousCommand, "'i' is ambiguous."},
+		{"juniper_junos_missing_argument.txt", "juniper_junos", IncompleteCommand, "missing argument."},
+		{"juniper_junos_commit_failed.txt", "juniper_junos", ConfigRejected, "error: configuration check-out failed"},
+		{"generic_plain.txt", "generic", "", ""},
+		{"generic_not_found.txt", "generic", UnknownCommand, "bash: frobnicate: command not found"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.TrimSuffix(tt.file, ".txt"), func(t *testing.T) {
+			d := drivers[tt.driver]
+			raw := loadTranscript(t, tt.file)
+			text := normalize(raw)
+			if !d.prompt.MatchString(lastLine(text)) {
+				t.Errorf("prompt %q not recognised", lastLine(text))
+			}
+			command := strings.TrimSpace(firstLineOf(text))
+			out := d.cleanOutput(text, command)
+			checkGolden(t, tt.file, out)
+			if strings.Contains(out, "\x1b") || strings.Contains(out, "\r") || strings.Contains(out, "More") {
+				t.Errorf("escape, CR or pager left in output %q", out)
+			}
+			se := d.detectSyntax(out)
+			if se.Detected != (tt.typ != "") || se.Type != tt.typ || se.Line != tt.line {
+				t.Errorf("syntax = %+v, want type %q line %q", se, tt.typ, tt.line)
+			}
+			if se.Detected && (se.Vendor != tt.driver || se.Guidance == "") {
+				t.Errorf("syntax vendor/guidance = %q / %q", se.Vendor, se.Guidance)
+			}
+		})
+	}
+}
