@@ -1,0 +1,537 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"fieldkit/store"
+)
+
+// Page size limits, as NetBox's defaults.
+const (
+	defaultLimit = 50
+	maxLimit     = 1000
+)
+
+// Filter is one query parameter of a list: a path on the resource's model (as a
+// permission constraint would name it), or a Custom builder.
+type Filter struct {
+	Path    string     // "name", "platforms", "platforms__slug", "device__site__slug"
+	Kind    store.Kind // set from the model for Path filters
+	Lookups bool       // also accept <param>__ic, __n, __gte, … as NetBox does
+	Custom  func(vals []string) (store.Expr, error)
+	Doc     string
+}
+
+// Resource describes one list endpoint: the table that drives its filters, ordering,
+// search and schema. Every list and detail endpoint is built from one of these.
+type Resource struct {
+	Type         string // object type, "dcim.device"
+	Path         string // "/api/dcim/devices/"
+	Name         string // schema name, "Device"
+	Filters      map[string]Filter
+	Ordering     map[string]string // API name → SQL on the row aliased t
+	DefaultOrder string            // e.g. "name" or "-created"
+	Search       []string          // SQL columns (on t) searched by q, case-insensitively
+	Fields       []FieldDoc        // the object's fields, for the schema
+}
+
+// FieldDoc describes one field of a resource for the OpenAPI schema.
+type FieldDoc struct {
+	Name      string
+	Type      string // integer, string, boolean, number, datetime, date, object, array
+	Items     string // element type for arrays (a type or a nested resource name)
+	Ref       string // nested resource name for objects
+	ReadOnly  bool
+	WriteOnly bool
+	Required  bool
+	Nullable  bool
+	Enum      []string
+	MaxLength int
+	Doc       string
+}
+
+// listParams are the reserved (non-filter) query parameters.
+var listParams = map[string]bool{"limit": true, "offset": true, "ordering": true, "brief": true, "q": true, "format": true}
+
+type page struct {
+	limit, offset int
+	brief         bool
+}
+
+// parseList turns the query string into a store query; anything it does not understand
+// is a 400 naming the parameter.
+func (res *Resource) parseList(r *http.Request) (store.Query, page, error) {
+	vals := r.URL.Query()
+	q := store.Query{Model: res.Type}
+	pg := page{limit: defaultLimit}
+	fe := FieldErrors{}
+	if v := vals.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		switch {
+		case err != nil || n < 0:
+			fe.Add("limit", "A valid non-negative integer is required.")
+		case n == 0 || n > maxLimit:
+			pg.limit = maxLimit
+		default:
+			pg.limit = n
+		}
+	}
+	if v := vals.Get("offset"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			fe.Add("offset", "A valid non-negative integer is required.")
+		}
+		pg.offset = n
+	}
+	if v := vals.Get("brief"); v != "" {
+		b, err := boolParam(v)
+		if err != nil {
+			fe.Add("brief", "Must be a valid boolean.")
+		}
+		pg.brief = b
+	}
+	order, err := res.ordering(vals.Get("ordering"))
+	if err != nil {
+		fe.Add("ordering", err.Error())
+	}
+	q.Order = order
+	if s := strings.TrimSpace(vals.Get("q")); s != "" && len(res.Search) > 0 {
+		q.Where = append(q.Where, res.search(s))
+	}
+	for _, key := range sortedKeys(vals) {
+		if listParams[key] {
+			continue
+		}
+		e, msg := res.filter(key, vals[key])
+		if msg != "" {
+			fe.Add(key, msg)
+			continue
+		}
+		q.Where = append(q.Where, e)
+	}
+	q.Limit, q.Offset = pg.limit, pg.offset
+	return q, pg, fe.Err()
+}
+
+func (res *Resource) search(s string) store.Expr {
+	var ors []store.Expr
+	pat := "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s) + "%"
+	for _, c := range res.Search {
+		ors = append(ors, store.Expr{SQL: c + ` LIKE ? ESCAPE '\'`, Args: []any{pat}})
+	}
+	return store.Or(ors...)
+}
+
+// filter builds the condition of one query parameter, or returns the message of a 400.
+func (res *Resource) filter(key string, raw []string) (store.Expr, string) {
+	lookup := "in"
+	f, ok := res.Filters[key]
+	if !ok && key == "id" {
+		f, ok = Filter{Path: "id", Kind: store.KindInt, Lookups: true}, true
+	}
+	if !ok {
+		if i := strings.LastIndex(key, "__"); i > 0 {
+			var base string
+			base, lookup = key[:i], key[i+2:]
+			f, ok = res.Filters[base]
+			if !ok && base == "id" {
+				f, ok = Filter{Path: "id", Kind: store.KindInt, Lookups: true}, true
+			}
+			if ok && (!f.Lookups || !store.Lookups[lookup] || lookup == "exact") {
+				ok = false
+			}
+		}
+	}
+	if !ok {
+		return store.Expr{}, "Unknown filter parameter."
+	}
+	m := store.ModelFor(res.Type)
+	path, _ := store.ParseLookup(f.Path)
+	if f.Custom == nil {
+		k, err := m.KindOf(path)
+		if err != nil {
+			return store.Expr{}, "Unknown filter parameter."
+		}
+		f.Kind = k
+	}
+	var vals []string
+	for _, v := range raw {
+		if v != "" || f.Kind == store.KindString {
+			vals = append(vals, v)
+		}
+	}
+	if len(vals) == 0 {
+		return store.True, ""
+	}
+	if f.Custom != nil {
+		e, err := f.Custom(vals)
+		if err != nil {
+			return store.Expr{}, err.Error()
+		}
+		return e, ""
+	}
+	anys := make([]any, 0, len(vals))
+	for _, v := range vals {
+		if lookup == "isnull" || lookup == "empty" {
+			if _, err := boolParam(v); err != nil {
+				return store.Expr{}, "Must be a valid boolean."
+			}
+			anys = append(anys, v)
+			continue
+		}
+		if msg := checkKind(f.Kind, v); msg != "" {
+			return store.Expr{}, msg
+		}
+		if v == "null" && f.Kind == store.KindInt {
+			anys = append(anys, nil)
+			continue
+		}
+		anys = append(anys, v)
+	}
+	e, err := m.Compile(store.Cond{Path: path, Lookup: lookup, Values: anys})
+	if err != nil {
+		return store.Expr{}, "Invalid filter value."
+	}
+	return e, ""
+}
+
+func checkKind(k store.Kind, v string) string {
+	switch k {
+	case store.KindInt:
+		if v == "null" {
+			return ""
+		}
+		if _, err := strconv.ParseInt(v, 10, 64); err != nil {
+			return fmt.Sprintf("%q is not a valid integer.", v)
+		}
+	case store.KindBool:
+		if _, err := boolParam(v); err != nil {
+			return fmt.Sprintf("%q is not a valid boolean (use true/false/1/0).", v)
+		}
+	case store.KindTime:
+		if _, err := store.ParseTime(v); err != nil {
+			return fmt.Sprintf("%q is not a valid date/time (use YYYY-MM-DD or RFC 3339).", v)
+		}
+	case store.KindFloat:
+		if _, err := strconv.ParseFloat(v, 64); err != nil {
+			return fmt.Sprintf("%q is not a valid number.", v)
+		}
+	}
+	return ""
+}
+
+// ordering parses "name,-created" against the resource's sortable fields.
+func (res *Resource) ordering(v string) ([]store.Order, error) {
+	if strings.TrimSpace(v) == "" {
+		v = res.DefaultOrder
+	}
+	var out []store.Order
+	for _, term := range strings.Split(v, ",") {
+		term = strings.TrimSpace(term)
+		if term == "" {
+			continue
+		}
+		desc := strings.HasPrefix(term, "-")
+		name := strings.TrimPrefix(term, "-")
+		sqlExpr, ok := res.Ordering[name]
+		if !ok {
+			return nil, fmt.Errorf("Unknown ordering field '%s'.", name)
+		}
+		out = append(out, store.Order{SQL: sqlExpr, Desc: desc})
+	}
+	return out, nil
+}
+
+// absURL makes an absolute URL on this server for path (which starts with /).
+func absURL(r *http.Request, path string) string {
+	scheme := "http"
+	if r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https") {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host + path
+}
+
+// objURL is the absolute URL of one object of the resource.
+func (res *Resource) objURL(r *http.Request, id int64) string {
+	return absURL(r, res.Path+strconv.FormatInt(id, 10)+"/")
+}
+
+func pageURL(r *http.Request, limit, offset int) string {
+	u := *r.URL
+	q := u.Query()
+	q.Set("limit", strconv.Itoa(limit))
+	if offset > 0 {
+		q.Set("offset", strconv.Itoa(offset))
+	} else {
+		q.Del("offset")
+	}
+	u.RawQuery = q.Encode()
+	return absURL(r, u.Path+"?"+u.RawQuery)
+}
+
+// listBody is the paginated envelope.
+type listBody struct {
+	Count    int     `json:"count"`
+	Next     *string `json:"next"`
+	Previous *string `json:"previous"`
+	Results  []any   `json:"results"`
+}
+
+func paginate(r *http.Request, total int, pg page, results []any) listBody {
+	b := listBody{Count: total, Results: results}
+	if b.Results == nil {
+		b.Results = []any{}
+	}
+	if pg.offset+pg.limit < total {
+		s := pageURL(r, pg.limit, pg.offset+pg.limit)
+		b.Next = &s
+	}
+	if pg.offset > 0 {
+		s := pageURL(r, pg.limit, max(0, pg.offset-pg.limit))
+		b.Previous = &s
+	}
+	return b
+}
+
+// Loader loads objects by id, in any order; Renderer turns one into its JSON shape.
+type (
+	Loader[T any]   func(ctx context.Context, ids []int64) ([]T, error)
+	Renderer[T any] func(r *http.Request, v T, brief bool) any
+	IDOf[T any]     func(v T) int64
+)
+
+// listHandler serves a paginated, filtered, permission-scoped list.
+func listHandler[T any](a *API, res *Resource, load Loader[T], id IDOf[T], render Renderer[T]) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		scope, err := a.scope(r, res.Type, "view")
+		if err != nil {
+			return err
+		}
+		if !scope.Granted {
+			return errForbidden("")
+		}
+		q, pg, err := res.parseList(r)
+		if err != nil {
+			return err
+		}
+		q.Where = append(q.Where, scope.Expr)
+		ids, total, err := a.DB.ListIDs(r.Context(), q)
+		if err != nil {
+			return err
+		}
+		objs, err := loadOrdered(r.Context(), load, id, ids)
+		if err != nil {
+			return err
+		}
+		results := make([]any, len(objs))
+		for i, o := range objs {
+			results[i] = render(r, o, pg.brief)
+		}
+		writeJSON(w, http.StatusOK, paginate(r, total, pg, results))
+		return nil
+	}
+}
+
+// loadOrdered loads ids and returns them in the order given.
+func loadOrdered[T any](ctx context.Context, load Loader[T], id IDOf[T], ids []int64) ([]T, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	objs, err := load(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	pos := make(map[int64]int, len(ids))
+	for i, x := range ids {
+		pos[x] = i
+	}
+	out := make([]T, len(ids))
+	n := 0
+	for _, o := range objs {
+		if i, ok := pos[id(o)]; ok {
+			out[i] = o
+			n++
+		}
+	}
+	if n != len(ids) {
+		// a row deleted between the id query and the load: drop the gaps
+		kept := out[:0]
+		seen := map[int64]bool{}
+		for _, o := range objs {
+			seen[id(o)] = true
+		}
+		for _, x := range ids {
+			if seen[x] {
+				kept = append(kept, out[pos[x]])
+			}
+		}
+		out = kept
+	}
+	return out, nil
+}
+
+// pathID reads the :id path parameter; anything but a positive integer is a 404.
+func pathID(r *http.Request) (int64, error) {
+	id, err := strconv.ParseInt(param(r, "id"), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, errNotFound()
+	}
+	return id, nil
+}
+
+// visible loads one object the principal may view, or 404.
+func visible[T any](a *API, r *http.Request, res *Resource, id int64, load Loader[T]) (T, error) {
+	var zero T
+	scope, err := a.scope(r, res.Type, "view")
+	if err != nil {
+		return zero, err
+	}
+	if !scope.Granted {
+		return zero, errNotFound()
+	}
+	ok, err := a.DB.Exists(r.Context(), res.Type, id, scope.Expr)
+	if err != nil {
+		return zero, err
+	}
+	if !ok {
+		return zero, errNotFound()
+	}
+	objs, err := load(r.Context(), []int64{id})
+	if err != nil {
+		return zero, err
+	}
+	if len(objs) == 0 {
+		return zero, errNotFound()
+	}
+	return objs[0], nil
+}
+
+// detailHandler serves one object.
+func detailHandler[T any](a *API, res *Resource, load Loader[T], render Renderer[T]) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		id, err := pathID(r)
+		if err != nil {
+			return err
+		}
+		obj, err := visible(a, r, res, id, load)
+		if err != nil {
+			return err
+		}
+		brief, _ := boolParam(r.URL.Query().Get("brief"))
+		writeJSON(w, http.StatusOK, render(r, obj, brief))
+		return nil
+	}
+}
+
+// Writer holds a resource's write functions. Create and Update read the form and call
+// the store with guard, the scope the written object must end up in.
+type Writer struct {
+	Fields []string // keys a body may carry
+	Create func(ctx context.Context, f *form, guard store.Scope) (int64, error)
+	Update func(ctx context.Context, id int64, f *form, partial bool, guard store.Scope) error
+	Delete func(ctx context.Context, id int64) error
+}
+
+// createHandler: add permission, then the resource's Create, then 201 with the object.
+func createHandler[T any](a *API, res *Resource, wr Writer, load Loader[T], render Renderer[T]) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		scope, err := a.scope(r, res.Type, "add")
+		if err != nil {
+			return err
+		}
+		if !scope.Granted {
+			return errForbidden("")
+		}
+		f, err := decodeForm(r, wr.Fields...)
+		if err != nil {
+			return err
+		}
+		id, err := wr.Create(r.Context(), f, scope)
+		if err != nil {
+			return err
+		}
+		objs, err := load(r.Context(), []int64{id})
+		if err != nil || len(objs) == 0 {
+			return errors.Join(err, fmt.Errorf("created %s %d vanished", res.Type, id))
+		}
+		w.Header().Set("Location", res.objURL(r, id))
+		writeJSON(w, http.StatusCreated, render(r, objs[0], false))
+		return nil
+	}
+}
+
+// changeable checks view (404) then the action's scope on one object (403).
+func changeable[T any](a *API, r *http.Request, res *Resource, id int64, action string, load Loader[T]) (store.Scope, error) {
+	if _, err := visible(a, r, res, id, load); err != nil {
+		return store.Scope{}, err
+	}
+	scope, err := a.scope(r, res.Type, action)
+	if err != nil {
+		return scope, err
+	}
+	if !scope.Granted {
+		return scope, errForbidden("")
+	}
+	ok, err := a.DB.Exists(r.Context(), res.Type, id, scope.Expr)
+	if err != nil {
+		return scope, err
+	}
+	if !ok {
+		return scope, errForbidden("")
+	}
+	return scope, nil
+}
+
+// updateHandler serves PUT (partial=false) and PATCH (partial=true).
+func updateHandler[T any](a *API, res *Resource, wr Writer, load Loader[T], render Renderer[T], partial bool) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		id, err := pathID(r)
+		if err != nil {
+			return err
+		}
+		scope, err := changeable(a, r, res, id, "change", load)
+		if err != nil {
+			return err
+		}
+		f, err := decodeForm(r, wr.Fields...)
+		if err != nil {
+			return err
+		}
+		if err := wr.Update(r.Context(), id, f, partial, scope); err != nil {
+			return err
+		}
+		objs, err := load(r.Context(), []int64{id})
+		if err != nil || len(objs) == 0 {
+			return errors.Join(err, errNotFound())
+		}
+		writeJSON(w, http.StatusOK, render(r, objs[0], false))
+		return nil
+	}
+}
+
+// deleteHandler: 204 with no body.
+func deleteHandler[T any](a *API, res *Resource, wr Writer, load Loader[T]) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		id, err := pathID(r)
+		if err != nil {
+			return err
+		}
+		if _, err := changeable(a, r, res, id, "delete", load); err != nil {
+			return err
+		}
+		if err := wr.Delete(r.Context(), id); err != nil {
+			return err
+		}
+		w.WriteHeader(http.StatusNoContent)
+		return nil
+	}
+}
+
+// queryValues is used by handlers that read a few reserved parameters themselves.
+func queryValues(r *http.Request) url.Values { return r.URL.Query() }

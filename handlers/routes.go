@@ -1,0 +1,126 @@
+package handlers
+
+import (
+	"net/http"
+	"regexp"
+	"time"
+
+	"github.com/julienschmidt/httprouter"
+)
+
+// routes registers every route of the API. It is the one place to read to know what the
+// server answers.
+func (a *API) routes(rt *httprouter.Router) {
+	rt.Handler(http.MethodGet, "/api/", a.public(a.index))
+	rt.Handler(http.MethodGet, "/api/status/", a.public(a.status))
+
+	// Inventory (dcim, ipam, extras).
+	a.crud(rt, siteResource, a.siteCRUD())
+	// ROUTES:INVENTORY
+
+	// Users, groups, tokens, permissions.
+	// ROUTES:USERS
+
+	// The toolkit plugin: commands.
+	// ROUTES:COMMANDS
+
+	// The toolkit plugin: command logs.
+	// ROUTES:LOGS
+
+	// Execution (execute, bulk-execute, variable-choices, validate-variables).
+	// ROUTES:EXEC
+
+	// Schema and API readers.
+	// ROUTES:SCHEMA
+}
+
+// crudSet is the five handlers of a NetBox-style resource; nil ones are not routed.
+type crudSet struct {
+	list, detail, create, put, patch, del handlerFunc
+}
+
+// crudOf builds the standard handlers of a resource from its loader, renderer and writer.
+func crudOf[T any](a *API, res *Resource, wr Writer, load Loader[T], id IDOf[T], render Renderer[T]) crudSet {
+	c := crudSet{
+		list:   listHandler(a, res, load, id, render),
+		detail: detailHandler(a, res, load, render),
+	}
+	if wr.Create != nil {
+		c.create = createHandler(a, res, wr, load, render)
+	}
+	if wr.Update != nil {
+		c.put = updateHandler(a, res, wr, load, render, false)
+		c.patch = updateHandler(a, res, wr, load, render, true)
+	}
+	if wr.Delete != nil {
+		c.del = deleteHandler(a, res, wr, load)
+	}
+	return c
+}
+
+// resources lists every Resource routed, for the schema.
+var resources []*Resource
+
+// crud routes a resource at its list path and its detail path.
+func (a *API) crud(rt *httprouter.Router, res *Resource, c crudSet) {
+	registerResource(res)
+	for _, h := range []struct {
+		method, path string
+		fn           handlerFunc
+	}{
+		{http.MethodGet, res.Path, c.list},
+		{http.MethodPost, res.Path, c.create},
+		{http.MethodGet, res.Path + ":id/", c.detail},
+		{http.MethodPut, res.Path + ":id/", c.put},
+		{http.MethodPatch, res.Path + ":id/", c.patch},
+		{http.MethodDelete, res.Path + ":id/", c.del},
+	} {
+		if h.fn != nil {
+			rt.Handler(h.method, h.path, a.authed(h.fn))
+		}
+	}
+}
+
+func registerResource(res *Resource) {
+	for _, r := range resources {
+		if r == res {
+			return
+		}
+	}
+	resources = append(resources, res)
+}
+
+// stamp formats a time as the API shows it: RFC 3339, UTC, microseconds.
+func stamp(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UTC().Format("2006-01-02T15:04:05.000000Z")
+}
+
+var slugRE = regexp.MustCompile(`^[-a-zA-Z0-9_]+$`)
+
+func validSlug(s string) bool { return slugRE.MatchString(s) }
+
+// index answers /api/ with its sections, as NetBox does.
+func (a *API) index(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, http.StatusOK, map[string]string{
+		"dcim": absURL(r, "/api/dcim/"), "extras": absURL(r, "/api/extras/"), "ipam": absURL(r, "/api/ipam/"),
+		"plugins": absURL(r, "/api/plugins/"), "status": absURL(r, "/api/status/"), "users": absURL(r, "/api/users/"),
+	})
+	return nil
+}
+
+// status answers /api/status/ without authentication.
+func (a *API) status(w http.ResponseWriter, r *http.Request) error {
+	counts, err := a.DB.Counts(r.Context())
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"fieldkit-version": a.Version, "netbox-version": APIVersion, "python-version": nil,
+		"plugins":        map[string]string{"netbox_toolkit_plugin": a.Version},
+		"uptime_seconds": int64(time.Since(a.started).Seconds()), "counts": counts,
+	})
+	return nil
+}

@@ -1,0 +1,256 @@
+// Package store keeps FieldKit's data in one SQLite file: users, tokens, permissions,
+// the embedded inventory, commands, credential sets and command logs. It knows nothing of
+// HTTP or SSH; callers pass plain structs in and get plain structs back.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// ErrNotFound is returned (wrapped with what was looked for) when a row does not exist.
+var ErrNotFound = errors.New("not found")
+
+// ErrConflict is returned (wrapped) when a write breaks a uniqueness rule.
+var ErrConflict = errors.New("conflict")
+
+// ErrInUse is returned (wrapped) when a delete is refused because other rows refer to the row.
+var ErrInUse = errors.New("in use")
+
+// TimeFormat is how every time is stored: fixed width, UTC, microseconds, so that
+// string order is time order.
+const TimeFormat = "2006-01-02T15:04:05.000000Z"
+
+// DB is the store: one writer connection (SQLite allows one writer at a time, and a
+// single connection turns lock contention into a queue) and a pool of readers.
+type DB struct {
+	w    *sql.DB
+	r    *sql.DB
+	path string
+	now  func() time.Time
+}
+
+// Open opens (creating if needed) the database file at path and applies migrations.
+func Open(ctx context.Context, path string) (*DB, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	w, err := sql.Open("sqlite", dsn(abs, true))
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	db := &DB{w: w, path: abs, now: func() time.Time { return time.Now().UTC() }}
+	if err := db.migrate(ctx); err != nil {
+		w.Close()
+		return nil, err
+	}
+	r, err := sql.Open("sqlite", dsn(abs, false))
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	n := max(4, 2*runtime.NumCPU())
+	r.SetMaxOpenConns(n)
+	r.SetMaxIdleConns(n)
+	db.r = r
+	return db, nil
+}
+
+// dsn builds the connection string; pragmas go in the DSN so that every connection the
+// pool opens gets them, not only the first.
+func dsn(path string, writer bool) string {
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "cache_size(-32000)")
+	q.Add("_time_format", "sqlite")
+	if writer {
+		q.Add("_txlock", "immediate")
+	} else {
+		q.Add("_pragma", "query_only(1)")
+	}
+	return "file:" + filepath.ToSlash(path) + "?" + q.Encode()
+}
+
+// Close closes both pools; the WAL is checkpointed by SQLite on the last close.
+func (db *DB) Close() error {
+	var errs []error
+	if db.r != nil {
+		errs = append(errs, db.r.Close())
+	}
+	errs = append(errs, db.w.Close())
+	return errors.Join(errs...)
+}
+
+// Path is the absolute path of the database file.
+func (db *DB) Path() string { return db.path }
+
+// Reader is the read-only pool, for queries built outside this package's methods.
+func (db *DB) Reader() *sql.DB { return db.r }
+
+// Now is the store's clock, in UTC.
+func (db *DB) Now() time.Time { return db.now() }
+
+// SetClock replaces the clock; tests use it to write logs at chosen times.
+func (db *DB) SetClock(now func() time.Time) { db.now = now }
+
+// Stamp formats t the way every time column stores it.
+func Stamp(t time.Time) string { return t.UTC().Format(TimeFormat) }
+
+// ParseStamp reads a stored time; an empty string is the zero time.
+func ParseStamp(s string) time.Time {
+	if s == "" {
+		return time.Time{}
+	}
+	t, err := time.Parse(TimeFormat, s)
+	if err != nil {
+		t, _ = time.Parse(time.RFC3339Nano, s)
+	}
+	return t.UTC()
+}
+
+func (db *DB) migrate(ctx context.Context) error {
+	if _, err := db.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version TEXT PRIMARY KEY, applied TEXT NOT NULL)`); err != nil {
+		return fmt.Errorf("store: migrate: %w", err)
+	}
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return fmt.Errorf("store: migrate: %w", err)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		version := strings.TrimSuffix(filepath.Base(name), ".sql")
+		if err := db.apply(ctx, version, name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (db *DB) apply(ctx context.Context, version, name string) error {
+	tx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: migrate %s: %w", version, err)
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, version).Scan(&n); err != nil {
+		return fmt.Errorf("store: migrate %s: %w", version, err)
+	}
+	if n > 0 {
+		return nil
+	}
+	body, err := migrations.ReadFile(name)
+	if err != nil {
+		return fmt.Errorf("store: migrate %s: %w", version, err)
+	}
+	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+		return fmt.Errorf("store: migrate %s: %w", version, err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied) VALUES (?, ?)`, version, Stamp(db.now())); err != nil {
+		return fmt.Errorf("store: migrate %s: %w", version, err)
+	}
+	return tx.Commit()
+}
+
+// Write runs fn in one write transaction on the writer connection.
+func (db *DB) Write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// Backup writes a consistent copy of the live database to path (VACUUM INTO works
+// while readers and the writer go on).
+func (db *DB) Backup(ctx context.Context, path string) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return fmt.Errorf("store: backup: %w", err)
+	}
+	if _, err := db.r.ExecContext(ctx, `VACUUM INTO ?`, abs); err != nil {
+		return fmt.Errorf("store: backup to %s: %w", abs, err)
+	}
+	return nil
+}
+
+// constraintErr maps SQLite's constraint failures to the store's sentinels. It is the
+// one place that reads SQLite's message text.
+func constraintErr(err error, what string) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "UNIQUE constraint failed"):
+		// "UNIQUE constraint failed: devices.site_id, devices.name (2067)": name the last
+		// column, the one a user typed.
+		field := msg[strings.LastIndex(msg, "UNIQUE constraint failed")+len("UNIQUE constraint failed: "):]
+		if i := strings.Index(field, " ("); i >= 0 {
+			field = field[:i]
+		}
+		cols := strings.Split(field, ", ")
+		field = cols[len(cols)-1]
+		if i := strings.LastIndex(field, "."); i >= 0 {
+			field = field[i+1:]
+		}
+		return &FieldError{Field: field, Err: fmt.Errorf("%s: %w", what, ErrConflict)}
+	case strings.Contains(msg, "FOREIGN KEY constraint failed"):
+		return fmt.Errorf("%s: %w", what, ErrInUse)
+	}
+	return err
+}
+
+// FieldError is a conflict or validation failure tied to one field of a write.
+type FieldError struct {
+	Field string
+	Err   error
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Err.Error() }
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// Counts is the number of rows of the main tables, for /api/status/.
+func (db *DB) Counts(ctx context.Context) (map[string]int64, error) {
+	out := map[string]int64{}
+	for _, t := range []string{"devices", "platforms", "commands", "users"} {
+		var n int64
+		if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM `+t).Scan(&n); err != nil {
+			return nil, fmt.Errorf("store: count %s: %w", t, err)
+		}
+		out[t] = n
+	}
+	var n int64
+	if err := db.r.QueryRowContext(ctx, `SELECT total FROM command_log_totals WHERE id = 1`).Scan(&n); err != nil {
+		return nil, fmt.Errorf("store: count logs: %w", err)
+	}
+	out["command_logs"] = n
+	return out, nil
+}

@@ -1,0 +1,530 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Expr is a piece of SQL (a boolean condition on the model's row, aliased "t") with its
+// arguments.
+type Expr struct {
+	SQL  string
+	Args []any
+}
+
+// True and False are the trivial conditions.
+var (
+	True  = Expr{SQL: "1"}
+	False = Expr{SQL: "0"}
+)
+
+// And joins conditions; an empty list is True.
+func And(es ...Expr) Expr { return join(es, " AND ", True) }
+
+// Or joins conditions; an empty list is False.
+func Or(es ...Expr) Expr { return join(es, " OR ", False) }
+
+func join(es []Expr, sep string, empty Expr) Expr {
+	if len(es) == 0 {
+		return empty
+	}
+	if len(es) == 1 {
+		return es[0]
+	}
+	parts := make([]string, len(es))
+	var args []any
+	for i, e := range es {
+		parts[i] = "(" + e.SQL + ")"
+		args = append(args, e.Args...)
+	}
+	return Expr{SQL: strings.Join(parts, sep), Args: args}
+}
+
+// Not negates a condition; a NULL (unknown) comparison counts as false before negation,
+// so that "not in" keeps rows whose column is empty, as Django's exclude does.
+func Not(e Expr) Expr { return Expr{SQL: "NOT COALESCE((" + e.SQL + "), 0)", Args: e.Args} }
+
+// ErrUnknownField is returned when a lookup names a field or relation the model lacks.
+var ErrUnknownField = errors.New("unknown field")
+
+// ErrBadValue is returned when a value does not fit the field's kind.
+var ErrBadValue = errors.New("bad value")
+
+// Lookups are the Django-style lookups a Cond may use.
+var Lookups = map[string]bool{
+	"exact": true, "n": true, "in": true, "iexact": true, "ie": true, "nie": true,
+	"icontains": true, "ic": true, "nic": true, "contains": true,
+	"istartswith": true, "isw": true, "nisw": true, "startswith": true,
+	"iendswith": true, "iew": true, "niew": true, "endswith": true,
+	"lt": true, "lte": true, "gt": true, "gte": true, "isnull": true, "empty": true,
+}
+
+// Cond is one lookup: a field path through relations, a lookup and its values (several
+// values OR together).
+type Cond struct {
+	Path   []string
+	Lookup string
+	Values []any
+}
+
+// ParseLookup splits "device__site__slug__ic" into the path and the lookup ("exact"
+// when none is given).
+func ParseLookup(key string) ([]string, string) {
+	parts := strings.Split(key, "__")
+	if n := len(parts); n > 1 && Lookups[parts[n-1]] {
+		return parts[:n-1], parts[n-1]
+	}
+	return parts, "exact"
+}
+
+// Compile turns the condition into SQL on the model's row aliased "t".
+func (m *Model) Compile(c Cond) (Expr, error) {
+	return m.compile("t", 0, c.Path, c.Lookup, c.Values)
+}
+
+func (m *Model) compile(alias string, depth int, path []string, lookup string, vals []any) (Expr, error) {
+	if len(path) == 0 {
+		return Expr{}, fmt.Errorf("%w: empty path", ErrUnknownField)
+	}
+	f, ok := m.Fields[path[0]]
+	if !ok && path[0] == "pk" {
+		f, ok = m.Fields["id"]
+	}
+	if !ok {
+		return Expr{}, fmt.Errorf("%w: %s has no field %q", ErrUnknownField, m.Name, path[0])
+	}
+	if len(path) == 1 {
+		if f.Join != nil {
+			return m.compileM2MIDs(alias, depth, f, lookup, vals)
+		}
+		return compare(alias+"."+f.Column, f.Kind, lookup, vals)
+	}
+	rm := models[f.Rel]
+	if rm == nil {
+		return Expr{}, fmt.Errorf("%w: %s.%s is not a relation", ErrUnknownField, m.Name, path[0])
+	}
+	sub := fmt.Sprintf("r%d", depth+1)
+	inner, err := rm.compile(sub, depth+1, path[1:], lookup, vals)
+	if err != nil {
+		return Expr{}, err
+	}
+	if f.Join != nil {
+		j := fmt.Sprintf("j%d", depth+1)
+		return Expr{SQL: fmt.Sprintf("EXISTS (SELECT 1 FROM %s %s JOIN %s %s ON %s.id = %s.%s WHERE %s.%s = %s.id AND %s)",
+			f.Join.Table, j, rm.Table, sub, sub, j, f.Join.Remote, j, f.Join.Local, alias, inner.SQL), Args: inner.Args}, nil
+	}
+	return Expr{SQL: fmt.Sprintf("EXISTS (SELECT 1 FROM %s %s WHERE %s.id = %s.%s AND %s)",
+		rm.Table, sub, sub, alias, f.Column, inner.SQL), Args: inner.Args}, nil
+}
+
+// compileM2MIDs handles a bare relation name ("platforms": [1, 2]) by comparing ids in
+// the link table.
+func (m *Model) compileM2MIDs(alias string, depth int, f Field, lookup string, vals []any) (Expr, error) {
+	j := fmt.Sprintf("j%d", depth+1)
+	if lookup == "isnull" || lookup == "empty" {
+		b, err := toBool(first(vals))
+		if err != nil {
+			return Expr{}, err
+		}
+		e := Expr{SQL: fmt.Sprintf("EXISTS (SELECT 1 FROM %s %s WHERE %s.%s = %s.id)", f.Join.Table, j, j, f.Join.Local, alias)}
+		if b {
+			return Not(e), nil
+		}
+		return e, nil
+	}
+	inner, err := compare(j+"."+f.Join.Remote, KindInt, lookup, vals)
+	if err != nil {
+		return Expr{}, err
+	}
+	if strings.HasPrefix(inner.SQL, "NOT ") {
+		// "n" on a relation: no linked row may match.
+		pos, _ := compare(j+"."+f.Join.Remote, KindInt, "in", vals)
+		return Not(Expr{SQL: fmt.Sprintf("EXISTS (SELECT 1 FROM %s %s WHERE %s.%s = %s.id AND %s)",
+			f.Join.Table, j, j, f.Join.Local, alias, pos.SQL), Args: pos.Args}), nil
+	}
+	return Expr{SQL: fmt.Sprintf("EXISTS (SELECT 1 FROM %s %s WHERE %s.%s = %s.id AND %s)",
+		f.Join.Table, j, j, f.Join.Local, alias, inner.SQL), Args: inner.Args}, nil
+}
+
+func first(vals []any) any {
+	if len(vals) == 0 {
+		return nil
+	}
+	return vals[0]
+}
+
+// compare builds the SQL for one lookup on a column expression.
+func compare(e string, k Kind, lookup string, vals []any) (Expr, error) {
+	if len(vals) == 0 {
+		return Expr{}, fmt.Errorf("%w: no value", ErrBadValue)
+	}
+	switch lookup {
+	case "isnull", "empty":
+		b, err := toBool(first(vals))
+		if err != nil {
+			return Expr{}, err
+		}
+		if lookup == "empty" && k == KindString {
+			if b {
+				return Expr{SQL: "COALESCE(" + e + ", '') = ''"}, nil
+			}
+			return Expr{SQL: "COALESCE(" + e + ", '') <> ''"}, nil
+		}
+		if b {
+			return Expr{SQL: e + " IS NULL"}, nil
+		}
+		return Expr{SQL: e + " IS NOT NULL"}, nil
+	case "n", "nie", "nic", "nisw", "niew":
+		pos := map[string]string{"n": "in", "nie": "ie", "nic": "ic", "nisw": "isw", "niew": "iew"}[lookup]
+		x, err := compare(e, k, pos, vals)
+		if err != nil {
+			return Expr{}, err
+		}
+		return Not(x), nil
+	case "exact", "in":
+		return compareIn(e, k, vals)
+	}
+	var parts []Expr
+	for _, v := range vals {
+		x, err := compareOne(e, k, lookup, v)
+		if err != nil {
+			return Expr{}, err
+		}
+		parts = append(parts, x)
+	}
+	return Or(parts...), nil
+}
+
+func compareIn(e string, k Kind, vals []any) (Expr, error) {
+	var args []any
+	null := false
+	for _, v := range vals {
+		if v == nil {
+			null = true
+			continue
+		}
+		x, err := convert(k, v)
+		if err != nil {
+			return Expr{}, err
+		}
+		args = append(args, x)
+	}
+	var parts []Expr
+	switch len(args) {
+	case 0:
+	case 1:
+		parts = append(parts, Expr{SQL: e + " = ?", Args: args})
+	default:
+		parts = append(parts, Expr{SQL: e + " IN (" + strings.TrimSuffix(strings.Repeat("?,", len(args)), ",") + ")", Args: args})
+	}
+	if null {
+		parts = append(parts, Expr{SQL: e + " IS NULL"})
+	}
+	return Or(parts...), nil
+}
+
+func compareOne(e string, k Kind, lookup string, v any) (Expr, error) {
+	switch lookup {
+	case "lt", "lte", "gt", "gte":
+		x, err := convert(k, v)
+		if err != nil {
+			return Expr{}, err
+		}
+		op := map[string]string{"lt": "<", "lte": "<=", "gt": ">", "gte": ">="}[lookup]
+		return Expr{SQL: e + " " + op + " ?", Args: []any{x}}, nil
+	}
+	s, err := toString(v)
+	if err != nil {
+		return Expr{}, err
+	}
+	esc := likeEscape(s)
+	switch lookup {
+	case "ie", "iexact":
+		return Expr{SQL: "lower(" + e + ") = lower(?)", Args: []any{s}}, nil
+	case "ic", "icontains":
+		return Expr{SQL: e + ` LIKE ? ESCAPE '\'`, Args: []any{"%" + esc + "%"}}, nil
+	case "isw", "istartswith":
+		return Expr{SQL: e + ` LIKE ? ESCAPE '\'`, Args: []any{esc + "%"}}, nil
+	case "iew", "iendswith":
+		return Expr{SQL: e + ` LIKE ? ESCAPE '\'`, Args: []any{"%" + esc}}, nil
+	case "contains":
+		return Expr{SQL: "instr(" + e + ", ?) > 0", Args: []any{s}}, nil
+	case "startswith":
+		return Expr{SQL: "substr(" + e + ", 1, length(?)) = ?", Args: []any{s, s}}, nil
+	case "endswith":
+		return Expr{SQL: "substr(" + e + ", -length(?)) = ?", Args: []any{s, s}}, nil
+	}
+	return Expr{}, fmt.Errorf("%w: unknown lookup %q", ErrUnknownField, lookup)
+}
+
+func likeEscape(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+	return r.Replace(s)
+}
+
+// convert turns a filter or constraint value into the stored representation of kind k.
+func convert(k Kind, v any) (any, error) {
+	switch k {
+	case KindInt:
+		return toInt(v)
+	case KindFloat:
+		switch x := v.(type) {
+		case float64:
+			return x, nil
+		case int64:
+			return float64(x), nil
+		case int:
+			return float64(x), nil
+		case string:
+			f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
+			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+				return nil, fmt.Errorf("%w: %q is not a number", ErrBadValue, x)
+			}
+			return f, nil
+		}
+	case KindBool:
+		b, err := toBool(v)
+		if err != nil {
+			return nil, err
+		}
+		if b {
+			return int64(1), nil
+		}
+		return int64(0), nil
+	case KindTime:
+		switch x := v.(type) {
+		case time.Time:
+			return Stamp(x), nil
+		case string:
+			t, err := ParseTime(x)
+			if err != nil {
+				return nil, err
+			}
+			return Stamp(t), nil
+		}
+	case KindString:
+		return toString(v)
+	}
+	return nil, fmt.Errorf("%w: %v", ErrBadValue, v)
+}
+
+func toInt(v any) (int64, error) {
+	switch x := v.(type) {
+	case int64:
+		return x, nil
+	case int:
+		return int64(x), nil
+	case float64:
+		if x != math.Trunc(x) || math.Abs(x) > 1<<53 {
+			return 0, fmt.Errorf("%w: %v is not a whole number", ErrBadValue, x)
+		}
+		return int64(x), nil
+	case string:
+		n, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("%w: %q is not a whole number", ErrBadValue, x)
+		}
+		return n, nil
+	}
+	return 0, fmt.Errorf("%w: %v is not a whole number", ErrBadValue, v)
+}
+
+func toBool(v any) (bool, error) {
+	switch x := v.(type) {
+	case bool:
+		return x, nil
+	case string:
+		return ParseBool(x)
+	case float64:
+		if x == 0 || x == 1 {
+			return x == 1, nil
+		}
+	case int64:
+		if x == 0 || x == 1 {
+			return x == 1, nil
+		}
+	}
+	return false, fmt.Errorf("%w: %v is not a boolean", ErrBadValue, v)
+}
+
+// ParseBool accepts true/false/1/0 in any case.
+func ParseBool(s string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "true", "1":
+		return true, nil
+	case "false", "0":
+		return false, nil
+	}
+	return false, fmt.Errorf("%w: %q is not a boolean", ErrBadValue, s)
+}
+
+func toString(v any) (string, error) {
+	switch x := v.(type) {
+	case string:
+		return x, nil
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64), nil
+	case int64:
+		return strconv.FormatInt(x, 10), nil
+	case int:
+		return strconv.Itoa(x), nil
+	case bool:
+		return strconv.FormatBool(x), nil
+	}
+	return "", fmt.Errorf("%w: %v is not text", ErrBadValue, v)
+}
+
+// ParseTime reads a date or datetime the way NetBox filters accept them: RFC 3339 (with
+// or without zone, T or space), or a bare date (midnight UTC).
+func ParseTime(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999Z07:00",
+		"2006-01-02 15:04:05.999999999", "2006-01-02T15:04", "2006-01-02 15:04", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%w: %q is not a date or datetime", ErrBadValue, s)
+}
+
+// Order is one ORDER BY term.
+type Order struct {
+	SQL  string
+	Desc bool
+}
+
+// Query selects a page of one model's rows.
+type Query struct {
+	Model  string
+	Where  []Expr
+	Order  []Order
+	Limit  int
+	Offset int
+}
+
+func (q Query) where() (string, []any) {
+	e := And(q.Where...)
+	return e.SQL, e.Args
+}
+
+// ListIDs returns the ids of one page in order, and the count of all matching rows.
+func (db *DB) ListIDs(ctx context.Context, q Query) ([]int64, int, error) {
+	m := models[q.Model]
+	if m == nil {
+		return nil, 0, fmt.Errorf("store: list: unknown model %q", q.Model)
+	}
+	where, args := q.where()
+	var total int
+	if err := db.r.QueryRowContext(ctx, "SELECT count(*) FROM "+m.Table+" t WHERE "+where, args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("store: count %s: %w", m.Table, err)
+	}
+	if total == 0 || q.Offset >= total {
+		return nil, total, nil
+	}
+	ids, err := db.pageIDs(ctx, m, where, args, q)
+	return ids, total, err
+}
+
+func (db *DB) pageIDs(ctx context.Context, m *Model, where string, args []any, q Query) ([]int64, error) {
+	var ob []string
+	for _, o := range q.Order {
+		if o.Desc {
+			ob = append(ob, o.SQL+" DESC")
+		} else {
+			ob = append(ob, o.SQL)
+		}
+	}
+	ob = append(ob, "t.id")
+	if len(q.Order) > 0 && q.Order[0].Desc {
+		ob[len(ob)-1] = "t.id DESC"
+	}
+	sqlText := "SELECT t.id FROM " + m.Table + " t WHERE " + where + " ORDER BY " + strings.Join(ob, ", ") + " LIMIT ? OFFSET ?"
+	rows, err := db.r.QueryContext(ctx, sqlText, append(args, q.Limit, q.Offset)...)
+	if err != nil {
+		return nil, fmt.Errorf("store: list %s: %w", m.Table, err)
+	}
+	defer rows.Close()
+	ids := make([]int64, 0, q.Limit)
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// Exists reports whether a row with this id matches every condition.
+func (db *DB) Exists(ctx context.Context, model string, id int64, where ...Expr) (bool, error) {
+	return exists(ctx, db.r, model, id, where...)
+}
+
+// rowQueryer is what *sql.DB and *sql.Tx share, so checks can run inside a write.
+type rowQueryer interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func exists(ctx context.Context, q rowQueryer, model string, id int64, where ...Expr) (bool, error) {
+	m := models[model]
+	if m == nil {
+		return false, fmt.Errorf("store: exists: unknown model %q", model)
+	}
+	e := And(append([]Expr{{SQL: "t.id = ?", Args: []any{id}}}, where...)...)
+	var n int
+	err := q.QueryRowContext(ctx, "SELECT count(*) FROM "+m.Table+" t WHERE "+e.SQL, e.Args...).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("store: exists %s %d: %w", m.Table, id, err)
+	}
+	return n > 0, nil
+}
+
+// ResolveRef finds the one row of model whose fields equal attrs (a nested reference
+// given as a dict of unique fields, as NetBox accepts).
+func (db *DB) ResolveRef(ctx context.Context, model string, attrs map[string]any) (int64, error) {
+	m := models[model]
+	if m == nil || len(attrs) == 0 {
+		return 0, fmt.Errorf("%w: empty reference", ErrNotFound)
+	}
+	var where []Expr
+	for k, v := range attrs {
+		path, lookup := ParseLookup(k)
+		e, err := m.Compile(Cond{Path: path, Lookup: lookup, Values: []any{v}})
+		if err != nil {
+			return 0, err
+		}
+		where = append(where, e)
+	}
+	ids, total, err := db.ListIDs(ctx, Query{Model: model, Where: where, Limit: 2})
+	if err != nil {
+		return 0, err
+	}
+	if total != 1 {
+		return 0, fmt.Errorf("%w: %d matches", ErrNotFound, total)
+	}
+	return ids[0], nil
+}
+
+// KindOf is the kind of the field a path ends at ("device__site__slug" → string).
+func (m *Model) KindOf(path []string) (Kind, error) {
+	cur := m
+	for i, name := range path {
+		f, ok := cur.Fields[name]
+		if !ok {
+			return 0, fmt.Errorf("%w: %s has no field %q", ErrUnknownField, cur.Name, name)
+		}
+		if i == len(path)-1 {
+			return f.Kind, nil
+		}
+		if cur = models[f.Rel]; cur == nil {
+			return 0, fmt.Errorf("%w: %s is not a relation", ErrUnknownField, name)
+		}
+	}
+	return 0, fmt.Errorf("%w: empty path", ErrUnknownField)
+}

@@ -1,0 +1,179 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Site is a dcim.site.
+type Site struct {
+	ID                   int64
+	Name, Slug           string
+	Description          string
+	Created, LastUpdated time.Time
+}
+
+// SiteInput is a create or a partial update: nil fields are left as they are.
+type SiteInput struct {
+	Name, Slug, Description *string
+}
+
+// Sites loads sites by id.
+func (db *DB) Sites(ctx context.Context, ids []int64) ([]Site, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT id, name, slug, description, created, last_updated
+		FROM sites WHERE id IN (`+placeholders(len(ids))+`)`, int64Args(ids)...)
+	if err != nil {
+		return nil, fmt.Errorf("store: sites: %w", err)
+	}
+	defer rows.Close()
+	var out []Site
+	for rows.Next() {
+		var s Site
+		var c, u string
+		if err := rows.Scan(&s.ID, &s.Name, &s.Slug, &s.Description, &c, &u); err != nil {
+			return nil, err
+		}
+		s.Created, s.LastUpdated = ParseStamp(c), ParseStamp(u)
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// CreateSite inserts a site that must fall within guard.
+func (db *DB) CreateSite(ctx context.Context, in SiteInput, guard Scope) (int64, error) {
+	var id int64
+	err := db.Write(ctx, func(tx *sql.Tx) error {
+		now := Stamp(db.now())
+		res, err := tx.ExecContext(ctx, `INSERT INTO sites (name, slug, description, created, last_updated)
+			VALUES (?, ?, ?, ?, ?)`, deref(in.Name), deref(in.Slug), deref(in.Description), now, now)
+		if err != nil {
+			return constraintErr(err, "site")
+		}
+		id, _ = res.LastInsertId()
+		return CheckScope(ctx, tx, TypeSite, id, guard)
+	})
+	return id, err
+}
+
+// UpdateSite changes the fields set in in; the result must stay within guard.
+func (db *DB) UpdateSite(ctx context.Context, id int64, in SiteInput, guard Scope) error {
+	return db.Write(ctx, func(tx *sql.Tx) error {
+		set := Set{}
+		set.Str("name", in.Name)
+		set.Str("slug", in.Slug)
+		set.Str("description", in.Description)
+		if err := set.Apply(ctx, tx, "sites", id, db.now()); err != nil {
+			return constraintErr(err, "site")
+		}
+		return CheckScope(ctx, tx, TypeSite, id, guard)
+	})
+}
+
+// DeleteSite deletes a site; devices still at the site make it ErrInUse.
+func (db *DB) DeleteSite(ctx context.Context, id int64) error {
+	return db.deleteRow(ctx, "sites", id)
+}
+
+func (db *DB) deleteRow(ctx context.Context, table string, id int64) error {
+	return db.Write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE id = ?`, id)
+		if err != nil {
+			return constraintErr(err, fmt.Sprintf("%s %d", table, id))
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("%s %d: %w", table, id, ErrNotFound)
+		}
+		return nil
+	})
+}
+
+// Set collects the columns of a partial update.
+type Set struct {
+	cols []string
+	args []any
+}
+
+// Str sets a text column when v is not nil.
+func (s *Set) Str(col string, v *string) {
+	if v != nil {
+		s.Val(col, *v)
+	}
+}
+
+// Val sets a column to a value unconditionally.
+func (s *Set) Val(col string, v any) {
+	s.cols = append(s.cols, col+" = ?")
+	s.args = append(s.args, v)
+}
+
+// Apply runs the UPDATE (touching last_updated); a missing row is ErrNotFound.
+func (s *Set) Apply(ctx context.Context, tx *sql.Tx, table string, id int64, now time.Time) error {
+	cols := append(s.cols, "last_updated = ?")
+	args := append(s.args, Stamp(now), id)
+	res, err := tx.ExecContext(ctx, `UPDATE `+table+` SET `+strings.Join(cols, ", ")+` WHERE id = ?`, args...)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("%s %d: %w", table, id, ErrNotFound)
+	}
+	return nil
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+func placeholders(n int) string {
+	if n == 0 {
+		return "NULL"
+	}
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+}
+
+func int64Args(ids []int64) []any {
+	out := make([]any, len(ids))
+	for i, id := range ids {
+		out[i] = id
+	}
+	return out
+}
+
+// setLinks replaces the rows of a link table for one owner.
+func setLinks(ctx context.Context, tx *sql.Tx, table, local, remote string, id int64, ids []int64) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE `+local+` = ?`, id); err != nil {
+		return err
+	}
+	for _, r := range ids {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO `+table+` (`+local+`, `+remote+`) VALUES (?, ?)`, id, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// links loads a link table for many owners at once: owner id → related ids in order.
+func (db *DB) links(ctx context.Context, table, local, remote string, ids []int64) (map[int64][]int64, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT `+local+`, `+remote+` FROM `+table+
+		` WHERE `+local+` IN (`+placeholders(len(ids))+`) ORDER BY `+local+`, `+remote, int64Args(ids)...)
+	if err != nil {
+		return nil, fmt.Errorf("store: %s: %w", table, err)
+	}
+	defer rows.Close()
+	out := map[int64][]int64{}
+	for rows.Next() {
+		var a, b int64
+		if err := rows.Scan(&a, &b); err != nil {
+			return nil, err
+		}
+		out[a] = append(out[a], b)
+	}
+	return out, rows.Err()
+}
