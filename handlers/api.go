@@ -42,6 +42,8 @@ type API struct {
 	router  *httprouter.Router
 	started time.Time
 	warned  sync.Map // constraint problems already logged
+	// routeList records every (method, path) routed, for the schema's completeness test.
+	routeList [][2]string
 }
 
 // New builds the API with every route registered.

@@ -11,8 +11,8 @@ import (
 // routes registers every route of the API. It is the one place to read to know what the
 // server answers.
 func (a *API) routes(rt *httprouter.Router) {
-	rt.Handler(http.MethodGet, "/api/", a.public(a.index))
-	rt.Handler(http.MethodGet, "/api/status/", a.public(a.status))
+	a.handle(rt, http.MethodGet, "/api/", a.public(a.index))
+	a.handle(rt, http.MethodGet, "/api/status/", a.public(a.status))
 
 	// Inventory (dcim, ipam, extras).
 	a.crud(rt, siteResource, a.siteCRUD())
@@ -76,9 +76,16 @@ func (a *API) crud(rt *httprouter.Router, res *Resource, c crudSet) {
 		{http.MethodDelete, res.Path + ":id/", c.del},
 	} {
 		if h.fn != nil {
-			rt.Handler(h.method, h.path, a.authed(h.fn))
+			a.handle(rt, h.method, h.path, a.authed(h.fn))
 		}
 	}
+}
+
+// handle registers a route and records it, so the schema test can check that every
+// route is documented.
+func (a *API) handle(rt *httprouter.Router, method, path string, h http.Handler) {
+	a.routeList = append(a.routeList, [2]string{method, path})
+	rt.Handler(method, path, h)
 }
 
 func registerResource(res *Resource) {

@@ -9,7 +9,7 @@ import (
 
 // siteResource is the exemplar of a simple inventory resource.
 var siteResource = &Resource{
-	Type: store.TypeSite, Path: "/api/dcim/sites/", Name: "Site",
+	Type: store.TypeSite, Path: pathSites, Name: "Site",
 	Filters: map[string]Filter{
 		"name": {Path: "name", Lookups: true}, "slug": {Path: "slug", Lookups: true},
 		"description": {Path: "description", Lookups: true},
