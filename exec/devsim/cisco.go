@@ -14,7 +14,7 @@ var iosErrs = errStyle{
 	incomplete: "% Incomplete command.",
 	ambiguous:  `%% Ambiguous command:  "%[2]s"`,
 	caret:      [3]bool{errInvalid: true},
-	blankAfter: true,
+	blankAfter: [3]bool{errInvalid: true, errIncomplete: true},
 }
 
 var nxosErrs = errStyle{
@@ -92,7 +92,7 @@ func ciscoTables(v *vendor) map[mode][]*command {
 		&command{words: "show clock", run: func(*session, *call) []string { return []string{clock()} }},
 		&command{words: "show ip interface brief", run: show(ipIntBrief)},
 		&command{words: "show interfaces status", run: show(intStatus)},
-		&command{words: "show interface status", run: show(intStatus)},
+		&command{words: "show interface status", run: show(intStatus)}, // NX-OS spelling
 		&command{words: "show interfaces description", run: show(intDescription)},
 		&command{words: "show vlan", run: show(vlanFull)},
 		&command{words: "show vlan brief", run: show(vlanBrief)},

@@ -27,6 +27,7 @@ type cliState struct {
 	width   int
 	cand    *state // candidate configuration (IOS-XR, Junos) in config mode
 	dead    bool   // the connection went away during an interactive question
+	noMore  bool   // "| no-more": do not page this command's output
 }
 
 // command is one row of a vendor's command table. Pattern words are
@@ -73,7 +74,7 @@ type errStyle struct {
 	ambiguous    string // %[1]s token, %[2]s the whole line
 	caret        [3]bool
 	privRequired string // "" = privileged commands are simply invalid
-	blankAfter   bool
+	blankAfter   [3]bool
 	completions  bool // list the ambiguous candidates (Junos)
 }
 
@@ -133,6 +134,13 @@ func match(line string, toks []token, cmds []*command) (*command, *call, *matchE
 			case strings.HasPrefix(w, low):
 				lit = append(lit, c)
 				kws[w] = true
+			}
+		}
+		// A plural keyword and its singular ("interfaces", "interface")
+		// are aliases, not an ambiguity.
+		for w := range kws {
+			if w != strings.TrimSuffix(w, "s") && kws[strings.TrimSuffix(w, "s")] {
+				delete(kws, w)
 			}
 		}
 		if kws[low] {
@@ -205,14 +213,17 @@ func (s *session) syntaxError(es *errStyle, line string, toks []token, e *matchE
 	if es.caret[e.kind] {
 		out = append(out, strings.Repeat(" ", col)+"^")
 	}
-	out = append(out, fmt.Sprintf(msg, tok, strings.TrimSpace(line)))
+	if strings.Contains(msg, "%[") {
+		msg = fmt.Sprintf(msg, tok, strings.TrimSpace(line))
+	}
+	out = append(out, msg)
 	if e.kind == errAmbiguous && es.completions {
 		out = append(out, "Possible completions:")
 		for _, w := range e.words {
 			out = append(out, "  "+w)
 		}
 	}
-	if es.blankAfter {
+	if es.blankAfter[e.kind] {
 		out = append(out, "")
 	}
 	return out
@@ -283,7 +294,14 @@ func (s *session) applyPipe(es *errStyle, line, pipe string, out []string) []str
 	}
 	switch kw = strings.ToLower(kw); {
 	case kw == "no-more":
+		s.cli.noMore = true
 		return out
+	case kw == "display" && arg == "set" && s.d.v.name == "juniper_junos":
+		st := s.cli.cand
+		if st == nil {
+			st = s.view()
+		}
+		return junosSet(st)
 	case kw == "count":
 		return []string{fmt.Sprintf("Count: %d lines", len(out))}
 	case arg == "":

@@ -14,7 +14,7 @@ func init() {
 	vendors["linux"] = &vendor{
 		name: "linux", hostname: "srv1", serverVersion: "SSH-2.0-OpenSSH_8.9p1 Ubuntu-3ubuntu0.10",
 		banner:  "Welcome to Ubuntu 22.04.4 LTS (GNU/Linux 5.15.0-105-generic x86_64)",
-		ifNames: [4]string{"lo", "eth0", "eth1", "eth2"},
+		ifaces:  hostIfaces("lo", "eth0", "eth1", "eth2"),
 		prompt:  func(s *session) string { return s.user + "@" + s.hostname() + ":~$ " },
 		running: linuxRunning, shell: cliShell, exec: linuxExec,
 		errs: errStyle{}, tables: map[mode][]*command{modeExec: cmds(&command{words: "<line>", run: linuxLine})},
@@ -22,7 +22,7 @@ func init() {
 	vendors["generic"] = &vendor{
 		name: "generic", hostname: "device1", serverVersion: "SSH-2.0-OpenSSH_7.4",
 		banner:  "Authorized access only.",
-		ifNames: [4]string{"eth0", "eth1", "eth2", "eth3"},
+		ifaces:  hostIfaces("mgmt0", "eth0", "eth1", "eth2"),
 		prompt:  func(s *session) string { return s.hostname() + "$ " },
 		running: linuxRunning, shell: cliShell, exec: genericExec,
 		errs:   errStyle{invalid: "%% Unknown command: %[2]s", incomplete: "%% Incomplete command: %[2]s", ambiguous: "%% Ambiguous command: %[2]s"},
@@ -156,4 +156,15 @@ func linuxRunning(st *state) []string {
 		out = append(out, fmt.Sprintf("  %s: {enabled: %t, address: %q, description: %q}", i.Name, i.Enabled, i.IP, i.Description))
 	}
 	return out
+}
+
+// hostIfaces are the default interfaces of a host: addresses on all but
+// the last, which is down.
+func hostIfaces(names ...string) []Interface {
+	return []Interface{
+		{Name: names[0], Enabled: true},
+		{Name: names[1], Enabled: true, IP: "192.0.2.20/24"},
+		{Name: names[2], Enabled: true, IP: "198.51.100.5/24"},
+		{Name: names[3], Enabled: false},
+	}
 }

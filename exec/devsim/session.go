@@ -238,7 +238,9 @@ func (s *session) newline() string {
 // else (q) stops the output.
 func (s *session) page(lines []string, lat time.Duration) error {
 	n := s.cli.pageLen - 1
-	if s.cli.pageLen <= 0 || len(lines) <= s.cli.pageLen || s.d.v.pager == "" {
+	noMore := s.cli.noMore
+	s.cli.noMore = false
+	if noMore || s.cli.pageLen <= 0 || len(lines) <= s.cli.pageLen || s.d.v.pager == "" {
 		return s.writeLines(lines)
 	}
 	pager := s.d.v.pager

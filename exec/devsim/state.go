@@ -19,6 +19,9 @@ func newState(v *vendor, cfg Config) *state {
 	st := &state{hostname: cfg.Hostname}
 	st.ifaces = slices.Clone(cfg.Interfaces)
 	st.vlans = slices.Clone(cfg.VLANs)
+	if len(st.ifaces) == 0 && v.ifaces != nil {
+		st.ifaces = slices.Clone(v.ifaces)
+	}
 	if len(st.ifaces) == 0 {
 		st.ifaces = defaultIfaces(v.ifNames)
 	}
@@ -183,11 +186,13 @@ type neighbor struct {
 	local, name, port, platform, chassis string
 }
 
-// neighbors puts one core switch behind every enabled trunk port.
+// neighbors puts one core device behind every enabled trunk port and
+// every enabled routed uplink (description "uplink..." or "to ...").
 func (st *state) neighbors() []neighbor {
 	var ns []neighbor
 	for i, ifc := range st.ifaces {
-		if ifc.Enabled && ifc.Mode == "trunk" {
+		uplink := strings.HasPrefix(ifc.Description, "uplink") || strings.HasPrefix(ifc.Description, "to ")
+		if ifc.Enabled && (ifc.Mode == "trunk" || uplink) {
 			ns = append(ns, neighbor{
 				local: ifc.Name, name: fmt.Sprintf("core-sw%d", len(ns)+1),
 				port:     fmt.Sprintf("GigabitEthernet1/0/%d", 24+i),

@@ -12,10 +12,12 @@ type vendor struct {
 	serverVersion          string
 	pager                  string // "" = the vendor never pages
 	ifNames                [4]string
+	ifaces                 []Interface       // default interfaces when not ifNames-shaped
 	abbrev                 map[string]string // long interface type -> short
 	creatable              []string          // interface types "interface X" may create
 	enable                 bool              // has an enable secret and a ">" mode
 	errs                   errStyle
+	cfgErrs                *errStyle // config-mode wording, when it differs (Junos)
 	tables                 map[mode][]*command
 	prompt                 func(s *session) string
 	running                func(st *state) []string
@@ -174,7 +176,11 @@ func (s *session) dispatch(line string) ([]string, bool) {
 			}
 		}
 	}
-	out := s.run(&v.errs, table, line)
+	es := &v.errs
+	if s.cli.mode != modeExec && v.cfgErrs != nil {
+		es = v.cfgErrs
+	}
+	out := s.run(es, table, line)
 	if n := len(out); n > 0 && out[n-1] == quitLine {
 		return out[:n-1], true
 	}
