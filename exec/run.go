@@ -11,12 +11,18 @@ import (
 )
 
 // Run runs one command. The context bounds it: on expiry the result is a
-// failure "Timed out after N s" with the partial output kept, and the
+// failure "Timed out after N s" (N: the time ctx had left when Run began)
+// with the partial output kept, and the
 // session is left unusable (Close still tidies up). Run never returns an
 // error; the outcome is in the Result, with secrets scrubbed.
 func (s *Session) Run(ctx context.Context, cmd Command) Result {
+	return s.runLabelled(ctx, cmd, timeoutLabel(ctx, 0))
+}
+
+// runLabelled is Run with the timeout message chosen by the caller:
+// Execute names its whole timeout, not the part left for this command.
+func (s *Session) runLabelled(ctx context.Context, cmd Command, label string) Result {
 	start := time.Now()
-	label := timeoutLabel(ctx, s.o.Timeout)
 	r := s.run(ctx, cmd, label)
 	r.Duration = time.Since(start)
 	secrets := s.creds.secrets()
@@ -163,7 +169,7 @@ func Execute(ctx context.Context, t Target, c Credentials, o Options, cmds []Com
 	}
 	opened := time.Since(start)
 	for i, cmd := range cmds {
-		results[i] = s.Run(ctx, cmd)
+		results[i] = s.runLabelled(ctx, cmd, label)
 	}
 	closeStart := time.Now()
 	_ = s.closeWithin(closeBudget(ctx))

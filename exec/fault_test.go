@@ -1,0 +1,139 @@
+package exec
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"fieldkit/exec/devsim"
+)
+
+// Fault tests run on one shell platform and on linux (exec channels).
+var faultDrivers = []string{"cisco_ios", "linux"}
+
+// showFor is a command with a few lines of output on each fault driver.
+func showFor(driver string) string {
+	if driver == "linux" {
+		return "cat /etc/os-release"
+	}
+	return "show version"
+}
+
+// runFault opens a healthy session, injects the fault, runs one command
+// with the timeout and closes like Execute does; it returns the result and
+// how long the command plus close took.
+func runFault(t *testing.T, driver string, f devsim.Fault, timeout time.Duration, limit int) (Result, time.Duration) {
+	r := newRig(t, driver, nil)
+	r.opt.MaxOutputBytes = limit
+	s := r.open(t)
+	r.dev.SetFault(f)
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	res := s.Run(ctx, show(showFor(driver)))
+	s.closeWithin(closeBudget(ctx))
+	assertNoSecretResults(t, []Result{res})
+	return res, time.Since(start)
+}
+
+// skipExecHang skips the faults devsim ends early on exec channels: it
+// treats the client's end of stdin as a hang-up, while the linux driver
+// rightly closes stdin of non-interactive commands.
+func skipExecHang(t *testing.T, driver string) {
+	if driver == "linux" {
+		t.Skip("devsim ends silent and endless exec commands on stdin EOF")
+	}
+}
+
+func TestFaultSilenceTimesOut(t *testing.T) {
+	for _, d := range faultDrivers {
+		t.Run(d, func(t *testing.T) {
+			skipExecHang(t, d)
+			t.Parallel()
+			res, took := runFault(t, d, devsim.FaultSilence, time.Second, 0)
+			if res.Success || res.ErrorMessage != "Timed out after 1 s" || took > 2*time.Second {
+				t.Errorf("after %v: %+v", took, res)
+			}
+		})
+	}
+}
+
+func TestFaultSlowOutputKeepsPartialOutput(t *testing.T) {
+	for _, d := range faultDrivers {
+		t.Run(d, func(t *testing.T) {
+			t.Parallel()
+			res, took := runFault(t, d, devsim.FaultSlowOutput, 700*time.Millisecond, 0)
+			if res.Success || res.ErrorMessage != "Timed out after 0.7 s" || took > 1700*time.Millisecond {
+				t.Errorf("after %v: %+v", took, res)
+			}
+			if len(strings.Split(res.Output, "\n")) < 2 {
+				t.Errorf("partial output lost: %q", res.Output)
+			}
+		})
+	}
+}
+
+func TestFaultEndlessOutputIsCapped(t *testing.T) {
+	for _, d := range faultDrivers {
+		t.Run(d, func(t *testing.T) {
+			skipExecHang(t, d)
+			t.Parallel()
+			const limit = 32 << 10
+			res, took := runFault(t, d, devsim.FaultEndlessOutput, 1500*time.Millisecond, limit)
+			if res.Success || !res.Truncated || res.ErrorMessage != "Timed out after 1.5 s" || took > 2500*time.Millisecond {
+				t.Fatalf("after %v: success %v truncated %v %q", took, res.Success, res.Truncated, res.ErrorMessage)
+			}
+			marker := "\n[output truncated at 32768 bytes]"
+			if !strings.HasSuffix(res.Output, marker) || len(res.Output) > limit+len(marker) {
+				t.Errorf("output of %d bytes, tail %q", len(res.Output), res.Output[max(0, len(res.Output)-60):])
+			}
+		})
+	}
+}
+
+func TestFaultDisconnect(t *testing.T) {
+	for _, d := range faultDrivers {
+		t.Run(d, func(t *testing.T) {
+			t.Parallel()
+			res, took := runFault(t, d, devsim.FaultDisconnect, 5*time.Second, 0)
+			if res.Success || res.ErrorMessage != "Device closed the session" || took > 2*time.Second {
+				t.Errorf("after %v: %+v", took, res)
+			}
+			if res.Output == "" {
+				t.Errorf("partial output lost")
+			}
+		})
+	}
+}
+
+// The timeout bounds the whole Execute, login included, and the commands
+// after the one that timed out are not run.
+func TestExecuteTimeoutBoundsEverything(t *testing.T) {
+	r := newRig(t, "cisco_ios", func(c *devsim.Config) { c.Fault = devsim.FaultSilence })
+	r.opt.Timeout = time.Second
+	start := time.Now()
+	res := r.exec(t, show("show version"), show("show clock"))
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("Execute took %v", took)
+	}
+	for _, x := range res {
+		if x.Success || x.ErrorMessage != "Timed out after 1 s" {
+			t.Errorf("result %+v", x)
+		}
+	}
+}
+
+// After a timeout the session refuses further commands instead of reading
+// the late answer of the previous one.
+func TestRunAfterTimeoutIsRefused(t *testing.T) {
+	r := newRig(t, "arista_eos", nil)
+	s := r.open(t)
+	r.dev.SetFault(devsim.FaultSilence)
+	run(t, s, 300*time.Millisecond, show("show version"))
+	r.dev.SetFault(devsim.FaultNone)
+	res := run(t, s, time.Second, show("show version"))
+	if res.Success || res.ErrorMessage != "not run: Timed out after 0.3 s" {
+		t.Errorf("result %+v", res)
+	}
+}
