@@ -92,14 +92,14 @@ func newIndexRow(header, fields []string, line int) (indexRow, error) {
 	r.files = strings.Split(r.templates, ":")
 	var err error
 	if r.cmdRE, err = regexp.Compile(`^(?:` + expandCompletion(r.command) + `)`); err != nil {
-		return indexRow{}, fmt.Errorf("command %q: %w", r.command, err)
+		return indexRow{}, fmt.Errorf("command %q: %s", r.command, explain(err))
 	}
 	if p := col(header, "Platform"); p >= 0 && fields[p] != "" {
 		r.platform = fields[p]
 		// Anchored at both ends, unlike clitable, so a cisco_ios row can
 		// never claim the cisco_iosxr driver.
 		if r.platRE, err = regexp.Compile(`^(?:` + r.platform + `)$`); err != nil {
-			return indexRow{}, fmt.Errorf("platform %q: %w", r.platform, err)
+			return indexRow{}, fmt.Errorf("platform %q: %s", r.platform, explain(err))
 		}
 	}
 	return r, nil

@@ -54,19 +54,28 @@ func compileFSM(text string) (fsm *gotextfsm.TextFSM, err error) {
 // the cause is a regular expression Go's RE2 engine cannot compile.
 func explain(err error) string {
 	msg := err.Error()
+	if !strings.Contains(msg, "error parsing regexp") {
+		return msg
+	}
 	switch {
-	case strings.Contains(msg, "invalid or unsupported Perl syntax: `(?<") ||
-		strings.Contains(msg, "invalid or unsupported Perl syntax: `(?="),
-		strings.Contains(msg, "invalid or unsupported Perl syntax: `(?!"):
+	case containsAny(msg, "`(?=", "`(?!", "`(?<=", "`(?<!"):
+		// RE2 reports a lookbehind as an "invalid named capture".
 		return "unsupported by Go RE2 (lookaround): " + msg
 	case strings.Contains(msg, "invalid escape sequence: `\\Z`"):
 		return "unsupported by Go RE2 (\\Z, use $): " + msg
 	case strings.Contains(msg, "invalid repeat count"):
 		return "unsupported by Go RE2 (repeat count over 1000): " + msg
-	case strings.Contains(msg, "error parsing regexp"):
-		return "invalid regular expression for Go RE2: " + msg
 	}
-	return msg
+	return "invalid regular expression for Go RE2: " + msg
+}
+
+func containsAny(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
 }
 
 // readValues records the Value lines' order and options: gotextfsm's
