@@ -173,6 +173,12 @@ func (s *Session) examine(c *capture, o readOpts, quiet *<-chan time.Time) (read
 			return readResult{}, false
 		}
 	}
+	for _, q := range s.d.questions {
+		if q.re.MatchString(line) {
+			s.write(q.answer + "\n")
+			return readResult{}, false
+		}
+	}
 	if o.password && s.d.passwordPrompt != nil && s.d.passwordPrompt.MatchString(line) {
 		r := c.result(line)
 		r.password = true

@@ -23,6 +23,10 @@ type driver struct {
 	passwordPrompt *regexp.Regexp
 	setup          []string // paging off, width
 	pagers         []*regexp.Regexp
+	// questions are answered on the way to a prompt: leaving config mode
+	// with a pending change (a user's own "end" or "exit") stays put, so
+	// that the commit that follows still decides.
+	questions []question
 
 	configEnter  string
 	configCommit []string // sent after the lines; output checked for errors
@@ -31,6 +35,12 @@ type driver struct {
 	logout       string
 
 	errors []errorPattern
+}
+
+// question is a device prompt for an answer other than a command.
+type question struct {
+	re     *regexp.Regexp
+	answer string
 }
 
 // errorPattern maps one vendor error line to a SyntaxError type.
@@ -98,6 +108,7 @@ var drivers = map[string]*driver{
 		name: "cisco_iosxr", prompt: ciscoPrompt, configPrompt: ciscoConfig,
 		setup:       []string{"terminal length 0", "terminal width 512"},
 		pagers:      []*regexp.Regexp{ciscoMore},
+		questions:   []question{{regexp.MustCompile(`^Uncommitted changes found, commit them.*\[cancel\]:\s*$`), "cancel"}},
 		configEnter: "configure terminal", configCommit: []string{"commit"},
 		configExit: []string{"end"}, configAbort: []string{"abort"},
 		logout: "exit",
@@ -126,6 +137,7 @@ var drivers = map[string]*driver{
 		name: "juniper_junos", prompt: junosPrompt, configPrompt: junosConfig, promptPreamble: junosPreamble,
 		setup:       []string{"set cli screen-length 0", "set cli screen-width 511"},
 		pagers:      []*regexp.Regexp{junosMore},
+		questions:   []question{{regexp.MustCompile(`^Exit with uncommitted changes\? \[yes,no\] \(yes\)\s*$`), "no"}},
 		configEnter: "configure", configCommit: []string{"commit and-quit"},
 		configAbort: []string{"rollback 0", "exit configuration-mode"},
 		logout:      "exit",

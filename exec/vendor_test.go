@@ -20,6 +20,10 @@ type vendorCase struct {
 	rejected string // a change whose second line the device refuses
 	badLine  string // that line
 	cleanup  string // the command sent after the refused line
+	// candidate platforms discard the lines before the refused one; the
+	// others have applied them already
+	candidate bool
+	pagingOn  string // turns paging back on; "terminal length 10" when empty
 }
 
 func ciscoLike(driver, iface, showWant, cleanup string) vendorCase {
@@ -27,7 +31,7 @@ func ciscoLike(driver, iface, showWant, cleanup string) vendorCase {
 		driver: driver, iface: iface, showWant: showWant,
 		badShow: "show interfacez", badType: InvalidInput,
 		change:   "interface " + iface + "\n description fk-uplink",
-		rejected: "interface " + iface + "\nbogus-keyword 7\n description never-sent",
+		rejected: "interface " + iface + "\n description fk-first\nbogus-keyword 7\n description never-sent",
 		badLine:  "bogus-keyword 7", cleanup: cleanup,
 	}
 }
@@ -36,7 +40,23 @@ var vendorCases = []vendorCase{
 	ciscoLike("cisco_ios", "GigabitEthernet1/0/1", "Cisco IOS Software", "end"),
 	ciscoLike("cisco_nxos", "Ethernet1/1", "NX-OS", "end"),
 	ciscoLike("arista_eos", "Ethernet1", "Arista", "end"),
+	xr,
+	{
+		driver: "juniper_junos", iface: "ge-0/0/0", showWant: "Junos:",
+		badShow: "show interfacez", badType: InvalidInput,
+		change: "set interfaces ge-0/0/0 description fk-uplink\nset interfaces ge-0/0/0 disable",
+		rejected: "set interfaces ge-0/0/0 description fk-first\nset interfaces ge-0/0/0 bogus-keyword 7\n" +
+			"set interfaces ge-0/0/0 description never-sent",
+		badLine: "set interfaces ge-0/0/0 bogus-keyword 7", cleanup: "exit configuration-mode", candidate: true,
+		pagingOn: "set cli screen-length 10",
+	},
 }
+
+var xr = func() vendorCase {
+	vc := ciscoLike("cisco_iosxr", "GigabitEthernet0/0/0/0", "IOS XR", "abort")
+	vc.candidate = true
+	return vc
+}()
 
 // deviceWith seeds the rig's device with the interface the case configures.
 func deviceWith(vc vendorCase) func(*devsim.Config) {
@@ -126,6 +146,9 @@ func TestVendorConfigRejectedLineStops(t *testing.T) {
 			if contains(cmds, "description never-sent") || strings.Contains(r.dev.RunningConfig(), "never-sent") {
 				t.Errorf("line after the rejected one was sent: %q", cmds)
 			}
+			if applied := strings.Contains(r.dev.RunningConfig(), "fk-first"); applied == vc.candidate {
+				t.Errorf("line before the rejected one applied: %v, want %v", applied, !vc.candidate)
+			}
 			if cmds[len(cmds)-1] != vc.cleanup {
 				t.Errorf("last command %q, want %q", cmds[len(cmds)-1], vc.cleanup)
 			}
@@ -145,7 +168,11 @@ func TestVendorPaging(t *testing.T) {
 			r := newRig(t, vc.driver, deviceWith(vc))
 			s := r.open(t)
 			plain := run(t, s, 5*time.Second, show("show version"))
-			if res := run(t, s, 5*time.Second, show("terminal length 10")); !res.Success {
+			pagingOn := vc.pagingOn
+			if pagingOn == "" {
+				pagingOn = "terminal length 10"
+			}
+			if res := run(t, s, 5*time.Second, show(pagingOn)); !res.Success {
 				t.Fatalf("terminal length: %+v", res)
 			}
 			paged := run(t, s, 5*time.Second, show("show version"))
