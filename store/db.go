@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
+	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -195,7 +196,15 @@ func (db *DB) Backup(ctx context.Context, path string) error {
 	if err != nil {
 		return fmt.Errorf("store: backup: %w", err)
 	}
-	if _, err := db.r.ExecContext(ctx, `VACUUM INTO ?`, abs); err != nil {
+	// A connection of its own that may write (the readers are query_only): VACUUM INTO
+	// only reads the source, so in WAL mode writers go on while it copies.
+	c, err := sql.Open("sqlite", dsn(db.path, false)[:strings.Index(dsn(db.path, false), "?")]+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		return fmt.Errorf("store: backup: %w", err)
+	}
+	defer c.Close()
+	if _, err := c.ExecContext(ctx, `VACUUM INTO ?`, abs); err != nil {
+		os.Remove(abs)
 		return fmt.Errorf("store: backup to %s: %w", abs, err)
 	}
 	return nil

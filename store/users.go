@@ -159,3 +159,26 @@ func (db *DB) UserIDByName(ctx context.Context, username string) (int64, error) 
 	}
 	return id, err
 }
+
+// GroupIDByName finds a group's id.
+func (db *DB) GroupIDByName(ctx context.Context, name string) (int64, error) {
+	var id int64
+	err := db.r.QueryRowContext(ctx, `SELECT id FROM groups WHERE name = ?`, name).Scan(&id)
+	if err == sql.ErrNoRows {
+		return 0, fmt.Errorf("group %q: %w", name, ErrNotFound)
+	}
+	return id, err
+}
+
+// SetPassword replaces a user's password.
+func (db *DB) SetPassword(ctx context.Context, userID int64, password string) error {
+	hash, err := HashPassword(password)
+	if err != nil {
+		return err
+	}
+	return db.Write(ctx, func(tx *sql.Tx) error {
+		set := Set{}
+		set.Val("password_hash", hash)
+		return set.Apply(ctx, tx, "users", userID, db.now())
+	})
+}

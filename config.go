@@ -1,0 +1,332 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Config is every setting of FieldKit. Each key is settable in the YAML file as
+// section.key, and as the environment variable FIELDKIT_<SECTION>_<KEY>; flags win over
+// the environment, the environment over the file, the file over the defaults.
+type Config struct {
+	Server    ServerConfig    `yaml:"server"`
+	Log       LogConfig       `yaml:"log"`
+	Exec      ExecConfig      `yaml:"exec"`
+	SSH       SSHConfig       `yaml:"ssh"`
+	RateLimit RateLimitConfig `yaml:"rate_limit"`
+	Logs      LogsConfig      `yaml:"logs"`
+	Export    ExportConfig    `yaml:"export"`
+	TextFSM   TextFSMConfig   `yaml:"textfsm"`
+	UI        UIConfig        `yaml:"ui"`
+}
+
+// ServerConfig is the HTTP server.
+type ServerConfig struct {
+	Listen          string        `yaml:"listen" doc:"address to listen on"`
+	Data            string        `yaml:"data" doc:"data directory (database, secret.key, exports); also FIELDKIT_DATA and --data"`
+	TLSCert         string        `yaml:"tls_cert" doc:"PEM certificate file; with tls_key, serve HTTPS"`
+	TLSKey          string        `yaml:"tls_key" doc:"PEM private key file"`
+	TimeZone        string        `yaml:"time_zone" doc:"IANA time zone for export date filters and schedules"`
+	ShutdownTimeout time.Duration `yaml:"shutdown_timeout" doc:"how long a shutdown waits for running requests"`
+}
+
+// LogConfig is the process log.
+type LogConfig struct {
+	Format string `yaml:"format" doc:"text or json"`
+	Level  string `yaml:"level" doc:"debug, info, warn or error"`
+}
+
+// ExecConfig bounds command execution.
+type ExecConfig struct {
+	MaxOutputBytes  int `yaml:"max_output_bytes" doc:"output kept per execution; longer output is cut and marked"`
+	BulkMax         int `yaml:"bulk_max" doc:"most executions in one bulk-execute request"`
+	BulkConcurrency int `yaml:"bulk_concurrency" doc:"bulk executions running at once"`
+}
+
+// SSHConfig is the SSH client policy.
+type SSHConfig struct {
+	HostKeyPolicy string `yaml:"host_key_policy" doc:"tofu, strict or insecure"`
+}
+
+// RateLimitConfig is the per-device rate limit of successful executions.
+type RateLimitConfig struct {
+	Enabled            bool     `yaml:"enabled" doc:"apply the per-device rate limit"`
+	DeviceCommandLimit int      `yaml:"device_command_limit" doc:"successful executions per device per window"`
+	TimeWindowMinutes  int      `yaml:"time_window_minutes" doc:"window length in minutes"`
+	BypassUsers        []string `yaml:"bypass_users" doc:"usernames the limit does not apply to (comma-separated in the environment)"`
+	BypassGroups       []string `yaml:"bypass_groups" doc:"group names the limit does not apply to"`
+}
+
+// LogsConfig is command-log retention.
+type LogsConfig struct {
+	RetentionDays int `yaml:"retention_days" doc:"delete command logs older than this; 0 keeps them forever"`
+}
+
+// ExportConfig is the periodic CSV export of command logs.
+type ExportConfig struct {
+	Schedule  string `yaml:"schedule" doc:"\"\" (off), \"hourly\" or \"daily HH:MM\""`
+	Directory string `yaml:"directory" doc:"where exports are written (default <data>/exports)"`
+	Keep      int    `yaml:"keep" doc:"how many export files to keep"`
+}
+
+// TextFSMConfig is output parsing.
+type TextFSMConfig struct {
+	TemplatesDir string `yaml:"templates_dir" doc:"ntc-templates style directory (with an index file) taking precedence over the built-in templates"`
+}
+
+// UIConfig is the web interface.
+type UIConfig struct {
+	SessionHours int `yaml:"session_hours" doc:"how long a login lasts"`
+}
+
+// defaults is the configuration with no file, environment or flags.
+func defaults() Config {
+	return Config{
+		Server: ServerConfig{Listen: "127.0.0.1:8080", Data: "./fieldkit-data", TimeZone: "UTC", ShutdownTimeout: 330 * time.Second},
+		Log:    LogConfig{Format: "text", Level: "info"},
+		Exec:   ExecConfig{MaxOutputBytes: 16 << 20, BulkMax: 100, BulkConcurrency: 16},
+		SSH:    SSHConfig{HostKeyPolicy: "tofu"},
+		RateLimit: RateLimitConfig{Enabled: true, DeviceCommandLimit: 10, TimeWindowMinutes: 5,
+			BypassUsers: []string{}, BypassGroups: []string{}},
+		Export: ExportConfig{Keep: 30},
+		UI:     UIConfig{SessionHours: 12},
+	}
+}
+
+// setting is one key of the configuration, found by reflection on Config's yaml tags.
+type setting struct {
+	section, key, doc string
+	field             reflect.Value
+}
+
+func (s setting) name() string { return s.section + "." + s.key }
+func (s setting) env() string {
+	return "FIELDKIT_" + strings.ToUpper(s.section) + "_" + strings.ToUpper(s.key)
+}
+
+func settings(c *Config) []setting {
+	var out []setting
+	v := reflect.ValueOf(c).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		sec := v.Type().Field(i).Tag.Get("yaml")
+		sv := v.Field(i)
+		for j := 0; j < sv.NumField(); j++ {
+			f := sv.Type().Field(j)
+			out = append(out, setting{section: sec, key: f.Tag.Get("yaml"), doc: f.Tag.Get("doc"), field: sv.Field(j)})
+		}
+	}
+	return out
+}
+
+// envIgnored are FIELDKIT_ variables that are not settings.
+var envIgnored = []string{"FIELDKIT_DATA", "FIELDKIT_CONFIG", "FIELDKIT_SECRET_KEY", "FIELDKIT_TEST_", "FIELDKIT_OPENAPI_VALIDATOR", "FIELDKIT_BENCH"}
+
+// loadConfig builds the configuration from defaults, the file (if any), the environment
+// and the flags that were set. Any unknown key or bad value is an error naming it.
+func loadConfig(file string, getenv func(string) string, environ []string, flags map[string]string) (Config, error) {
+	c := defaults()
+	byName := map[string]setting{}
+	for _, s := range settings(&c) {
+		byName[s.name()] = s
+	}
+	if file != "" {
+		if err := applyFile(file, byName); err != nil {
+			return c, err
+		}
+	}
+	if err := applyEnv(getenv, environ, byName); err != nil {
+		return c, err
+	}
+	for name, val := range flags {
+		if err := setString(byName[name], val); err != nil {
+			return c, fmt.Errorf("flag for %s: %w", name, err)
+		}
+	}
+	return c, c.validate()
+}
+
+func applyFile(file string, byName map[string]setting) error {
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	var doc map[string]map[string]yaml.Node
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		return fmt.Errorf("config %s: not a map of sections to keys: %w", file, err)
+	}
+	for _, sec := range sortedMapKeys(doc) {
+		for _, key := range sortedMapKeys(doc[sec]) {
+			s, ok := byName[sec+"."+key]
+			if !ok {
+				return fmt.Errorf("config %s: unknown key %s.%s", file, sec, key)
+			}
+			node := doc[sec][key]
+			if err := node.Decode(s.field.Addr().Interface()); err != nil {
+				// durations are written as "30s" in YAML: decode those by hand
+				if s.field.Type() == reflect.TypeOf(time.Duration(0)) {
+					if err := setString(s, node.Value); err == nil {
+						continue
+					}
+				}
+				return fmt.Errorf("config %s: %s: bad value %q: want %s", file, s.name(), node.Value, kindName(s.field))
+			}
+		}
+	}
+	return nil
+}
+
+func applyEnv(getenv func(string) string, environ []string, byName map[string]setting) error {
+	known := map[string]setting{}
+	for _, s := range byName {
+		known[s.env()] = s
+	}
+	for _, kv := range environ {
+		k, v, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(k, "FIELDKIT_") || ignoredEnv(k) {
+			continue
+		}
+		s, ok := known[k]
+		if !ok {
+			return fmt.Errorf("environment: unknown setting %s", k)
+		}
+		if err := setString(s, v); err != nil {
+			return fmt.Errorf("environment: %s: %w", k, err)
+		}
+	}
+	if d := getenv("FIELDKIT_DATA"); d != "" {
+		return setString(byName["server.data"], d)
+	}
+	return nil
+}
+
+func ignoredEnv(k string) bool {
+	for _, p := range envIgnored {
+		if k == p || (strings.HasSuffix(p, "_") && strings.HasPrefix(k, p)) {
+			return true
+		}
+	}
+	return false
+}
+
+// setString parses a string into the setting's field.
+func setString(s setting, v string) error {
+	if !s.field.IsValid() {
+		return errors.New("unknown setting")
+	}
+	switch f := s.field.Addr().Interface().(type) {
+	case *string:
+		*f = v
+	case *int:
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			return fmt.Errorf("bad value %q: want an integer", v)
+		}
+		*f = n
+	case *bool:
+		b, err := strconv.ParseBool(strings.TrimSpace(v))
+		if err != nil {
+			return fmt.Errorf("bad value %q: want true or false", v)
+		}
+		*f = b
+	case *time.Duration:
+		d, err := time.ParseDuration(strings.TrimSpace(v))
+		if err != nil {
+			return fmt.Errorf("bad value %q: want a duration like 30s", v)
+		}
+		*f = d
+	case *[]string:
+		*f = []string{}
+		for _, part := range strings.Split(v, ",") {
+			if p := strings.TrimSpace(part); p != "" {
+				*f = append(*f, p)
+			}
+		}
+	default:
+		return fmt.Errorf("unsupported setting type %T", f)
+	}
+	return nil
+}
+
+func kindName(v reflect.Value) string {
+	switch v.Interface().(type) {
+	case int:
+		return "an integer"
+	case bool:
+		return "true or false"
+	case []string:
+		return "a list of strings"
+	case time.Duration:
+		return "a duration like 30s"
+	}
+	return "a string"
+}
+
+func (c Config) validate() error {
+	var errs []error
+	bad := func(name, format string, a ...any) {
+		errs = append(errs, fmt.Errorf("config: %s: %s", name, fmt.Sprintf(format, a...)))
+	}
+	if _, _, err := net.SplitHostPort(c.Server.Listen); err != nil {
+		bad("server.listen", "%q is not host:port", c.Server.Listen)
+	}
+	if (c.Server.TLSCert == "") != (c.Server.TLSKey == "") {
+		bad("server.tls_cert", "tls_cert and tls_key go together")
+	}
+	if _, err := time.LoadLocation(c.Server.TimeZone); err != nil {
+		bad("server.time_zone", "unknown time zone %q", c.Server.TimeZone)
+	}
+	if c.Server.ShutdownTimeout <= 0 {
+		bad("server.shutdown_timeout", "must be positive")
+	}
+	if c.Log.Format != "text" && c.Log.Format != "json" {
+		bad("log.format", "%q is not text or json", c.Log.Format)
+	}
+	if _, err := parseLevel(c.Log.Level); err != nil {
+		bad("log.level", "%v", err)
+	}
+	if c.Exec.MaxOutputBytes < 1024 {
+		bad("exec.max_output_bytes", "must be at least 1024")
+	}
+	if c.Exec.BulkMax < 1 || c.Exec.BulkConcurrency < 1 {
+		bad("exec.bulk_max", "bulk_max and bulk_concurrency must be at least 1")
+	}
+	switch c.SSH.HostKeyPolicy {
+	case "tofu", "strict", "insecure":
+	default:
+		bad("ssh.host_key_policy", "%q is not tofu, strict or insecure", c.SSH.HostKeyPolicy)
+	}
+	if c.RateLimit.DeviceCommandLimit < 1 || c.RateLimit.TimeWindowMinutes < 1 {
+		bad("rate_limit.device_command_limit", "device_command_limit and time_window_minutes must be at least 1")
+	}
+	if c.Logs.RetentionDays < 0 {
+		bad("logs.retention_days", "must be 0 (forever) or more")
+	}
+	if c.Export.Keep < 1 {
+		bad("export.keep", "must be at least 1")
+	}
+	if err := validSchedule(c.Export.Schedule); err != nil {
+		bad("export.schedule", "%v", err)
+	}
+	if c.UI.SessionHours < 1 {
+		bad("ui.session_hours", "must be at least 1")
+	}
+	return errors.Join(errs...)
+}
+
+func sortedMapKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

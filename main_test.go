@@ -1,0 +1,219 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kardianos/service"
+
+	"fieldkit/store"
+)
+
+// cli runs one command in-process with the given environment and stdin.
+func cli(t *testing.T, envv map[string]string, stdin string, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	var environ []string
+	for k, v := range envv {
+		environ = append(environ, k+"="+v)
+	}
+	getenv := func(k string) string { return envv[k] }
+	err := run(context.Background(), args, getenv, environ, strings.NewReader(stdin), &out, &errb)
+	return out.String(), errb.String(), err
+}
+
+func TestConfigPrecedence(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "fieldkit.yaml")
+	os.WriteFile(file, []byte("server:\n  listen: 127.0.0.1:9000\n  time_zone: Europe/Paris\nrate_limit:\n  device_command_limit: 3\n  bypass_users: [ops, bot]\n"), 0o600)
+	env := map[string]string{"FIELDKIT_RATE_LIMIT_DEVICE_COMMAND_LIMIT": "7", "FIELDKIT_SERVER_LISTEN": "127.0.0.1:9001"}
+	var environ []string
+	for k, v := range env {
+		environ = append(environ, k+"="+v)
+	}
+	get := func(k string) string { return env[k] }
+	cfg, err := loadConfig(file, get, environ, map[string]string{"server.listen": "127.0.0.1:9002"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Server.Listen != "127.0.0.1:9002" {
+		t.Errorf("flag should win: %s", cfg.Server.Listen)
+	}
+	if cfg.RateLimit.DeviceCommandLimit != 7 {
+		t.Errorf("env should win over file: %d", cfg.RateLimit.DeviceCommandLimit)
+	}
+	if cfg.Server.TimeZone != "Europe/Paris" || len(cfg.RateLimit.BypassUsers) != 2 {
+		t.Errorf("file should win over defaults: %+v", cfg)
+	}
+	if cfg.RateLimit.TimeWindowMinutes != 5 || cfg.Exec.BulkMax != 100 {
+		t.Errorf("defaults: %+v", cfg)
+	}
+}
+
+func TestConfigErrorsNameTheKey(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct{ name, yaml, env, want string }{
+		{"unknown key", "server:\n  listn: x\n", "", "server.listn"},
+		{"unknown section", "servr:\n  listen: x\n", "", "servr.listen"},
+		{"bad int", "exec:\n  bulk_max: lots\n", "", "exec.bulk_max"},
+		{"bad value", "ssh:\n  host_key_policy: trusting\n", "", "ssh.host_key_policy"},
+		{"bad schedule", "export:\n  schedule: weekly\n", "", "export.schedule"},
+		{"bad zone", "server:\n  time_zone: Mars/Olympus\n", "", "server.time_zone"},
+		{"unknown env", "", "FIELDKIT_SERVER_LISTN=x", "FIELDKIT_SERVER_LISTN"},
+		{"bad env", "", "FIELDKIT_RATE_LIMIT_ENABLED=perhaps", "FIELDKIT_RATE_LIMIT_ENABLED"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			file := ""
+			if c.yaml != "" {
+				file = filepath.Join(dir, c.name+".yaml")
+				os.WriteFile(file, []byte(c.yaml), 0o600)
+			}
+			var environ []string
+			if c.env != "" {
+				environ = []string{c.env}
+			}
+			_, err := loadConfig(file, func(string) string { return "" }, environ, nil)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v does not name %s", err, c.want)
+			}
+		})
+	}
+}
+
+func TestUserAndTokenCreate(t *testing.T) {
+	data := t.TempDir()
+	env := map[string]string{"FIELDKIT_DATA": data}
+	if _, _, err := cli(t, env, "s3cret-pass\n", "user", "create", "alice", "--superuser", "--password-stdin", "--group", "ops"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := cli(t, env, "", "user", "create", "alice"); err == nil || !strings.Contains(err.Error(), "already exists") {
+		t.Fatalf("duplicate user: %v", err)
+	}
+	out, _, err := cli(t, env, "", "token", "create", "alice", "--read-only", "--expires", "24h", "--description", "ci")
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := strings.TrimSpace(out)
+	if !regexp.MustCompile(`^[0-9a-f]{40}$`).MatchString(key) || strings.Count(out, "\n") != 1 {
+		t.Fatalf("stdout must be the key alone: %q", out)
+	}
+	db, err := store.Open(context.Background(), filepath.Join(data, "fieldkit.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	p, err := db.Authenticate(context.Background(), key)
+	if err != nil || p.Username != "alice" || p.WriteEnabled || !p.IsSuperuser || len(p.GroupIDs) != 1 {
+		t.Fatalf("token does not authenticate as a read-only alice in ops: %+v %v", p, err)
+	}
+	var hash string
+	db.Reader().QueryRow(`SELECT password_hash FROM users WHERE username = 'alice'`).Scan(&hash)
+	if hash == "" || strings.Contains(hash, "s3cret") {
+		t.Fatalf("password not hashed: %q", hash)
+	}
+	if _, _, err := cli(t, env, "", "token", "create", "nobody"); err == nil {
+		t.Fatal("token for an unknown user")
+	}
+}
+
+func TestBackupIsAConsistentCopy(t *testing.T) {
+	data := t.TempDir()
+	env := map[string]string{"FIELDKIT_DATA": data}
+	if _, _, err := cli(t, env, "", "user", "create", "bob"); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "copy.db")
+	if _, _, err := cli(t, env, "", "backup", "--output", out); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", "file:"+out+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var name string
+	if err := db.QueryRow(`SELECT username FROM users`).Scan(&name); err != nil || name != "bob" {
+		t.Fatalf("backup lacks the user: %q %v", name, err)
+	}
+	if _, _, err := cli(t, env, "", "backup", "--output", out); err == nil {
+		t.Fatal("backup over an existing file must refuse")
+	}
+}
+
+// TestServiceUnit renders the systemd unit through kardianos/service itself (as a user
+// service under a temporary HOME, so nothing on the machine changes) and checks that
+// every path in it is absolute.
+func TestServiceUnit(t *testing.T) {
+	var systemd service.System
+	for _, s := range service.AvailableSystems() {
+		if s.String() == "linux-systemd" {
+			systemd = s
+		}
+	}
+	if systemd == nil {
+		t.Skip("no systemd flavour of kardianos/service on this platform")
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	sc, err := serviceConfig("conf/fieldkit.yaml", "relative-data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Option["UserService"] = true
+	s, err := systemd.New(&program{}, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Install() // writes the unit, then fails to run systemctl here; the unit is what we test
+	unit, err := os.ReadFile(filepath.Join(home, ".config/systemd/user/fieldkit.service"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec := regexp.MustCompile(`(?m)^ExecStart=(.*)$`).FindStringSubmatch(string(unit))
+	if exec == nil {
+		t.Fatalf("no ExecStart in:\n%s", unit)
+	}
+	fields := strings.Fields(strings.ReplaceAll(exec[1], `"`, ""))
+	if !filepath.IsAbs(fields[0]) || fields[1] != "serve" || fields[2] != "--config" || !filepath.IsAbs(fields[3]) ||
+		fields[4] != "--data" || !filepath.IsAbs(fields[5]) || !strings.HasSuffix(fields[5], "relative-data") {
+		t.Fatalf("ExecStart must be absolute serve --config ABS --data ABS: %q", exec[1])
+	}
+	if !strings.Contains(string(unit), "WorkingDirectory="+fields[5]) || !strings.Contains(string(unit), "Restart=on-failure") {
+		t.Fatalf("unit:\n%s", unit)
+	}
+}
+
+func TestServeShutsDownGracefully(t *testing.T) {
+	data := t.TempDir()
+	cfg, err := loadConfig("", func(string) string { return "" }, nil, map[string]string{"server.data": data, "server.listen": "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	var logs bytes.Buffer
+	go func() { done <- serve(ctx, env{getenv: os.Getenv, stdout: &logs, stderr: &logs}, cfg, false, ready) }()
+	select {
+	case <-ready:
+	case err := <-done:
+		t.Fatal(err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("not ready")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(logs.String(), "stopped") {
+		t.Fatalf("logs: %s", logs.String())
+	}
+}
