@@ -297,13 +297,13 @@ func ipArp(v *vendor, st *state) []string {
 		}
 		return out
 	}
-	out := []string{fmt.Sprintf("%-9s %-16s %-10s %-15s %-6s %s", "Protocol", "Address", "Age (min)", "Hardware Addr", "Type", "Interface")}
+	out := []string{"Protocol  Address          Age (min)  Hardware Addr   Type   Interface"}
 	for _, e := range es {
 		age := "12"
 		if e.own {
 			age = "-"
 		}
-		out = append(out, fmt.Sprintf("%-9s %-16s %9s  %-15s %-6s %s", "Internet", e.ip, age, e.mac, "ARPA", e.iface))
+		out = append(out, fmt.Sprintf("%-9s %-16s %8s   %-15s %-6s %s", "Internet", e.ip, age, e.mac, "ARPA", e.iface))
 	}
 	return out
 }

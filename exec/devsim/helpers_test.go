@@ -54,6 +54,10 @@ func dial(t *testing.T, d *Device) *ssh.Client {
 	return c
 }
 
+func dialNoCleanup(d *Device) (*ssh.Client, error) {
+	return ssh.Dial("tcp", d.Addr(), clientConfig(d, d.cfg.Username, d.cfg.Password))
+}
+
 func shell(t *testing.T, d *Device) *term {
 	t.Helper()
 	c := dial(t, d)
