@@ -195,7 +195,9 @@ func (s *session) hang() error {
 }
 
 // respond sleeps the device latency, then prints lines through the pager
-// and the current fault.
+// and the current fault. Endless output and disconnects hit show commands
+// only, so that a driver's paging-off command (which prints a line on EOS
+// and Junos) still gets through.
 func (s *session) respond(lines []string, show bool) error {
 	fault, lat := s.d.snapshot()
 	if !sleep(s.ctx, lat) {
@@ -205,7 +207,7 @@ func (s *session) respond(lines []string, show bool) error {
 	switch {
 	case fault == FaultEndlessOutput && show:
 		return s.endless(lines)
-	case fault == FaultDisconnect && len(lines) > 0:
+	case fault == FaultDisconnect && show && len(lines) > 0:
 		text := strings.Join(lines, nl) + nl
 		s.write(text[:len(text)/2])
 		s.conn.Close()
