@@ -217,3 +217,44 @@ func TestServeShutsDownGracefully(t *testing.T) {
 		t.Fatalf("logs: %s", logs.String())
 	}
 }
+
+func TestMasterKey(t *testing.T) {
+	ctx := context.Background()
+	data := t.TempDir()
+	db, err := store.Open(ctx, filepath.Join(data, "fieldkit.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	e := env{getenv: func(string) string { return "" }}
+	kr, err := loadKeyring(ctx, e, db, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(filepath.Join(data, "secret.key"))
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("secret.key must be created 0600: %v %v", st, err)
+	}
+	uid, _ := db.CreateUser(ctx, store.UserInput{Username: ptr("a")}, store.All)
+	if _, _, err := db.CreateCredentialSet(ctx, kr, uid, store.CredentialInput{Name: ptr("s"), Username: ptr("u"), Password: ptr("p")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loadKeyring(ctx, e, db, data); err != nil {
+		t.Fatalf("same key must load: %v", err)
+	}
+	wrong := env{getenv: func(k string) string {
+		if k == "FIELDKIT_SECRET_KEY" {
+			return strings.Repeat("ab", 32)
+		}
+		return ""
+	}}
+	if _, err := loadKeyring(ctx, wrong, db, data); err == nil || !strings.Contains(err.Error(), "does not decrypt") {
+		t.Fatalf("wrong key must fail loudly: %v", err)
+	}
+	os.Remove(filepath.Join(data, "secret.key"))
+	if _, err := loadKeyring(ctx, e, db, data); err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Fatalf("missing key with sets must fail: %v", err)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -46,6 +46,11 @@ func serve(ctx context.Context, e env, cfg Config, demo bool, ready chan<- strin
 		return err
 	}
 	defer db.Close()
+	keyring, err := loadKeyring(ctx, e, db, cfg.Server.Data)
+	if err != nil {
+		return err
+	}
+	_ = keyring // handed to the execution endpoints
 	loc, _ := time.LoadLocation(cfg.Server.TimeZone)
 	ln, err := net.Listen("tcp", cfg.Server.Listen)
 	if err != nil {

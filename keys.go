@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"fieldkit/store"
+)
+
+// loadKeyring reads the master key that encrypts credential secrets: FIELDKIT_SECRET_KEY
+// if set, else <data>/secret.key, created (0600) on first start. A missing or wrong key
+// while credential sets exist stops start-up: failing loudly now beats failing every
+// execution later.
+func loadKeyring(ctx context.Context, e env, db *store.DB, dataDir string) (*store.Keyring, error) {
+	raw := strings.TrimSpace(e.getenv("FIELDKIT_SECRET_KEY"))
+	source := "FIELDKIT_SECRET_KEY"
+	if raw == "" {
+		path := filepath.Join(dataDir, "secret.key")
+		source = path
+		b, err := os.ReadFile(path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			has, err := db.HasCredentialSets(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if has {
+				return nil, fmt.Errorf("master key %s is missing but credential sets exist: restore the key file or set FIELDKIT_SECRET_KEY", path)
+			}
+			if raw, err = newKeyFile(path); err != nil {
+				return nil, err
+			}
+		case err != nil:
+			return nil, fmt.Errorf("master key: %w", err)
+		default:
+			raw = strings.TrimSpace(string(b))
+		}
+	}
+	key, err := decodeKey(raw)
+	if err != nil {
+		return nil, fmt.Errorf("master key from %s: %w", source, err)
+	}
+	kr, err := store.NewKeyring(key)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.CheckKeyring(ctx, kr); err != nil {
+		return nil, fmt.Errorf("master key from %s: %w", source, err)
+	}
+	return kr, nil
+}
+
+func newKeyFile(path string) (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	s := hex.EncodeToString(b)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return "", fmt.Errorf("master key: create %s: %w", path, err)
+	}
+	if _, err := f.WriteString(s + "\n"); err != nil {
+		f.Close()
+		return "", err
+	}
+	return s, f.Close()
+}
+
+// decodeKey accepts 64 hex characters or base64 of 32 bytes.
+func decodeKey(s string) ([]byte, error) {
+	if b, err := hex.DecodeString(s); err == nil && len(b) == 32 {
+		return b, nil
+	}
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		if b, err := enc.DecodeString(s); err == nil && len(b) == 32 {
+			return b, nil
+		}
+	}
+	return nil, errors.New("want 32 bytes as 64 hex characters or base64")
+}
