@@ -23,9 +23,28 @@ func (a *API) routes(rt *httprouter.Router) {
 
 	// The toolkit plugin: commands.
 	// ROUTES:COMMANDS
+	a.crud(rt, commandResource, a.commandCRUD())
 
 	// The toolkit plugin: command logs.
 	// ROUTES:LOGS
+	logs := a.logCRUD()
+	registerResource(logResource)
+	a.handle(rt, http.MethodGet, pathCommandLogs, a.authed(logs.list))
+	// httprouter v1.3.0 panics when a static segment and a parameter share a position for
+	// the same method, so command-logs/statistics/ and command-logs/export/ cannot sit
+	// beside command-logs/:id/. The one :id route dispatches those names here; they are
+	// recorded as routes of their own for the schema. Logs are read-only: the router
+	// answers 405 to any other method on these paths.
+	logStatic := map[string]handlerFunc{"statistics": logs.statistics, "export": logs.export}
+	a.handle(rt, http.MethodGet, pathCommandLogs+":id/", a.authed(func(w http.ResponseWriter, r *http.Request) error {
+		if h, ok := logStatic[param(r, "id")]; ok {
+			return h(w, r)
+		}
+		return logs.detail(w, r)
+	}))
+	for _, name := range []string{"export", "statistics"} {
+		a.routeList = append(a.routeList, [2]string{http.MethodGet, pathCommandLogs + name + "/"})
+	}
 
 	// Execution (execute, bulk-execute, variable-choices, validate-variables).
 	// ROUTES:EXEC

@@ -1,0 +1,102 @@
+package handlers
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"fieldkit/store"
+)
+
+// logResource is the read-only command log.
+var logResource = &Resource{
+	Type: store.TypeCommandLog, Path: pathCommandLogs, Name: "CommandLog",
+	Filters: map[string]Filter{
+		"device_id":  {Path: "device", Doc: "device id"},
+		"command_id": {Path: "command", Doc: "command id"},
+		"user_id":    {Path: "user", Doc: "id of the user who executed"},
+		"username":   {Path: "username", Lookups: true, Doc: "user who executed"},
+		"success":    {Path: "success", Doc: "outcome (true/false)"},
+		"created":    {Path: "created", Lookups: true, Doc: "creation time; created__gte and created__lte bound a range"},
+	},
+	Ordering: map[string]string{"id": "t.id", "created": "t.created", "execution_duration": "t.execution_duration",
+		"success": "t.success", "username": "t.username"},
+	DefaultOrder: "-created",
+	Search:       []string{"t.command_name", "t.device_name", "t.username"},
+	Fields: []FieldDoc{
+		{Name: "id", Type: "integer", ReadOnly: true}, {Name: "url", Type: "string", ReadOnly: true},
+		{Name: "display", Type: "string", ReadOnly: true},
+		{Name: "command", Type: "object", Ref: "NestedLogCommand", ReadOnly: true,
+			Doc: "id (null once the command is deleted), url, name, display"},
+		{Name: "device", Type: "object", Ref: "NestedLogDevice", ReadOnly: true,
+			Doc: "id (null once the device is deleted), url, name, display"},
+		{Name: "command_type", Type: "string", ReadOnly: true, Enum: []string{store.CommandShow, store.CommandConfig}},
+		{Name: "output", Type: "string", ReadOnly: true},
+		{Name: "username", Type: "string", ReadOnly: true, Doc: "user who executed the command"},
+		{Name: "user", Type: "object", Ref: "NestedUser", ReadOnly: true, Nullable: true},
+		{Name: "execution_time", Type: "datetime", ReadOnly: true},
+		{Name: "success", Type: "boolean", ReadOnly: true},
+		{Name: "error_message", Type: "string", ReadOnly: true, Doc: "empty when successful"},
+		{Name: "execution_duration", Type: "number", ReadOnly: true, Doc: "seconds"},
+		{Name: "parsed_output", Type: "object", ReadOnly: true, Nullable: true},
+		{Name: "syntax_error", Type: "object", ReadOnly: true, Nullable: true},
+		{Name: "created", Type: "datetime", ReadOnly: true}, {Name: "last_updated", Type: "datetime", ReadOnly: true},
+	},
+}
+
+// logRef is a log's command or device: the link while the object exists, the name always.
+func logRef(r *http.Request, listPath string, id int64, name string) nested {
+	n := nested{"id": nil, "url": nil, "name": name, "display": name}
+	if id != 0 {
+		n["id"], n["url"] = id, objectURL(r, listPath, id)
+	}
+	return n
+}
+
+func (a *API) renderLog(r *http.Request, l store.CommandLog, brief bool) any {
+	n := nested{"id": l.ID, "url": objectURL(r, pathCommandLogs, l.ID), "display": l.CommandName + " on " + l.DeviceName}
+	if brief {
+		return n
+	}
+	n["command"] = logRef(r, pathCommands, l.CommandID, l.CommandName)
+	n["device"] = logRef(r, pathDevices, l.DeviceID, l.DeviceName)
+	n["command_type"] = l.CommandType
+	n["output"] = l.Output
+	n["username"] = l.Username
+	n["user"] = nil
+	if l.UserID != 0 {
+		n["user"] = briefUser(r, l.UserID, l.Username)
+	}
+	n["execution_time"] = stamp(l.ExecutionTime)
+	n["success"] = l.Success
+	n["error_message"] = l.ErrorMessage
+	n["execution_duration"] = l.ExecutionDuration
+	n["parsed_output"] = rawJSON(l.ParsedOutput)
+	n["syntax_error"] = rawJSON(l.SyntaxError)
+	n["created"] = stamp(l.Created)
+	n["last_updated"] = stamp(l.LastUpdated)
+	return n
+}
+
+// rawJSON passes stored JSON through; "" or anything unreadable is null.
+func rawJSON(s string) any {
+	if s == "" || !json.Valid([]byte(s)) {
+		return nil
+	}
+	return json.RawMessage(s)
+}
+
+// logHandlers are the log endpoints: a list and one parameter route whose static names
+// (statistics, export) are dispatched in routes.go.
+type logHandlers struct {
+	list, detail, statistics, export handlerFunc
+}
+
+func (a *API) logCRUD() logHandlers {
+	id := func(l store.CommandLog) int64 { return l.ID }
+	return logHandlers{
+		list:       listHandler(a, logResource, a.DB.Logs, id, a.renderLog),
+		detail:     detailHandler(a, logResource, a.DB.Logs, a.renderLog),
+		statistics: func(w http.ResponseWriter, r *http.Request) error { return errNotFound() },
+		export:     func(w http.ResponseWriter, r *http.Request) error { return errNotFound() },
+	}
+}
