@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -181,4 +182,300 @@ func (db *DB) SetPassword(ctx context.Context, userID int64, password string) er
 		set.Val("password_hash", hash)
 		return set.Apply(ctx, tx, "users", userID, db.now())
 	})
+}
+// ErrLastSuperuser is returned when a write would leave no active superuser, which
+// would lock everyone out of the permission system.
+var ErrLastSuperuser = errors.New("last active superuser")
+
+// ErrDeleteSelf is returned when a user tries to delete their own account.
+var ErrDeleteSelf = errors.New("cannot delete yourself")
+
+// UserRef is a user as other objects refer to it.
+type UserRef struct {
+	ID       int64
+	Username string
+}
+
+// GroupRef is a group as other objects refer to it.
+type GroupRef struct {
+	ID   int64
+	Name string
+}
+
+// User is a users.user; the password hash never leaves the store.
+type User struct {
+	ID                         int64
+	Username                   string
+	FirstName, LastName, Email string
+	IsActive, IsSuperuser      bool
+	Groups                     []GroupRef
+	DateJoined, LastLogin      time.Time // LastLogin zero = never
+	Created, LastUpdated       time.Time
+}
+
+// Users loads users by id, with their groups.
+func (db *DB) Users(ctx context.Context, ids []int64) ([]User, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT id, username, first_name, last_name, email, is_active, is_superuser,
+		date_joined, last_login, created, last_updated FROM users WHERE id IN (`+placeholders(len(ids))+`)`, int64Args(ids)...)
+	if err != nil {
+		return nil, fmt.Errorf("store: users: %w", err)
+	}
+	defer rows.Close()
+	var out []User
+	for rows.Next() {
+		var u User
+		var joined, c, up string
+		var last sql.NullString
+		if err := rows.Scan(&u.ID, &u.Username, &u.FirstName, &u.LastName, &u.Email, &u.IsActive, &u.IsSuperuser,
+			&joined, &last, &c, &up); err != nil {
+			return nil, err
+		}
+		u.DateJoined, u.LastLogin = ParseStamp(joined), ParseStamp(last.String)
+		u.Created, u.LastUpdated = ParseStamp(c), ParseStamp(up)
+		out = append(out, u)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	groups, err := db.groupRefs(ctx, "user_groups", "user_id", ids)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		out[i].Groups = groups[out[i].ID]
+	}
+	return out, nil
+}
+
+// groupRefs loads the groups linked to many owners through a link table.
+func (db *DB) groupRefs(ctx context.Context, table, local string, ids []int64) (map[int64][]GroupRef, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT l.`+local+`, g.id, g.name FROM `+table+` l JOIN groups g ON g.id = l.group_id
+		WHERE l.`+local+` IN (`+placeholders(len(ids))+`) ORDER BY g.name, g.id`, int64Args(ids)...)
+	if err != nil {
+		return nil, fmt.Errorf("store: %s: %w", table, err)
+	}
+	defer rows.Close()
+	out := map[int64][]GroupRef{}
+	for rows.Next() {
+		var owner int64
+		var g GroupRef
+		if err := rows.Scan(&owner, &g.ID, &g.Name); err != nil {
+			return nil, err
+		}
+		out[owner] = append(out[owner], g)
+	}
+	return out, rows.Err()
+}
+
+// UpdateUser changes the fields set in in; the result must stay within guard, and at
+// least one active superuser must remain if the user was one.
+func (db *DB) UpdateUser(ctx context.Context, id int64, in UserInput, guard Scope) error {
+	hash := ""
+	if in.Password != nil {
+		var err error
+		if hash, err = HashPassword(*in.Password); err != nil {
+			return err
+		}
+	}
+	return db.Write(ctx, func(tx *sql.Tx) error {
+		wasSuper, err := activeSuperuser(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		set := Set{}
+		set.Str("username", in.Username)
+		set.Str("first_name", in.FirstName)
+		set.Str("last_name", in.LastName)
+		set.Str("email", in.Email)
+		if in.Password != nil {
+			set.Val("password_hash", hash)
+		}
+		if in.IsActive != nil {
+			set.Val("is_active", *in.IsActive)
+		}
+		if in.IsSuperuser != nil {
+			set.Val("is_superuser", *in.IsSuperuser)
+		}
+		if err := set.Apply(ctx, tx, "users", id, db.now()); err != nil {
+			return constraintErr(err, "user")
+		}
+		if in.Groups != nil {
+			if err := setLinks(ctx, tx, "user_groups", "user_id", "group_id", id, *in.Groups); err != nil {
+				return constraintErr(err, "user groups")
+			}
+		}
+		if wasSuper {
+			if err := keepSuperuser(ctx, tx); err != nil {
+				return err
+			}
+		}
+		return CheckScope(ctx, tx, TypeUser, id, guard)
+	})
+}
+
+// DeleteUser deletes a user (their tokens and links go with it). actorID is the user
+// asking: nobody deletes themselves, and the last active superuser stays.
+func (db *DB) DeleteUser(ctx context.Context, id, actorID int64) error {
+	if id == actorID {
+		return ErrDeleteSelf
+	}
+	return db.Write(ctx, func(tx *sql.Tx) error {
+		wasSuper, err := activeSuperuser(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM users WHERE id = ?`, id)
+		if err != nil {
+			return constraintErr(err, fmt.Sprintf("user %d", id))
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("user %d: %w", id, ErrNotFound)
+		}
+		if wasSuper {
+			return keepSuperuser(ctx, tx)
+		}
+		return nil
+	})
+}
+
+func activeSuperuser(ctx context.Context, tx *sql.Tx, id int64) (bool, error) {
+	var n int
+	err := tx.QueryRowContext(ctx, `SELECT count(*) FROM users WHERE id = ? AND is_active = 1 AND is_superuser = 1`, id).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("store: user %d: %w", id, err)
+	}
+	return n > 0, nil
+}
+
+// keepSuperuser fails the transaction when no active superuser is left.
+func keepSuperuser(ctx context.Context, tx *sql.Tx) error {
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM users WHERE is_active = 1 AND is_superuser = 1`).Scan(&n); err != nil {
+		return fmt.Errorf("store: count superusers: %w", err)
+	}
+	if n == 0 {
+		return ErrLastSuperuser
+	}
+	return nil
+}
+
+// Group is a users.group.
+type Group struct {
+	ID                   int64
+	Name                 string
+	UserCount            int
+	Created, LastUpdated time.Time
+}
+
+// Groups loads groups by id, with their member counts.
+func (db *DB) Groups(ctx context.Context, ids []int64) ([]Group, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT g.id, g.name, g.created, g.last_updated,
+		(SELECT count(*) FROM user_groups ug WHERE ug.group_id = g.id)
+		FROM groups g WHERE g.id IN (`+placeholders(len(ids))+`)`, int64Args(ids)...)
+	if err != nil {
+		return nil, fmt.Errorf("store: groups: %w", err)
+	}
+	defer rows.Close()
+	var out []Group
+	for rows.Next() {
+		var g Group
+		var c, u string
+		if err := rows.Scan(&g.ID, &g.Name, &c, &u, &g.UserCount); err != nil {
+			return nil, err
+		}
+		g.Created, g.LastUpdated = ParseStamp(c), ParseStamp(u)
+		out = append(out, g)
+	}
+	return out, rows.Err()
+}
+
+// UpdateGroup renames a group (nil leaves the name); the result must stay within guard.
+func (db *DB) UpdateGroup(ctx context.Context, id int64, name *string, guard Scope) error {
+	return db.Write(ctx, func(tx *sql.Tx) error {
+		set := Set{}
+		set.Str("name", name)
+		if err := set.Apply(ctx, tx, "groups", id, db.now()); err != nil {
+			return constraintErr(err, "group")
+		}
+		return CheckScope(ctx, tx, TypeGroup, id, guard)
+	})
+}
+
+// DeleteGroup deletes a group; its members and permissions lose the link.
+func (db *DB) DeleteGroup(ctx context.Context, id int64) error {
+	return db.deleteRow(ctx, "groups", id)
+}
+
+// Token is a users.token; the key itself is never stored, only its hash and prefix.
+type Token struct {
+	ID                   int64
+	User                 UserRef
+	KeyPrefix            string
+	Description          string
+	WriteEnabled         bool
+	Expires, LastUsed    time.Time // zero = never
+	Created, LastUpdated time.Time
+}
+
+// Tokens loads tokens by id, with their users.
+func (db *DB) Tokens(ctx context.Context, ids []int64) ([]Token, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT t.id, u.id, u.username, t.key_prefix, t.description, t.write_enabled,
+		t.expires, t.last_used, t.created, t.last_updated
+		FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.id IN (`+placeholders(len(ids))+`)`, int64Args(ids)...)
+	if err != nil {
+		return nil, fmt.Errorf("store: tokens: %w", err)
+	}
+	defer rows.Close()
+	var out []Token
+	for rows.Next() {
+		var t Token
+		var exp, used sql.NullString
+		var c, u string
+		if err := rows.Scan(&t.ID, &t.User.ID, &t.User.Username, &t.KeyPrefix, &t.Description, &t.WriteEnabled,
+			&exp, &used, &c, &u); err != nil {
+			return nil, err
+		}
+		t.Expires, t.LastUsed = ParseStamp(exp.String), ParseStamp(used.String)
+		t.Created, t.LastUpdated = ParseStamp(c), ParseStamp(u)
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// TokenUpdate is a partial update of a token; nil fields are left as they are.
+type TokenUpdate struct {
+	UserID       *int64
+	Description  *string
+	WriteEnabled *bool
+	Expires      *time.Time // a zero time clears the expiry
+}
+
+// UpdateToken changes the fields set in in; the result must stay within guard.
+func (db *DB) UpdateToken(ctx context.Context, id int64, in TokenUpdate, guard Scope) error {
+	return db.Write(ctx, func(tx *sql.Tx) error {
+		set := Set{}
+		if in.UserID != nil {
+			set.Val("user_id", *in.UserID)
+		}
+		set.Str("description", in.Description)
+		if in.WriteEnabled != nil {
+			set.Val("write_enabled", *in.WriteEnabled)
+		}
+		if in.Expires != nil {
+			var v any
+			if !in.Expires.IsZero() {
+				v = Stamp(*in.Expires)
+			}
+			set.Val("expires", v)
+		}
+		if err := set.Apply(ctx, tx, "tokens", id, db.now()); err != nil {
+			return constraintErr(err, "token")
+		}
+		return CheckScope(ctx, tx, TypeToken, id, guard)
+	})
+}
+
+// DeleteToken deletes a token; requests using it fail from then on.
+func (db *DB) DeleteToken(ctx context.Context, id int64) error {
+	return db.deleteRow(ctx, "tokens", id)
 }
