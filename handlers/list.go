@@ -39,6 +39,26 @@ type Resource struct {
 	DefaultOrder string            // e.g. "name" or "-created"
 	Search       []string          // SQL columns (on t) searched by q, case-insensitively
 	Fields       []FieldDoc        // the object's fields, for the schema
+	// Own, when set, is the rows a principal may act on without any permission (their
+	// own API tokens); it widens every action's scope.
+	Own func(p store.Principal) store.Expr
+}
+
+// resScope is the principal's scope for an action on the resource, widened by Own.
+func (a *API) resScope(r *http.Request, res *Resource, action string) (store.Scope, error) {
+	s, err := a.scope(r, res.Type, action)
+	if err != nil || res.Own == nil {
+		return s, err
+	}
+	own := res.Own(principal(r))
+	if !s.Granted {
+		return store.Scope{Granted: true, Expr: own, Problems: s.Problems}, nil
+	}
+	if s.Expr.SQL == store.True.SQL {
+		return s, nil
+	}
+	s.Expr = store.Or(s.Expr, own)
+	return s, nil
 }
 
 // FieldDoc describes one field of a resource for the OpenAPI schema.
@@ -309,7 +329,7 @@ type (
 // listHandler serves a paginated, filtered, permission-scoped list.
 func listHandler[T any](a *API, res *Resource, load Loader[T], id IDOf[T], render Renderer[T]) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		scope, err := a.scope(r, res.Type, "view")
+		scope, err := a.resScope(r, res, "view")
 		if err != nil {
 			return err
 		}
@@ -388,7 +408,7 @@ func pathID(r *http.Request) (int64, error) {
 // visible loads one object the principal may view, or 404.
 func visible[T any](a *API, r *http.Request, res *Resource, id int64, load Loader[T]) (T, error) {
 	var zero T
-	scope, err := a.scope(r, res.Type, "view")
+	scope, err := a.resScope(r, res, "view")
 	if err != nil {
 		return zero, err
 	}
@@ -441,7 +461,7 @@ type Writer struct {
 // createHandler: add permission, then the resource's Create, then 201 with the object.
 func createHandler[T any](a *API, res *Resource, wr Writer, load Loader[T], render Renderer[T]) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		scope, err := a.scope(r, res.Type, "add")
+		scope, err := a.resScope(r, res, "add")
 		if err != nil {
 			return err
 		}
@@ -471,7 +491,7 @@ func changeable[T any](a *API, r *http.Request, res *Resource, id int64, action 
 	if _, err := visible(a, r, res, id, load); err != nil {
 		return store.Scope{}, err
 	}
-	scope, err := a.scope(r, res.Type, action)
+	scope, err := a.resScope(r, res, action)
 	if err != nil {
 		return scope, err
 	}

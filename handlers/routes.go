@@ -20,6 +20,10 @@ func (a *API) routes(rt *httprouter.Router) {
 
 	// Users, groups, tokens, permissions.
 	// ROUTES:USERS
+	a.crud(rt, userResource, a.userCRUD())
+	a.crud(rt, groupResource, a.groupCRUD())
+	a.crud(rt, tokenResource, a.tokenCRUD())
+	a.crud(rt, permissionResource, a.permissionCRUD())
 
 	// The toolkit plugin: commands.
 	// ROUTES:COMMANDS

@@ -1,0 +1,248 @@
+package handlers
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"fieldkit/store"
+)
+
+// permissionActions are the actions a permission may grant; the execute ones only on
+// commands.
+var permissionActions = []string{"view", "add", "change", "delete", "execute_show", "execute_config"}
+
+// permissionResource is /api/users/permissions/.
+var permissionResource = &Resource{
+	Type: store.TypePermission, Path: pathPermissions, Name: "ObjectPermission",
+	Filters: map[string]Filter{
+		"name": {Path: "name", Lookups: true}, "description": {Path: "description", Lookups: true},
+		"enabled":  {Path: "enabled"},
+		"user_id":  {Path: "users", Doc: "Assigned user id; repeat to match any."},
+		"user":     {Path: "users__username", Doc: "Assigned username; repeat to match any."},
+		"group_id": {Path: "groups", Doc: "Assigned group id; repeat to match any."},
+		"group":    {Path: "groups__name", Doc: "Assigned group name; repeat to match any."},
+		"object_type": {Custom: jsonArrayFilter("object_types", store.ObjectTypes()),
+			Doc: "Object type (\"dcim.device\"); repeat to match any."},
+		"action": {Custom: jsonArrayFilter("actions", permissionActions), Doc: "Granted action; repeat to match any."},
+	},
+	Ordering:     map[string]string{"id": "t.id", "name": "t.name", "enabled": "t.enabled", "created": "t.created", "last_updated": "t.last_updated"},
+	DefaultOrder: "name",
+	Search:       []string{"t.name", "t.description"},
+	Fields: []FieldDoc{
+		{Name: "id", Type: "integer", ReadOnly: true}, {Name: "url", Type: "string", ReadOnly: true},
+		{Name: "display", Type: "string", ReadOnly: true},
+		{Name: "name", Type: "string", Required: true, MaxLength: 100},
+		{Name: "description", Type: "string", MaxLength: 200},
+		{Name: "enabled", Type: "boolean", Doc: "A disabled permission grants nothing."},
+		{Name: "object_types", Type: "array", Items: "string", Required: true, Enum: store.ObjectTypes(),
+			Doc: "\"app.model\" names the permission applies to."},
+		{Name: "actions", Type: "array", Items: "string", Required: true, Enum: permissionActions,
+			Doc: "execute_show and execute_config apply only to netbox_toolkit_plugin.command."},
+		{Name: "constraints", Type: "object", Nullable: true,
+			Doc: "A JSON object (all lookups must hold) or a list of objects (any may hold), in Django lookup syntax; \"$user\" is the requesting user's id; null = no constraint."},
+		{Name: "users", Type: "array", Items: "User", Doc: "On write: user ids or objects of unique fields."},
+		{Name: "groups", Type: "array", Items: "Group", Doc: "On write: group ids or objects of unique fields."},
+		{Name: "created", Type: "datetime", ReadOnly: true}, {Name: "last_updated", Type: "datetime", ReadOnly: true},
+	},
+}
+
+// jsonArrayFilter filters on membership of a JSON array column.
+func jsonArrayFilter(column string, valid []string) func(vals []string) (store.Expr, error) {
+	return func(vals []string) (store.Expr, error) {
+		args := make([]any, len(vals))
+		for i, v := range vals {
+			if !slices.Contains(valid, v) {
+				return store.Expr{}, fmt.Errorf("%q is not a valid choice.", v)
+			}
+			args[i] = v
+		}
+		return store.Expr{SQL: "EXISTS (SELECT 1 FROM json_each(t." + column + ") WHERE value IN (" +
+			strings.TrimSuffix(strings.Repeat("?,", len(args)), ",") + "))", Args: args}, nil
+	}
+}
+
+func (a *API) permissionCRUD() crudSet {
+	wr := Writer{
+		Fields: []string{"name", "description", "enabled", "object_types", "actions", "constraints", "users", "groups"},
+		Create: func(ctx context.Context, f *form, guard store.Scope) (int64, error) {
+			in := a.permissionInput(ctx, f, true, store.Permission{})
+			if err := f.Err(); err != nil {
+				return 0, err
+			}
+			return a.DB.CreatePermission(ctx, in, guard)
+		},
+		Update: func(ctx context.Context, id int64, f *form, partial bool, guard store.Scope) error {
+			cur, err := a.DB.Permissions(ctx, []int64{id})
+			if err != nil || len(cur) == 0 {
+				return errors.Join(err, errNotFound())
+			}
+			in := a.permissionInput(ctx, f, !partial, cur[0])
+			if err := f.Err(); err != nil {
+				return err
+			}
+			return a.DB.UpdatePermission(ctx, id, in, guard)
+		},
+		Delete: a.DB.DeletePermission,
+	}
+	return crudOf(a, permissionResource, wr, a.DB.Permissions, func(p store.Permission) int64 { return p.ID }, a.renderPermission)
+}
+
+// permissionInput reads the form and validates object types, actions and constraints
+// together, against the current values (cur) of the fields a PATCH leaves out.
+func (a *API) permissionInput(ctx context.Context, f *form, create bool, cur store.Permission) store.PermissionInput {
+	var in store.PermissionInput
+	if s, ok := f.str("name", create, 100); ok {
+		in.Name = &s
+	}
+	if s, ok := f.str("description", false, 200); ok {
+		in.Description = &s
+	}
+	if b, ok := f.boolean("enabled"); ok {
+		in.Enabled = &b
+	}
+	types, typesOK := permList(f, "object_types", create)
+	for _, t := range types {
+		if !slices.Contains(store.ObjectTypes(), t) {
+			f.errs.Add("object_types", fmt.Sprintf("Unknown object type %q.", t))
+		}
+	}
+	actions, actionsOK := permList(f, "actions", create)
+	if typesOK {
+		in.ObjectTypes = &types
+	} else {
+		types = cur.ObjectTypes
+	}
+	if actionsOK {
+		in.Actions = &actions
+	} else {
+		actions = cur.Actions
+	}
+	for _, act := range actions {
+		switch {
+		case !slices.Contains(permissionActions, act):
+			f.errs.Add("actions", fmt.Sprintf("Unknown action %q.", act))
+		case strings.HasPrefix(act, "execute_") && !slices.Contains(types, store.TypeCommand):
+			f.errs.Add("actions", fmt.Sprintf("Action %q applies only to %s.", act, store.TypeCommand))
+		}
+	}
+	cons, consOK := permConstraints(f, "constraints")
+	if consOK {
+		in.Constraints = &cons
+	} else {
+		cons = cur.Constraints
+	}
+	if cons != nil && string(cons) != "null" && !f.errs.Has("object_types") && !f.errs.Has("constraints") {
+		if err := store.ValidateConstraints(types, string(cons)); err != nil {
+			f.errs.Add("constraints", err.Error())
+		}
+	}
+	if ids, ok := a.refs(ctx, f, "users", store.TypeUser); ok {
+		in.Users = &ids
+	}
+	if ids, ok := a.refs(ctx, f, "groups", store.TypeGroup); ok {
+		in.Groups = &ids
+	}
+	return in
+}
+
+// strList reads a list of strings, without duplicates; required lists may not be empty.
+func permList(f *form, name string, required bool) ([]string, bool) {
+	raw, ok := f.raw[name]
+	if !ok {
+		if required {
+			f.errs.Add(name, "This field is required.")
+		}
+		return nil, false
+	}
+	var list []string
+	if err := json.Unmarshal(raw, &list); err != nil || list == nil {
+		f.errs.Add(name, `Expected a list of strings but got type "`+jsonType(raw)+`".`)
+		return nil, false
+	}
+	if len(list) == 0 {
+		f.errs.Add(name, "This list may not be empty.")
+		return nil, false
+	}
+	out := make([]string, 0, len(list))
+	for _, s := range list {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out, true
+}
+
+// constraints reads a constraint field: null, an object, or a list of objects; it is
+// stored compacted.
+func permConstraints(f *form, name string) (json.RawMessage, bool) {
+	raw, ok := f.raw[name]
+	if !ok {
+		return nil, false
+	}
+	if string(raw) == "null" {
+		return json.RawMessage("null"), true
+	}
+	var v any
+	_ = json.Unmarshal(raw, &v)
+	okShape := false
+	switch x := v.(type) {
+	case map[string]any:
+		okShape = true
+	case []any:
+		okShape = true
+		for _, it := range x {
+			if _, isObj := it.(map[string]any); !isObj {
+				okShape = false
+			}
+		}
+	}
+	if !okShape {
+		f.errs.Add(name, "Constraints must be a JSON object, a list of JSON objects, or null.")
+		return nil, false
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		f.errs.Add(name, "Constraints must be valid JSON.")
+		return nil, false
+	}
+	return json.RawMessage(buf.Bytes()), true
+}
+
+func (a *API) renderPermission(r *http.Request, p store.Permission, brief bool) any {
+	n := nested{"id": p.ID, "url": permissionResource.objURL(r, p.ID), "display": p.Name, "name": p.Name}
+	if brief {
+		n["description"] = p.Description
+		return n
+	}
+	users := make([]any, len(p.Users))
+	for i, u := range p.Users {
+		users[i] = briefUser(r, u.ID, u.Username)
+	}
+	groups := make([]any, len(p.Groups))
+	for i, g := range p.Groups {
+		groups[i] = briefGroup(r, g.ID, g.Name)
+	}
+	n["description"], n["enabled"] = p.Description, p.Enabled
+	n["object_types"], n["actions"] = strsOrEmpty(p.ObjectTypes), strsOrEmpty(p.Actions)
+	var cons any
+	if p.Constraints != nil {
+		cons = p.Constraints
+	}
+	n["constraints"] = cons
+	n["users"], n["groups"] = users, groups
+	n["created"], n["last_updated"] = stamp(p.Created), stamp(p.LastUpdated)
+	return n
+}
+
+func strsOrEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

@@ -1,0 +1,160 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"time"
+
+	"fieldkit/store"
+)
+
+// tokenResource is /api/users/tokens/. Everyone may list, view, create, change and
+// delete their own tokens; other users' tokens need users.token permissions.
+var tokenResource = &Resource{
+	Type: store.TypeToken, Path: pathTokens, Name: "Token",
+	Filters: map[string]Filter{
+		"user_id":       {Path: "user", Doc: "Owner's user id; repeat to match any."},
+		"user":          {Path: "user__username", Doc: "Owner's username; repeat to match any."},
+		"description":   {Path: "description", Lookups: true},
+		"write_enabled": {Path: "write_enabled"},
+		"expires":       {Path: "expires", Lookups: true}, "last_used": {Path: "last_used", Lookups: true},
+		"created": {Path: "created", Lookups: true},
+	},
+	Ordering: map[string]string{"id": "t.id", "created": "t.created", "last_updated": "t.last_updated",
+		"expires": "t.expires", "last_used": "t.last_used", "description": "t.description",
+		"write_enabled": "t.write_enabled", "user": "(SELECT u.username FROM users u WHERE u.id = t.user_id)"},
+	DefaultOrder: "-created",
+	Search:       []string{"t.description"},
+	Own:          func(p store.Principal) store.Expr { return store.Expr{SQL: "t.user_id = ?", Args: []any{p.ID}} },
+	Fields: []FieldDoc{
+		{Name: "id", Type: "integer", ReadOnly: true}, {Name: "url", Type: "string", ReadOnly: true},
+		{Name: "display", Type: "string", ReadOnly: true, Doc: "The key's first 8 characters, masked."},
+		{Name: "user", Type: "object", Ref: "User", Doc: "On write: a user id or object; defaults to the requesting user. Another user's needs users.token add/change."},
+		{Name: "description", Type: "string", MaxLength: 200},
+		{Name: "expires", Type: "datetime", Nullable: true, Doc: "Must be in the future; null = never."},
+		{Name: "last_used", Type: "datetime", ReadOnly: true, Nullable: true},
+		{Name: "write_enabled", Type: "boolean", Doc: "False makes a read-only token: unsafe methods get 403."},
+		{Name: "key", Type: "string", MaxLength: 40, Doc: "40 hex characters; generated unless given. Returned only in the create response."},
+		{Name: "created", Type: "datetime", ReadOnly: true}, {Name: "last_updated", Type: "datetime", ReadOnly: true},
+	},
+}
+
+var tokenKeyRE = regexp.MustCompile(`^[0-9a-fA-F]{40}$`)
+
+func (a *API) tokenCRUD() crudSet {
+	res := tokenResource
+	wr := Writer{
+		Fields: []string{"user", "description", "expires", "write_enabled"},
+		Update: func(ctx context.Context, id int64, f *form, partial bool, guard store.Scope) error {
+			var in store.TokenUpdate
+			in.UserID, _ = a.ref(ctx, f, "user", store.TypeUser, !partial)
+			if s, ok := f.str("description", false, 200); ok {
+				in.Description = &s
+			}
+			if b, ok := f.boolean("write_enabled"); ok {
+				in.WriteEnabled = &b
+			}
+			if t, ok := a.expires(f); ok {
+				in.Expires = &t
+			}
+			if err := f.Err(); err != nil {
+				return err
+			}
+			return a.DB.UpdateToken(ctx, id, in, guard)
+		},
+		Delete: a.DB.DeleteToken,
+	}
+	load := a.DB.Tokens
+	c := crudOf(a, res, wr, load, func(t store.Token) int64 { return t.ID }, a.renderToken)
+	c.create = a.createToken
+	return c
+}
+
+// createToken is the one create that cannot go through createHandler: the response
+// carries the key, which exists nowhere after this request.
+func (a *API) createToken(w http.ResponseWriter, r *http.Request) error {
+	scope, err := a.resScope(r, tokenResource, "add")
+	if err != nil {
+		return err
+	}
+	f, err := decodeForm(r, "user", "description", "expires", "write_enabled", "key")
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	in := store.TokenInput{UserID: principal(r).ID, WriteEnabled: true}
+	if id, ok := a.ref(ctx, f, "user", store.TypeUser, false); ok && id != nil {
+		in.UserID = *id
+	}
+	in.Description, _ = f.str("description", false, 200)
+	if b, ok := f.boolean("write_enabled"); ok {
+		in.WriteEnabled = b
+	}
+	in.Expires, _ = a.expires(f)
+	if k, ok := f.str("key", false, 0); ok {
+		if !tokenKeyRE.MatchString(k) {
+			f.errs.Add("key", "Enter exactly 40 hexadecimal characters.")
+		}
+		in.Key = k
+	}
+	if err := f.Err(); err != nil {
+		return err
+	}
+	id, key, err := a.DB.CreateToken(ctx, in, scope)
+	var fe *store.FieldError
+	if errors.As(err, &fe) && errors.Is(err, store.ErrConflict) {
+		return badRequest("key", "A token with this key already exists.")
+	}
+	if err != nil {
+		return err
+	}
+	toks, err := a.DB.Tokens(ctx, []int64{id})
+	if err != nil || len(toks) == 0 {
+		return errors.Join(err, fmt.Errorf("created token %d vanished", id))
+	}
+	body := a.renderToken(r, toks[0], false).(nested)
+	body["key"] = key
+	w.Header().Set("Location", tokenResource.objURL(r, id))
+	writeJSON(w, http.StatusCreated, body)
+	return nil
+}
+
+// expires reads the expires field: a future datetime, or null (never). The zero time
+// stands for null.
+func (a *API) expires(f *form) (time.Time, bool) {
+	if !f.has("expires") {
+		return time.Time{}, false
+	}
+	if f.isNull("expires") {
+		return time.Time{}, true
+	}
+	s, ok := f.str("expires", false, 0)
+	if !ok {
+		return time.Time{}, false
+	}
+	t, err := store.ParseTime(s)
+	if err != nil {
+		f.errs.Add("expires", "Datetime has wrong format. Use RFC 3339, e.g. 2030-01-02T15:04:05Z.")
+		return time.Time{}, false
+	}
+	if !t.After(a.DB.Now()) {
+		f.errs.Add("expires", "Expiration time must be in the future.")
+		return time.Time{}, false
+	}
+	return t, true
+}
+
+func (a *API) renderToken(r *http.Request, t store.Token, brief bool) any {
+	n := nested{"id": t.ID, "url": tokenResource.objURL(r, t.ID), "display": t.KeyPrefix + "**********"}
+	if brief {
+		return n
+	}
+	n["user"] = briefUser(r, t.User.ID, t.User.Username)
+	n["description"], n["write_enabled"] = t.Description, t.WriteEnabled
+	n["expires"], n["last_used"] = stamp(t.Expires), stamp(t.LastUsed)
+	n["created"], n["last_updated"] = stamp(t.Created), stamp(t.LastUpdated)
+	return n
+}

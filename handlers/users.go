@@ -1,0 +1,231 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"regexp"
+	"strings"
+
+	"fieldkit/store"
+)
+
+// userResource is /api/users/users/.
+var userResource = &Resource{
+	Type: store.TypeUser, Path: pathUsers, Name: "User",
+	Filters: map[string]Filter{
+		"username": {Path: "username", Lookups: true}, "first_name": {Path: "first_name", Lookups: true},
+		"last_name": {Path: "last_name", Lookups: true}, "email": {Path: "email", Lookups: true},
+		"is_active": {Path: "is_active"}, "is_superuser": {Path: "is_superuser"},
+		"date_joined": {Path: "date_joined", Lookups: true}, "last_login": {Path: "last_login", Lookups: true},
+		"group_id": {Path: "groups", Doc: "Group id; repeat to match any."},
+		"group":    {Path: "groups__name", Doc: "Group name; repeat to match any."},
+	},
+	Ordering: map[string]string{"id": "t.id", "username": "t.username", "first_name": "t.first_name",
+		"last_name": "t.last_name", "email": "t.email", "is_active": "t.is_active", "is_superuser": "t.is_superuser",
+		"date_joined": "t.date_joined", "last_login": "t.last_login", "created": "t.created", "last_updated": "t.last_updated"},
+	DefaultOrder: "username",
+	Search:       []string{"t.username", "t.first_name", "t.last_name", "t.email"},
+	Fields: []FieldDoc{
+		{Name: "id", Type: "integer", ReadOnly: true}, {Name: "url", Type: "string", ReadOnly: true},
+		{Name: "display", Type: "string", ReadOnly: true},
+		{Name: "username", Type: "string", Required: true, MaxLength: 150, Doc: "Letters, digits and @/./+/-/_ only."},
+		{Name: "password", Type: "string", Required: true, WriteOnly: true, MaxLength: 72, Doc: "Stored as a bcrypt hash; never returned."},
+		{Name: "first_name", Type: "string", MaxLength: 150}, {Name: "last_name", Type: "string", MaxLength: 150},
+		{Name: "email", Type: "string", MaxLength: 254},
+		{Name: "is_active", Type: "boolean", Doc: "Inactive users' tokens and sessions are refused."},
+		{Name: "is_superuser", Type: "boolean", Doc: "Passes every permission check; only a superuser may set it."},
+		{Name: "groups", Type: "array", Items: "Group", Doc: "On write: group ids or objects of unique fields."},
+		{Name: "date_joined", Type: "datetime", ReadOnly: true},
+		{Name: "last_login", Type: "datetime", ReadOnly: true, Nullable: true},
+		{Name: "created", Type: "datetime", ReadOnly: true}, {Name: "last_updated", Type: "datetime", ReadOnly: true},
+	},
+}
+
+// requestUser is the requesting user, for writers that only get the request's context.
+func requestUser(ctx context.Context) store.Principal {
+	p, _ := ctx.Value(ctxPrincipal).(store.Principal)
+	return p
+}
+
+func (a *API) userCRUD() crudSet {
+	wr := Writer{
+		Fields: []string{"username", "password", "first_name", "last_name", "email", "is_active", "is_superuser", "groups"},
+		Create: func(ctx context.Context, f *form, guard store.Scope) (int64, error) {
+			in := a.userInput(ctx, f, true)
+			if err := f.Err(); err != nil {
+				return 0, err
+			}
+			if in.IsSuperuser != nil && *in.IsSuperuser && !requestUser(ctx).IsSuperuser {
+				return 0, errForbidden("Only a superuser may create a superuser.")
+			}
+			return a.DB.CreateUser(ctx, in, guard)
+		},
+		Update: func(ctx context.Context, id int64, f *form, partial bool, guard store.Scope) error {
+			in := a.userInput(ctx, f, !partial)
+			if err := f.Err(); err != nil {
+				return err
+			}
+			if err := a.superuserOnly(ctx, id, in.IsSuperuser); err != nil {
+				return err
+			}
+			return userWriteErr(a.DB.UpdateUser(ctx, id, in, guard))
+		},
+		Delete: func(ctx context.Context, id int64) error {
+			if err := a.superuserOnly(ctx, id, nil); err != nil {
+				return err
+			}
+			return userWriteErr(a.DB.DeleteUser(ctx, id, requestUser(ctx).ID))
+		},
+	}
+	return crudOf(a, userResource, wr, a.DB.Users, func(u store.User) int64 { return u.ID }, a.renderUser)
+}
+
+// superuserOnly refuses a non-superuser who would change a superuser's account (its
+// password above all) or anyone's superuser status: either would be an escalation.
+func (a *API) superuserOnly(ctx context.Context, id int64, setSuper *bool) error {
+	if requestUser(ctx).IsSuperuser {
+		return nil
+	}
+	users, err := a.DB.Users(ctx, []int64{id})
+	if err != nil || len(users) == 0 {
+		return errors.Join(err, errNotFound())
+	}
+	if users[0].IsSuperuser || (setSuper != nil && *setSuper != users[0].IsSuperuser) {
+		return errForbidden("Only a superuser may change a superuser or superuser status.")
+	}
+	return nil
+}
+
+// userWriteErr turns the store's lock-out refusals into 400s.
+func userWriteErr(err error) error {
+	switch {
+	case errors.Is(err, store.ErrLastSuperuser):
+		return badRequestNF("This would leave no active superuser.")
+	case errors.Is(err, store.ErrDeleteSelf):
+		return badRequestNF("You cannot delete your own account.")
+	}
+	return err
+}
+
+var usernameRE = regexp.MustCompile(`^[\pL\pN@.+_-]+$`)
+
+func (a *API) userInput(ctx context.Context, f *form, create bool) store.UserInput {
+	var in store.UserInput
+	if s, ok := f.str("username", create, 150); ok {
+		if !usernameRE.MatchString(s) {
+			f.errs.Add("username", "Enter a valid username: letters, numbers and @/./+/-/_ characters only.")
+		}
+		in.Username = &s
+	}
+	if s, ok := f.str("password", create, 0); ok {
+		switch {
+		case strings.TrimSpace(s) == "":
+			f.errs.Add("password", "This field may not be blank.")
+		case len(s) > 72:
+			f.errs.Add("password", "Ensure this field has no more than 72 bytes.")
+		}
+		in.Password = &s
+	}
+	for name, dst := range map[string]**string{"first_name": &in.FirstName, "last_name": &in.LastName} {
+		if s, ok := f.str(name, false, 150); ok {
+			*dst = &s
+		}
+	}
+	if s, ok := f.str("email", false, 254); ok {
+		if s != "" && !validEmail(s) {
+			f.errs.Add("email", "Enter a valid email address.")
+		}
+		in.Email = &s
+	}
+	if b, ok := f.boolean("is_active"); ok {
+		in.IsActive = &b
+	}
+	if b, ok := f.boolean("is_superuser"); ok {
+		in.IsSuperuser = &b
+	}
+	if ids, ok := a.refs(ctx, f, "groups", store.TypeGroup); ok {
+		in.Groups = &ids
+	}
+	return in
+}
+
+func validEmail(s string) bool {
+	local, domain, ok := strings.Cut(s, "@")
+	return ok && local != "" && domain != "" && !strings.ContainsAny(s, " \t\r\n<>,;") &&
+		!strings.Contains(domain, "@") && strings.Contains(domain, ".")
+}
+
+func (a *API) renderUser(r *http.Request, u store.User, brief bool) any {
+	n := briefUser(r, u.ID, u.Username)
+	if brief {
+		return n
+	}
+	groups := make([]any, len(u.Groups))
+	for i, g := range u.Groups {
+		groups[i] = briefGroup(r, g.ID, g.Name)
+	}
+	n["first_name"], n["last_name"], n["email"] = u.FirstName, u.LastName, u.Email
+	n["is_active"], n["is_superuser"] = u.IsActive, u.IsSuperuser
+	n["groups"] = groups
+	n["date_joined"], n["last_login"] = stamp(u.DateJoined), stamp(u.LastLogin)
+	n["created"], n["last_updated"] = stamp(u.Created), stamp(u.LastUpdated)
+	return n
+}
+
+// groupResource is /api/users/groups/.
+var groupResource = &Resource{
+	Type: store.TypeGroup, Path: pathGroups, Name: "Group",
+	Filters: map[string]Filter{
+		"name":    {Path: "name", Lookups: true},
+		"user_id": {Path: "users", Doc: "Member user id; repeat to match any."},
+		"user":    {Path: "users__username", Doc: "Member username; repeat to match any."},
+	},
+	Ordering: map[string]string{"id": "t.id", "name": "t.name", "created": "t.created", "last_updated": "t.last_updated",
+		"user_count": "(SELECT count(*) FROM user_groups ug WHERE ug.group_id = t.id)"},
+	DefaultOrder: "name",
+	Search:       []string{"t.name"},
+	Fields: []FieldDoc{
+		{Name: "id", Type: "integer", ReadOnly: true}, {Name: "url", Type: "string", ReadOnly: true},
+		{Name: "display", Type: "string", ReadOnly: true},
+		{Name: "name", Type: "string", Required: true, MaxLength: 150},
+		{Name: "user_count", Type: "integer", ReadOnly: true},
+		{Name: "created", Type: "datetime", ReadOnly: true}, {Name: "last_updated", Type: "datetime", ReadOnly: true},
+	},
+}
+
+func (a *API) groupCRUD() crudSet {
+	wr := Writer{
+		Fields: []string{"name"},
+		Create: func(ctx context.Context, f *form, guard store.Scope) (int64, error) {
+			name, _ := f.str("name", true, 150)
+			if err := f.Err(); err != nil {
+				return 0, err
+			}
+			return a.DB.CreateGroup(ctx, name, guard)
+		},
+		Update: func(ctx context.Context, id int64, f *form, partial bool, guard store.Scope) error {
+			name, ok := f.str("name", !partial, 150)
+			if err := f.Err(); err != nil {
+				return err
+			}
+			var p *string
+			if ok {
+				p = &name
+			}
+			return a.DB.UpdateGroup(ctx, id, p, guard)
+		},
+		Delete: a.DB.DeleteGroup,
+	}
+	return crudOf(a, groupResource, wr, a.DB.Groups, func(g store.Group) int64 { return g.ID }, a.renderGroup)
+}
+
+func (a *API) renderGroup(r *http.Request, g store.Group, brief bool) any {
+	n := briefGroup(r, g.ID, g.Name)
+	if brief {
+		return n
+	}
+	n["user_count"] = g.UserCount
+	n["created"], n["last_updated"] = stamp(g.Created), stamp(g.LastUpdated)
+	return n
+}
