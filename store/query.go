@@ -65,6 +65,9 @@ var Lookups = map[string]bool{
 	"lt": true, "lte": true, "gt": true, "gte": true, "isnull": true, "empty": true,
 }
 
+// negated maps each negated lookup to its positive form.
+var negated = map[string]string{"n": "in", "nie": "ie", "nic": "ic", "nisw": "isw", "niew": "iew"}
+
 // Cond is one lookup: a field path through relations, a lookup and its values (several
 // values OR together).
 type Cond struct {
@@ -108,6 +111,15 @@ func (m *Model) compile(alias string, depth int, path []string, lookup string, v
 	rm := models[f.Rel]
 	if rm == nil {
 		return Expr{}, fmt.Errorf("%w: %s.%s is not a relation", ErrUnknownField, m.Name, path[0])
+	}
+	if pos, ok := negated[lookup]; ok {
+		// Across a relation a negated lookup means "no related row matches", as Django's
+		// exclude does: rows with no related row at all (platform NULL) are kept.
+		e, err := m.compile(alias, depth, path, pos, vals)
+		if err != nil {
+			return Expr{}, err
+		}
+		return Not(e), nil
 	}
 	sub := fmt.Sprintf("r%d", depth+1)
 	inner, err := rm.compile(sub, depth+1, path[1:], lookup, vals)
@@ -181,7 +193,7 @@ func compare(e string, k Kind, lookup string, vals []any) (Expr, error) {
 		}
 		return Expr{SQL: e + " IS NOT NULL"}, nil
 	case "n", "nie", "nic", "nisw", "niew":
-		pos := map[string]string{"n": "in", "nie": "ie", "nic": "ic", "nisw": "isw", "niew": "iew"}[lookup]
+		pos := negated[lookup]
 		x, err := compare(e, k, pos, vals)
 		if err != nil {
 			return Expr{}, err
