@@ -1,0 +1,230 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"net/netip"
+)
+
+// Target is what the execution layer needs to reach a device.
+type Target struct {
+	ID               int64
+	Name             string
+	Host             string // primary IP (IPv4 preferred) without prefix length; "" when none
+	Port             int    // custom_fields.ssh_port, else 22
+	PlatformID       *int64
+	PlatformSlug     string
+	Driver           string // the platform's effective driver; "generic" without a platform
+	LegacyAlgorithms bool   // enabled on the device or on its platform
+}
+
+// DefaultSSHPort is the port of a device without custom_fields.ssh_port.
+const DefaultSSHPort = 22
+
+// DeviceTarget loads the connection details of a device. A device without a primary IP
+// has an empty Host; the caller decides what that means.
+func (db *DB) DeviceTarget(ctx context.Context, id int64) (Target, error) {
+	ds, err := db.Devices(ctx, []int64{id})
+	if err != nil {
+		return Target{}, err
+	}
+	if len(ds) == 0 {
+		return Target{}, fmt.Errorf("device %d: %w", id, ErrNotFound)
+	}
+	d := ds[0]
+	t := Target{ID: d.ID, Name: d.Name, Port: SSHPort(d.CustomFields), PlatformID: d.PlatformID,
+		PlatformSlug: d.PlatformSlug, Driver: "generic", LegacyAlgorithms: d.LegacyAlgorithms || d.PlatformLegacy}
+	if d.PlatformID != nil {
+		t.Driver = EffectiveDriver(d.PlatformDriver, d.PlatformSlug)
+	}
+	t.Host = PrimaryHost(d.PrimaryIP4, d.PrimaryIP6)
+	return t, nil
+}
+
+// PrimaryHost is the address to connect to: the IPv4 primary if set, else the IPv6
+// one, without prefix length.
+func PrimaryHost(ip4, ip6 string) string {
+	for _, a := range []string{ip4, ip6} {
+		if p, err := netip.ParsePrefix(a); err == nil {
+			return p.Addr().String()
+		}
+	}
+	return ""
+}
+
+// SSHPort reads custom_fields.ssh_port (validated on write as 1–65535), else 22.
+func SSHPort(cf map[string]any) int {
+	if f, ok := cf["ssh_port"].(float64); ok && f == math.Trunc(f) && f >= 1 && f <= 65535 {
+		return int(f)
+	}
+	return DefaultSSHPort
+}
+
+// KnownHostKey returns the device's trusted host key (an authorized_keys line), "" when
+// none has been stored yet.
+func (db *DB) KnownHostKey(ctx context.Context, deviceID int64) (string, error) {
+	var key string
+	err := db.r.QueryRowContext(ctx, `SELECT host_key FROM devices WHERE id = ?`, deviceID).Scan(&key)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("device %d: %w", deviceID, ErrNotFound)
+	}
+	if err != nil {
+		return "", fmt.Errorf("store: host key of device %d: %w", deviceID, err)
+	}
+	return key, nil
+}
+
+// SaveHostKey stores the key seen on first use. It never replaces a different stored
+// key: two first connections racing with different keys is exactly what TOFU must
+// refuse, so the loser gets ErrConflict.
+func (db *DB) SaveHostKey(ctx context.Context, deviceID int64, key string) error {
+	return db.Write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE devices SET host_key = ? WHERE id = ? AND (host_key = '' OR host_key = ?)`,
+			key, deviceID, key)
+		if err != nil {
+			return fmt.Errorf("store: save host key of device %d: %w", deviceID, err)
+		}
+		if n, _ := res.RowsAffected(); n > 0 {
+			return nil
+		}
+		ok, err := exists(ctx, tx, TypeDevice, deviceID)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("device %d: %w", deviceID, ErrNotFound)
+		}
+		return fmt.Errorf("device %d: another host key is already stored: %w", deviceID, ErrConflict)
+	})
+}
+
+// ClearHostKey forgets the device's trusted key, so the next connection trusts anew.
+func (db *DB) ClearHostKey(ctx context.Context, deviceID int64) error {
+	return db.Write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE devices SET host_key = '' WHERE id = ?`, deviceID)
+		if err != nil {
+			return fmt.Errorf("store: clear host key of device %d: %w", deviceID, err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("device %d: %w", deviceID, ErrNotFound)
+		}
+		return nil
+	})
+}
+
+// InterfaceChoice is one of a device's interfaces, for variable choices.
+type InterfaceChoice struct {
+	ID          int64
+	Name        string
+	Enabled     bool
+	Description string
+}
+
+// VLANChoice is a VLAN usable on a device, for variable choices.
+type VLANChoice struct {
+	ID, VID int64
+	Name    string
+}
+
+// IPChoice is an address of a device, for variable choices.
+type IPChoice struct {
+	ID      int64
+	Address string // with prefix length
+	Status  string
+}
+
+func (db *DB) deviceExists(ctx context.Context, id int64) error {
+	ok, err := db.Exists(ctx, TypeDevice, id)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("device %d: %w", id, ErrNotFound)
+	}
+	return nil
+}
+
+// DeviceInterfaces lists a device's interfaces by name.
+func (db *DB) DeviceInterfaces(ctx context.Context, deviceID int64) ([]InterfaceChoice, error) {
+	if err := db.deviceExists(ctx, deviceID); err != nil {
+		return nil, err
+	}
+	rows, err := db.r.QueryContext(ctx, `SELECT id, name, enabled, description FROM interfaces
+		WHERE device_id = ? ORDER BY name, id`, deviceID)
+	if err != nil {
+		return nil, fmt.Errorf("store: device interfaces: %w", err)
+	}
+	defer rows.Close()
+	out := []InterfaceChoice{}
+	for rows.Next() {
+		var c InterfaceChoice
+		if err := rows.Scan(&c.ID, &c.Name, &c.Enabled, &c.Description); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// DeviceVLANs lists the VLANs on a device's interfaces (untagged and tagged); when its
+// interfaces carry none, the VLANs of its site. Ordered by VID.
+func (db *DB) DeviceVLANs(ctx context.Context, deviceID int64) ([]VLANChoice, error) {
+	if err := db.deviceExists(ctx, deviceID); err != nil {
+		return nil, err
+	}
+	out, err := db.vlanChoices(ctx, `SELECT v.id, v.vid, v.name FROM vlans v WHERE v.id IN (
+		SELECT i.untagged_vlan_id FROM interfaces i WHERE i.device_id = ?
+		UNION SELECT l.vlan_id FROM interface_tagged_vlans l JOIN interfaces i ON i.id = l.interface_id WHERE i.device_id = ?)
+		ORDER BY v.vid, v.id`, deviceID, deviceID)
+	if err != nil || len(out) > 0 {
+		return out, err
+	}
+	return db.vlanChoices(ctx, `SELECT v.id, v.vid, v.name FROM vlans v JOIN devices d ON d.site_id = v.site_id
+		WHERE d.id = ? ORDER BY v.vid, v.id`, deviceID)
+}
+
+func (db *DB) vlanChoices(ctx context.Context, query string, args ...any) ([]VLANChoice, error) {
+	rows, err := db.r.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: device vlans: %w", err)
+	}
+	defer rows.Close()
+	out := []VLANChoice{}
+	for rows.Next() {
+		var c VLANChoice
+		if err := rows.Scan(&c.ID, &c.VID, &c.Name); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// DeviceIPs lists the addresses on a device's interfaces plus its primary IPs, in
+// address order.
+func (db *DB) DeviceIPs(ctx context.Context, deviceID int64) ([]IPChoice, error) {
+	if err := db.deviceExists(ctx, deviceID); err != nil {
+		return nil, err
+	}
+	rows, err := db.r.QueryContext(ctx, `SELECT ip.id, ip.address, ip.status FROM ip_addresses ip WHERE ip.id IN (
+		SELECT a.id FROM ip_addresses a JOIN interfaces i ON i.id = a.assigned_object_id WHERE i.device_id = ?
+		UNION SELECT primary_ip4_id FROM devices WHERE id = ?
+		UNION SELECT primary_ip6_id FROM devices WHERE id = ?)
+		ORDER BY ip.address_key, ip.id`, deviceID, deviceID, deviceID)
+	if err != nil {
+		return nil, fmt.Errorf("store: device ips: %w", err)
+	}
+	defer rows.Close()
+	out := []IPChoice{}
+	for rows.Next() {
+		var c IPChoice
+		if err := rows.Scan(&c.ID, &c.Address, &c.Status); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
