@@ -17,6 +17,10 @@ func (a *API) routes(rt *httprouter.Router) {
 	// Inventory (dcim, ipam, extras).
 	a.crud(rt, siteResource, a.siteCRUD())
 	// ROUTES:INVENTORY
+	a.crud(rt, platformResource, a.platformCRUD())
+	a.crud(rt, deviceResource, a.deviceCRUD())
+	a.handle(rt, http.MethodDelete, pathDevices+":id/host-key/", a.authed(a.clearHostKey))
+	a.crud(rt, tagResource, a.tagCRUD())
 
 	// Users, groups, tokens, permissions.
 	// ROUTES:USERS
