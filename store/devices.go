@@ -107,7 +107,7 @@ func scanDevice(s scanner) (Device, error) {
 	if err != nil {
 		return d, err
 	}
-	d.PlatformID, d.PrimaryIP4ID, d.PrimaryIP6ID = nullID(platformID), nullID(ip4ID), nullID(ip6ID)
+	d.PlatformID, d.PrimaryIP4ID, d.PrimaryIP6ID = idPtr(platformID), idPtr(ip4ID), idPtr(ip6ID)
 	d.PlatformName, d.PlatformSlug, d.PlatformDriver = pName.String, pSlug.String, pDriver.String
 	d.PlatformLegacy = pLegacy.Bool
 	d.PrimaryIP4, d.PrimaryIP6 = ip4.String, ip6.String
@@ -120,7 +120,7 @@ func scanDevice(s scanner) (Device, error) {
 	return d, nil
 }
 
-func nullID(n sql.NullInt64) *int64 {
+func idPtr(n sql.NullInt64) *int64 {
 	if !n.Valid {
 		return nil
 	}

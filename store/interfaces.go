@@ -152,7 +152,7 @@ func (db *DB) UpdateInterface(ctx context.Context, id int64, in InterfaceInput, 
 		if err != nil {
 			return err
 		}
-		st.untagged = nullID(untagged)
+		st.untagged = idPtr(untagged)
 		if st.tagged, err = linkedIDs(ctx, tx, "interface_tagged_vlans", "interface_id", "vlan_id", id); err != nil {
 			return err
 		}

@@ -80,7 +80,7 @@ func (db *DB) IPAddresses(ctx context.Context, ids []int64) ([]IPAddress, error)
 		if err := rows.Scan(&ip.ID, &ip.Address, &ip.Status, &ip.DNSName, &ip.Description, &iid, &iname, &did, &dname, &c, &u); err != nil {
 			return nil, fmt.Errorf("store: ip addresses: %w", err)
 		}
-		ip.InterfaceID, ip.InterfaceName = nullID(iid), iname.String
+		ip.InterfaceID, ip.InterfaceName = idPtr(iid), iname.String
 		ip.DeviceID, ip.DeviceName = did.Int64, dname.String
 		ip.Created, ip.LastUpdated = ParseStamp(c), ParseStamp(u)
 		out = append(out, ip)

@@ -46,7 +46,7 @@ func (db *DB) VLANs(ctx context.Context, ids []int64) ([]VLAN, error) {
 		if err := rows.Scan(&v.ID, &v.VID, &v.Name, &site, &sName, &sSlug, &v.Status, &v.Description, &c, &u); err != nil {
 			return nil, fmt.Errorf("store: vlans: %w", err)
 		}
-		v.SiteID, v.SiteName, v.SiteSlug = nullID(site), sName.String, sSlug.String
+		v.SiteID, v.SiteName, v.SiteSlug = idPtr(site), sName.String, sSlug.String
 		v.Created, v.LastUpdated = ParseStamp(c), ParseStamp(u)
 		out = append(out, v)
 	}
