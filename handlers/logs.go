@@ -96,7 +96,7 @@ func (a *API) logCRUD() logHandlers {
 	return logHandlers{
 		list:       listHandler(a, logResource, a.DB.Logs, id, a.renderLog),
 		detail:     detailHandler(a, logResource, a.DB.Logs, a.renderLog),
-		statistics: func(w http.ResponseWriter, r *http.Request) error { return errNotFound() },
-		export:     func(w http.ResponseWriter, r *http.Request) error { return errNotFound() },
+		statistics: a.logStatistics,
+		export:     a.logExport,
 	}
 }

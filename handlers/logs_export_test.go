@@ -1,0 +1,189 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"log/slog"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"fieldkit/store"
+)
+
+const exportPath = logPath + "export/"
+
+func readCSV(t *testing.T, body []byte) [][]string {
+	t.Helper()
+	recs, err := csv.NewReader(bytes.NewReader(body)).ReadAll()
+	if err != nil {
+		t.Fatalf("not CSV: %v\n%s", err, body)
+	}
+	return recs
+}
+
+func TestLogExportCSV(t *testing.T) {
+	w := newLogWorld(t)
+	e := w.e
+	e.db.SetClock(func() time.Time { return time.Date(2026, 3, 12, 9, 0, 0, 0, time.UTC) })
+	hostile := w.log(w.show, w.north, w.bobID, false, "-1 is not a port", 5)
+	hostile.Username, hostile.DeviceName, hostile.CommandName = "=HYPERLINK(\"x\")", "+dev", "@sum"
+	hostile.Output = "line 1, \"quoted\"\nline 2\tTab"
+	tabbed := w.log(w.config, w.south, w.carolID, false, "\tstarts with tab", 6)
+	tabbed.Output, tabbed.ErrorMessage = "=cmd|' /C calc'!A0", "\rcarriage"
+	if err := e.db.InsertLogs(t.Context(), []store.LogInput{hostile, tabbed}); err != nil {
+		t.Fatal(err)
+	}
+	tkExec(t, e.db, `DELETE FROM devices WHERE id = ?`, w.south) // the name stays, the id goes
+
+	r := e.do("GET", exportPath+"?format=csv&include_output=true", e.admin, nil)
+	if r.status != 200 || r.header.Get("Content-Disposition") != `attachment; filename="command-logs-2026-03-12.csv"` ||
+		!strings.HasPrefix(r.header.Get("Content-Type"), "text/csv") {
+		t.Fatalf("csv response: %d %v %s", r.status, r.header, r.body)
+	}
+	recs := readCSV(t, r.body)
+	want := [][]string{
+		{"id", "created", "username", "device_id", "device", "command_id", "command", "command_type", "success", "execution_duration", "error_message", "output"},
+		{"1", "2026-03-10T12:00:00.000000Z", "bob", itoa(w.north), "rtr-north", itoa(w.show), "Show version", "show", "true", "0.5", "", "output 0"},
+		{"2", "2026-03-10T13:00:00.000000Z", "bob", "", "rtr-south", itoa(w.show), "Show version", "show", "false", "1.5", "% Invalid input detected at '^' marker.", "output 1"},
+		{"3", "2026-03-10T14:00:00.000000Z", "carol", itoa(w.north), "rtr-north", itoa(w.config), "Set hostname", "config", "true", "2.5", "", "output 2"},
+		{"4", "2026-03-10T15:00:00.000000Z", "carol", "", "rtr-south", itoa(w.config), "Set hostname", "config", "false", "3.5", "Timed out after 30 s", "output 3"},
+		{"5", "2026-03-10T16:00:00.000000Z", "carol", "", "rtr-south", itoa(w.show), "Show version", "show", "false", "4.5", "% Invalid input detected at '^' marker.", "output 4"},
+		{"6", "2026-03-10T17:00:00.000000Z", "'=HYPERLINK(\"x\")", itoa(w.north), "'+dev", itoa(w.show), "'@sum", "show", "false", "5.5", "'-1 is not a port", "line 1, \"quoted\"\nline 2\tTab"},
+		{"7", "2026-03-10T18:00:00.000000Z", "carol", "", "rtr-south", itoa(w.config), "Set hostname", "config", "false", "6.5", "'\rcarriage", "'=cmd|' /C calc'!A0"},
+	}
+	if len(recs) != len(want) {
+		t.Fatalf("rows: got %d, want %d\n%q", len(recs), len(want), recs)
+	}
+	for i := range want {
+		for j := range want[i] {
+			if j >= len(recs[i]) || recs[i][j] != want[i][j] {
+				t.Errorf("row %d cell %d (%s): got %q, want %q", i, j, want[0][j], recs[i][j], want[i][j])
+			}
+		}
+	}
+	// without include_output there is no output column
+	if recs := readCSV(t, e.do("GET", exportPath+"?format=csv&success=true", e.admin, nil).body); len(recs[0]) != 11 || len(recs) != 3 {
+		t.Fatalf("csv without output, successful only: %q", recs)
+	}
+}
+
+func TestLogExportJSON(t *testing.T) {
+	w := newLogWorld(t)
+	e := w.e
+	tkExec(t, e.db, `DELETE FROM commands WHERE id = ?`, w.config)
+	m := e.must(200, "GET", exportPath+"?device_id="+itoa(w.south), e.admin, nil)
+	if num(m["count"]) != 3 || len(m["results"].([]any)) != 3 {
+		t.Fatalf("json export: %v", m)
+	}
+	first := m["results"].([]any)[0].(map[string]any)
+	want := map[string]any{"id": 2.0, "command": map[string]any{"id": float64(w.show), "name": "Show version"},
+		"device": map[string]any{"id": float64(w.south), "name": "rtr-south"}, "username": "bob", "success": false,
+		"created": "2026-03-10T13:00:00.000000Z", "execution_duration": 1.5,
+		"error_message": "% Invalid input detected at '^' marker."}
+	if !reflect.DeepEqual(first, want) {
+		t.Fatalf("first result\n got %v\nwant %v", first, want)
+	}
+	second := m["results"].([]any)[1].(map[string]any)
+	if second["command"].(map[string]any)["id"] != nil || second["command"].(map[string]any)["name"] != "Set hostname" {
+		t.Fatalf("deleted command: %v", second)
+	}
+	if m := e.must(200, "GET", exportPath+"?format=json&include_output=1&q=carol", e.admin, nil); num(m["count"]) != 3 ||
+		m["results"].([]any)[0].(map[string]any)["output"] != "output 2" {
+		t.Fatalf("include_output and q: %v", m)
+	}
+	if m := e.must(200, "GET", exportPath+"?username=nobody", e.admin, nil); num(m["count"]) != 0 || len(m["results"].([]any)) != 0 {
+		t.Fatalf("empty export: %v", m)
+	}
+}
+
+func TestLogExportDatesAndErrors(t *testing.T) {
+	w := newLogWorld(t)
+	e := w.e
+	// In New York, the logs at 12:00–16:00 UTC on 10 March fall on 10 March local time
+	// (UTC-4 after the DST switch of 8 March 2026); add one at 02:00 UTC on the 11th,
+	// still the 10th in New York.
+	late := w.log(w.show, w.north, w.bobID, true, "", 0)
+	late.Created = time.Date(2026, 3, 11, 2, 0, 0, 0, time.UTC)
+	if err := e.db.InsertLogs(t.Context(), []store.LogInput{late}); err != nil {
+		t.Fatal(err)
+	}
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Skip("no time zone data:", err)
+	}
+	srv := httptest.NewServer(New(Options{DB: e.db, Logger: slog.New(slog.DiscardHandler), Location: ny}))
+	t.Cleanup(srv.Close)
+	local := &env{t: t, db: e.db, srv: srv, admin: e.admin}
+	cases := []struct {
+		query string
+		count int
+	}{
+		{"start_date=2026-03-10&end_date=2026-03-10", 6},
+		{"start_date=2026-03-11", 0},
+		{"end_date=2026-03-09", 0},
+		{"start_date=2026-03-10&end_date=2026-03-10&success=true", 3},
+	}
+	for _, c := range cases {
+		if m := local.must(200, "GET", exportPath+"?"+c.query, e.admin, nil); num(m["count"]) != c.count {
+			t.Errorf("New York %s: count %v, want %d", c.query, m["count"], c.count)
+		}
+	}
+	// in UTC the late log is on the 11th
+	for _, c := range []struct {
+		query string
+		count int
+	}{{"start_date=2026-03-10&end_date=2026-03-10", 5}, {"start_date=2026-03-11&end_date=2026-03-11", 1}} {
+		if m := e.must(200, "GET", exportPath+"?"+c.query, e.admin, nil); num(m["count"]) != c.count {
+			t.Errorf("UTC %s: count %v, want %d", c.query, m["count"], c.count)
+		}
+	}
+	for _, bad := range []struct{ q, field string }{
+		{"start_date=10/03/2026", "start_date"}, {"end_date=2026-02-30", "end_date"},
+		{"start_date=2026-03-11&end_date=2026-03-10", "end_date"}, {"format=xml", "format"},
+		{"limit=5", "limit"}, {"device_id=x", "device_id"}, {"include_output=maybe", "include_output"},
+	} {
+		r := e.do("GET", exportPath+"?format=csv&"+bad.q, e.admin, nil)
+		if bad.field == "format" {
+			r = e.do("GET", exportPath+"?"+bad.q, e.admin, nil)
+		}
+		if r.status != 400 || r.header.Get("Content-Disposition") != "" {
+			t.Errorf("%s: %d %v", bad.q, r.status, r.header)
+			continue
+		}
+		if _, ok := r.json(t)[bad.field]; !ok {
+			t.Errorf("%s: 400 does not name %s: %s", bad.q, bad.field, r.body)
+		}
+	}
+}
+
+func TestLogExportPermissions(t *testing.T) {
+	w := newLogWorld(t)
+	e := w.e
+	e.must(403, "GET", exportPath, e.user("nobody", false), nil)
+	shows := e.user("shows", false)
+	e.grant("shows", store.TypeCommandLog, []string{"view"}, `{"command__command_type": "show"}`)
+	if m := e.must(200, "GET", exportPath, shows, nil); !eqInts(jsonIDs(m), []int{1, 2, 5}) || num(m["count"]) != 3 {
+		t.Fatalf("constrained json export: %v", m)
+	}
+	recs := readCSV(t, e.do("GET", exportPath+"?format=csv", shows, nil).body)
+	var got []string
+	for _, r := range recs[1:] {
+		got = append(got, r[0])
+	}
+	if fmt.Sprint(got) != "[1 2 5]" {
+		t.Fatalf("constrained csv export: %v", got)
+	}
+}
+
+// jsonIDs is the ids of an export's results, in order.
+func jsonIDs(m map[string]any) []int {
+	var out []int
+	for _, x := range m["results"].([]any) {
+		out = append(out, num(x.(map[string]any)["id"]))
+	}
+	return out
+}
