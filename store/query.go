@@ -112,10 +112,11 @@ func (m *Model) compile(alias string, depth int, path []string, lookup string, v
 	if rm == nil {
 		return Expr{}, fmt.Errorf("%w: %s.%s is not a relation", ErrUnknownField, m.Name, path[0])
 	}
-	if pos, ok := negated[lookup]; ok {
-		// Across a relation a negated lookup means "no related row matches", as Django's
-		// exclude does: rows with no related row at all (platform NULL) are kept.
-		e, err := m.compile(alias, depth, path, pos, vals)
+	if pos, ok := complement(lookup, vals); ok {
+		// Across a relation, "n" and friends mean that no related row matches (Django's
+		// exclude), so a row with no related row at all is kept: NOT EXISTS, not an
+		// EXISTS of a negation.
+		e, err := m.compile(alias, depth, path, pos, positiveVals(lookup, vals))
 		if err != nil {
 			return Expr{}, err
 		}
@@ -150,18 +151,42 @@ func (m *Model) compileM2MIDs(alias string, depth int, f Field, lookup string, v
 		}
 		return e, nil
 	}
+	if pos, ok := negated[lookup]; ok {
+		// "n" on a relation: no linked row may match.
+		e, err := m.compileM2MIDs(alias, depth, f, pos, vals)
+		if err != nil {
+			return Expr{}, err
+		}
+		return Not(e), nil
+	}
 	inner, err := compare(j+"."+f.Join.Remote, KindInt, lookup, vals)
 	if err != nil {
 		return Expr{}, err
 	}
-	if strings.HasPrefix(inner.SQL, "NOT ") {
-		// "n" on a relation: no linked row may match.
-		pos, _ := compare(j+"."+f.Join.Remote, KindInt, "in", vals)
-		return Not(Expr{SQL: fmt.Sprintf("EXISTS (SELECT 1 FROM %s %s WHERE %s.%s = %s.id AND %s)",
-			f.Join.Table, j, j, f.Join.Local, alias, pos.SQL), Args: pos.Args}), nil
-	}
 	return Expr{SQL: fmt.Sprintf("EXISTS (SELECT 1 FROM %s %s WHERE %s.%s = %s.id AND %s)",
 		f.Join.Table, j, j, f.Join.Local, alias, inner.SQL), Args: inner.Args}, nil
+}
+
+// complement reports the positive lookup whose negation lookup is, for a lookup that
+// crosses a relation: the negations, and isnull=true (no related row with a value).
+func complement(lookup string, vals []any) (string, bool) {
+	if pos, ok := negated[lookup]; ok {
+		return pos, true
+	}
+	if lookup == "isnull" {
+		if b, err := toBool(first(vals)); err == nil && b {
+			return "isnull", true
+		}
+	}
+	return "", false
+}
+
+// positiveVals is the values of the complement of lookup.
+func positiveVals(lookup string, vals []any) []any {
+	if lookup == "isnull" {
+		return []any{false}
+	}
+	return vals
 }
 
 func first(vals []any) any {
@@ -174,6 +199,13 @@ func first(vals []any) any {
 // compare builds the SQL for one lookup on a column expression.
 func compare(e string, k Kind, lookup string, vals []any) (Expr, error) {
 	if len(vals) == 0 {
+		// An empty list: "in" matches nothing and "n" excludes nothing, as in Django.
+		switch lookup {
+		case "in":
+			return False, nil
+		case "n":
+			return True, nil
+		}
 		return Expr{}, fmt.Errorf("%w: no value", ErrBadValue)
 	}
 	switch lookup {
@@ -270,7 +302,8 @@ func compareOne(e string, k Kind, lookup string, v any) (Expr, error) {
 	case "startswith":
 		return Expr{SQL: "substr(" + e + ", 1, length(?)) = ?", Args: []any{s, s}}, nil
 	case "endswith":
-		return Expr{SQL: "substr(" + e + ", -length(?)) = ?", Args: []any{s, s}}, nil
+		// substr(x, -0) is all of x, so the empty suffix needs its own case.
+		return Expr{SQL: "(? = '' OR substr(" + e + ", -length(?)) = ?)", Args: []any{s, s, s}}, nil
 	}
 	return Expr{}, fmt.Errorf("%w: unknown lookup %q", ErrUnknownField, lookup)
 }
