@@ -183,6 +183,7 @@ func (db *DB) SetPassword(ctx context.Context, userID int64, password string) er
 		return set.Apply(ctx, tx, "users", userID, db.now())
 	})
 }
+
 // ErrLastSuperuser is returned when a write would leave no active superuser, which
 // would lock everyone out of the permission system.
 var ErrLastSuperuser = errors.New("last active superuser")
