@@ -59,6 +59,7 @@ func (a *API) routes(rt *httprouter.Router) {
 
 	// Schema and API readers.
 	// ROUTES:SCHEMA
+	a.handle(rt, http.MethodGet, "/api/schema/", a.public(a.serveSchema))
 }
 
 // crudSet is the five handlers of a NetBox-style resource; nil ones are not routed.

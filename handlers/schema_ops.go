@@ -1,0 +1,123 @@
+package handlers
+
+import "net/http"
+
+// opDoc documents one endpoint that is not plain CRUD. Path is in httprouter syntax as
+// routed. Via, when set, is the parameter route that serves Path by dispatching on the
+// parameter (httprouter cannot route a static segment beside a parameter): the
+// operation is documented at Path, and Via is not documented on its own account.
+type opDoc struct {
+	Method, Path, Via string
+	ID, Summary, Desc string
+	Query             []any  // query parameters
+	FiltersOf         string // also every list filter of the resource at this path
+	Body              obj    // request schema
+	OK                obj    // success response
+	OKStatus          string // default "200"
+	RateLimited       bool
+}
+
+// opDocs is every non-CRUD endpoint; each is in the schema only once it is routed.
+var opDocs = []opDoc{
+	{Method: http.MethodGet, Path: "/api/", ID: "api_root", Summary: "API index",
+		Desc: "The sections of the API with their URLs, as NetBox answers.",
+		OK:   jsonResponse("The sections.", ref("APIRoot"))},
+	{Method: http.MethodGet, Path: "/api/status/", ID: "status_retrieve", Summary: "Service status",
+		Desc: "Versions, uptime and object counts. No authentication needed.",
+		OK:   jsonResponse("The status.", ref("Status"))},
+	{Method: http.MethodGet, Path: "/api/schema/", ID: "schema_retrieve", Summary: "This OpenAPI schema",
+		Query: []any{queryParam("format", "json (default; also openapi, openapi-json) or yaml.",
+			obj{"type": "string", "enum": []any{"json", "openapi", "openapi-json", "yaml", "openapi-yaml"}}, false)},
+		OK: obj{"description": "The OpenAPI 3.0 document.", "content": obj{
+			"application/vnd.oai.openapi+json": obj{"schema": obj{"type": "object", "additionalProperties": true}},
+			"application/yaml":                 obj{"schema": obj{"type": "string"}},
+		}}},
+	{Method: http.MethodPost, Path: pathCommands + ":id/execute/", ID: "plugins_toolkit_commands_execute_create",
+		Summary: "Execute a command on one device",
+		Desc: "Checks, in order: the command is visible (404), the body (400), the device exists and is visible, has a " +
+			"platform of the command and a primary IP (400), the execute_show/execute_config permission (403), the " +
+			"credential token (400), the variables (400), the device's rate limit (429). Once the device was contacted " +
+			"or tried the answer is 200 and the outcome is in `success`; a command log entry is written.",
+		Body: ref("ExecuteRequest"), OK: jsonResponse("The execution result.", ref("ExecuteResult")), RateLimited: true},
+	{Method: http.MethodPost, Path: pathCommands + "bulk-execute/", Via: pathCommands + ":id/",
+		ID: "plugins_toolkit_commands_bulk_execute_create", Summary: "Execute commands on several devices",
+		Desc: "Runs the executions concurrently (same device and credentials: in order, over one session) and answers " +
+			"200 with one result per execution in request order. Permissions, variables, credentials and the rate " +
+			"limit are checked per element: a rejected element has `command_log_id: null` and `error` + `details`.",
+		Body: ref("BulkExecuteRequest"), OK: jsonResponse("Per-execution results and a summary.", ref("BulkExecuteResponse"))},
+	{Method: http.MethodGet, Path: pathCommands + ":id/variable-choices/", ID: "plugins_toolkit_commands_variable_choices_retrieve",
+		Summary: "Variable choices for a device",
+		Desc:    "For each variable of the command, its type and the values it may take on the device (interfaces, VLANs, IPs; `[]` for text).",
+		Query:   []any{queryParam("device_id", "The target device.", obj{"type": "integer", "minimum": 1}, true)},
+		OK:      jsonResponse("The choices.", ref("VariableChoices"))},
+	{Method: http.MethodPost, Path: pathCommands + ":id/validate-variables/", ID: "plugins_toolkit_commands_validate_variables_create",
+		Summary: "Validate variables without executing",
+		Desc:    "Runs the checks execute would (except credentials and the rate limit) and renders the command. Nothing is sent to the device; no log is written.",
+		Body:    ref("ValidateVariablesRequest"), OK: jsonResponse("The variables are valid.", ref("ValidateVariablesResponse"))},
+	{Method: http.MethodGet, Path: pathCommandLogs + "statistics/", Via: pathCommandLogs + ":id/",
+		ID: "plugins_toolkit_command_logs_statistics_retrieve", Summary: "Command log statistics",
+		Desc: "Over the logs the user may view.", OK: jsonResponse("The statistics.", ref("CommandLogStatistics"))},
+	{Method: http.MethodGet, Path: pathCommandLogs + "export/", Via: pathCommandLogs + ":id/",
+		ID: "plugins_toolkit_command_logs_export_retrieve", Summary: "Export command logs",
+		Desc: "Streams every matching log (no page limit) as JSON or as a CSV download. Every filter of the log list applies.",
+		Query: []any{
+			queryParam("format", "Output format.", obj{"type": "string", "enum": []any{"json", "csv"}, "default": "json"}, false),
+			queryParam("start_date", "Logs from this calendar day (inclusive, configured time zone).", obj{"type": "string", "format": "date"}, false),
+			queryParam("end_date", "Logs until this calendar day (inclusive).", obj{"type": "string", "format": "date"}, false),
+			queryParam("include_output", "Add each log's output.", obj{"type": "boolean", "default": false}, false),
+		},
+		FiltersOf: pathCommandLogs,
+		OK: obj{"description": "The logs.", "content": obj{
+			"application/json": obj{"schema": ref("CommandLogExport")},
+			"text/csv": obj{"schema": obj{"type": "string", "description": "RFC 4180 with header id,created,username,device_id,device," +
+				"command_id,command,command_type,success,execution_duration,error_message[,output]."}},
+		}, "headers": obj{"Content-Disposition": obj{"description": "With format=csv: attachment; filename=\"command-logs-<date>.csv\"",
+			"schema": obj{"type": "string"}}}}},
+}
+
+// opRouted reports whether op is served: routed at its path, or dispatched by its Via.
+func (a *API) opRouted(op opDoc) bool {
+	return a.routed(op.Method, op.Path) || (op.Via != "" && a.routed(op.Method, op.Via))
+}
+
+func (a *API) addOp(paths, schemas obj, op opDoc) {
+	params := op.Query
+	if op.FiltersOf != "" {
+		for _, res := range a.routedResources() {
+			if res.Path == op.FiltersOf {
+				if len(res.Search) > 0 {
+					params = append(params, queryParam("q", "Case-insensitive search.", obj{"type": "string"}, false))
+				}
+				params = append(params, filterParams(res)...)
+			}
+		}
+	}
+	status := op.OKStatus
+	if status == "" {
+		status = "200"
+	}
+	a.put(paths, operation{method: op.Method, path: op.Path, id: op.ID, summary: op.Summary, desc: op.Desc,
+		params: params, body: op.Body, okStatus: status, ok: op.OK, rateLimited: op.RateLimited})
+}
+
+// errorResponses are the shared error answers.
+func errorResponses() obj {
+	detail := func(desc, example string) obj {
+		r := jsonResponse(desc, ref("Detail"))
+		r["content"].(obj)["application/json"].(obj)["example"] = obj{"detail": example}
+		return r
+	}
+	unauth := detail("Missing, invalid or expired token.", "Authentication credentials were not provided.")
+	unauth["headers"] = obj{"WWW-Authenticate": obj{"schema": obj{"type": "string", "example": "Token"}}}
+	limited := jsonResponse("Rate limit exceeded for the device.", ref("RateLimitError"))
+	limited["headers"] = obj{"Retry-After": obj{"description": "Seconds until a slot frees.", "schema": obj{"type": "integer"}}}
+	return obj{
+		"BadRequest":      jsonResponse("Invalid parameters or body: messages by field (nested for nested objects), or non_field_errors.", ref("ValidationError")),
+		"Unauthorized":    unauth,
+		"Forbidden":       detail("The user or token lacks the permission.", "You do not have permission to perform this action."),
+		"NotFound":        detail("No such object, or not visible to the user.", "Not found."),
+		"PayloadTooLarge": detail("The body is over 1 MiB.", "Request body exceeds 1048576 bytes."),
+		"RateLimited":     limited,
+		"ServerError":     jsonResponse("Internal error; quote the request_id (also in X-Request-ID) when reporting it.", ref("ServerError")),
+	}
+}

@@ -1,0 +1,163 @@
+package handlers
+
+import (
+	"strconv"
+	"strings"
+
+	"fieldkit/store"
+)
+
+// The query parameters of list endpoints, derived from each Resource's filters,
+// ordering and search.
+
+// kindSchema is the schema of a filter value of a model field kind.
+func kindSchema(k store.Kind) obj {
+	switch k {
+	case store.KindInt:
+		return obj{"type": "integer"}
+	case store.KindBool:
+		return obj{"type": "boolean"}
+	case store.KindTime:
+		return obj{"type": "string", "format": "date-time", "description": "RFC 3339, or YYYY-MM-DD"}
+	case store.KindFloat:
+		return obj{"type": "number"}
+	}
+	return obj{"type": "string"}
+}
+
+// lookupsFor are the lookups documented for a filter of a kind (the store accepts a few
+// more aliases, such as icontains for ic).
+func lookupsFor(k store.Kind, relation bool) []string {
+	switch {
+	case relation:
+		return []string{"n", "isnull"}
+	case k == store.KindString:
+		return []string{"n", "ic", "nic", "ie", "nie", "isw", "nisw", "iew", "niew", "empty"}
+	case k == store.KindBool:
+		return nil
+	}
+	return []string{"n", "lt", "lte", "gt", "gte"}
+}
+
+var lookupDocs = map[string]string{
+	"n": "not equal to", "ic": "contains (case-insensitive)", "nic": "does not contain",
+	"ie": "equals (case-insensitive)", "nie": "does not equal (case-insensitive)",
+	"isw": "starts with (case-insensitive)", "nisw": "does not start with",
+	"iew": "ends with (case-insensitive)", "niew": "does not end with", "empty": "is empty (true) or not (false)",
+	"lt": "less than", "lte": "less than or equal to", "gt": "greater than", "gte": "greater than or equal to",
+	"isnull": "is null (true) or not (false)",
+}
+
+// filterParams documents the filters of a list: each filter, repeated values OR-ed, and
+// its lookups.
+func filterParams(res *Resource) []any {
+	filters := map[string]Filter{}
+	for k, f := range res.Filters {
+		filters[k] = f
+	}
+	if _, ok := filters["id"]; !ok {
+		filters["id"] = Filter{Path: "id", Lookups: true}
+	}
+	m := store.ModelFor(res.Type)
+	seen := map[string]bool{}
+	var out []any
+	add := func(name, desc string, schema obj) {
+		if !seen[name] {
+			seen[name] = true
+			out = append(out, queryParam(name, desc, schema, false))
+		}
+	}
+	for _, name := range sortedKeys(filters) {
+		f := filters[name]
+		kind, relation := filterKind(m, name, f)
+		item := kindSchema(kind)
+		if fd, ok := fieldDoc(res, f.Path); ok && len(fd.Enum) > 0 && kind == store.KindString {
+			item["enum"] = anyStrings(fd.Enum)
+		}
+		desc := f.Doc
+		if desc == "" {
+			desc = "Filter on " + strings.ReplaceAll(f.Path, "__", " → ") + "."
+		}
+		if kind == store.KindBool {
+			add(name, desc+" Accepts true/false/1/0.", item)
+		} else {
+			add(name, desc+" Repeat to match any of several values.", obj{"type": "array", "items": item})
+		}
+		if !f.Lookups {
+			continue
+		}
+		for _, lk := range lookupsFor(kind, relation) {
+			s := obj{"type": "array", "items": kindSchema(kind)}
+			if lk == "isnull" || lk == "empty" {
+				s = obj{"type": "boolean"}
+			}
+			add(name+"__"+lk, "`"+name+"` "+lookupDocs[lk]+".", s)
+		}
+	}
+	return out
+}
+
+// filterKind is the kind of a filter's values and whether it names a relation's id.
+func filterKind(m *store.Model, name string, f Filter) (store.Kind, bool) {
+	if f.Custom != nil || m == nil {
+		// Kind's zero value is KindInt: a custom filter that left it unset takes its
+		// type from its name.
+		if f.Kind == store.KindInt && name != "id" && !strings.HasSuffix(name, "_id") && name != "vid" {
+			return store.KindString, false
+		}
+		return f.Kind, false
+	}
+	path, _ := store.ParseLookup(f.Path)
+	k, err := m.KindOf(path)
+	if err != nil {
+		return store.KindString, false
+	}
+	last := m
+	for _, p := range path[:len(path)-1] {
+		if last = store.ModelFor(last.Fields[p].Rel); last == nil {
+			return k, false
+		}
+	}
+	return k, last.Fields[path[len(path)-1]].Rel != ""
+}
+
+func fieldDoc(res *Resource, name string) (FieldDoc, bool) {
+	for _, f := range res.Fields {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return FieldDoc{}, false
+}
+
+func anyStrings(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+// listParamsOf are a list's query parameters: paging, ordering, brief, q and filters.
+func listParamsOf(res *Resource) []any {
+	ps := []any{
+		queryParam("limit", "Number of results to return per page (default 50, at most 1000; 0 means 1000).", obj{"type": "integer", "minimum": 0}, false),
+		queryParam("offset", "The initial index from which to return the results.", obj{"type": "integer", "minimum": 0}, false),
+	}
+	if len(res.Ordering) > 0 {
+		var enum []any
+		for _, k := range sortedKeys(res.Ordering) {
+			enum = append(enum, k, "-"+k)
+		}
+		p := queryParam("ordering", "Comma-separated fields to sort by; prefix a field with '-' for descending order. Default: "+
+			strconv.Quote(res.DefaultOrder)+".", obj{"type": "array", "items": obj{"type": "string", "enum": enum}}, false)
+		p["explode"] = false
+		ps = append(ps, p)
+	}
+	ps = append(ps, queryParam("brief", "Return the brief form of each object: id, url, display and key fields.", obj{"type": "boolean"}, false))
+	if len(res.Search) > 0 {
+		ps = append(ps, queryParam("q", "Case-insensitive search.", obj{"type": "string"}, false))
+	}
+	return append(ps, filterParams(res)...)
+}
+

@@ -1,0 +1,245 @@
+package handlers
+
+import (
+	"net/http"
+	"strconv"
+)
+
+// resourcePaths adds a resource's routed operations and its component schemas.
+func (a *API) resourcePaths(paths, schemas obj, res *Resource) {
+	name, list, detail := res.Name, res.Path, res.Path+":id/"
+	addResourceSchemas(schemas, res)
+	write := ref("Writable" + name + "Request")
+	ops := []operation{
+		{method: http.MethodGet, path: list, id: opID(list, "list"), summary: "List " + plural(name),
+			params: listParamsOf(res), okStatus: "200", ok: jsonResponse("A page of "+plural(name)+".", ref("Paginated"+name+"List"))},
+		{method: http.MethodPost, path: list, id: opID(list, "create"), summary: "Create a " + name,
+			body: write, okStatus: "201", ok: jsonResponse("The created "+name+".", ref(name))},
+		{method: http.MethodGet, path: detail, id: opID(list, "retrieve"), summary: "Get a " + name,
+			params:   []any{queryParam("brief", "Return the brief form: id, url, display and key fields.", obj{"type": "boolean"}, false)},
+			okStatus: "200", ok: jsonResponse("The "+name+".", ref(name))},
+		{method: http.MethodPut, path: detail, id: opID(list, "update"), summary: "Replace a " + name,
+			desc: "Full update: required fields must be sent.", body: write, okStatus: "200", ok: jsonResponse("The updated "+name+".", ref(name))},
+		{method: http.MethodPatch, path: detail, id: opID(list, "partial_update"), summary: "Update some fields of a " + name,
+			body: ref("PatchedWritable" + name + "Request"), okStatus: "200", ok: jsonResponse("The updated "+name+".", ref(name))},
+		{method: http.MethodDelete, path: detail, id: opID(list, "destroy"), summary: "Delete a " + name,
+			okStatus: "204", ok: obj{"description": "Deleted; no body."}},
+	}
+	for _, op := range ops {
+		if a.routed(op.method, op.path) {
+			a.put(paths, op)
+		}
+	}
+}
+
+func plural(name string) string {
+	switch {
+	case name == "":
+		return name
+	case name[len(name)-1] == 's':
+		return name + "es"
+	case name[len(name)-1] == 'y':
+		return name[:len(name)-1] + "ies"
+	}
+	return name + "s"
+}
+
+// addResourceSchemas adds <Name>, Brief<Name>, Paginated<Name>List and, when the resource
+// has writable fields, Writable<Name>Request and PatchedWritable<Name>Request.
+func addResourceSchemas(schemas obj, res *Resource) {
+	read, write, patch := obj{}, obj{}, obj{}
+	var readReq, writeReq []any
+	for _, f := range res.Fields {
+		if !f.WriteOnly {
+			read[f.Name] = fieldSchema(schemas, f, false)
+			readReq = append(readReq, f.Name)
+		}
+		if !f.ReadOnly {
+			write[f.Name] = fieldSchema(schemas, f, true)
+			patch[f.Name] = write[f.Name]
+			if f.Required {
+				writeReq = append(writeReq, f.Name)
+			}
+		}
+	}
+	s := obj{"type": "object", "properties": read}
+	if len(readReq) > 0 {
+		s["required"] = readReq
+	}
+	schemas[res.Name] = s
+	schemas["Paginated"+res.Name+"List"] = obj{
+		"type": "object", "required": []any{"count", "next", "previous", "results"},
+		"properties": obj{
+			"count":    obj{"type": "integer", "example": 123},
+			"next":     obj{"type": "string", "format": "uri", "nullable": true, "description": "Absolute URL of the next page."},
+			"previous": obj{"type": "string", "format": "uri", "nullable": true, "description": "Absolute URL of the previous page."},
+			"results":  obj{"type": "array", "items": ref(res.Name)},
+		},
+	}
+	addBrief(schemas, res.Name)
+	if len(write) == 0 {
+		return
+	}
+	w := obj{"type": "object", "properties": write, "additionalProperties": false}
+	if len(writeReq) > 0 {
+		w["required"] = writeReq
+	}
+	schemas["Writable"+res.Name+"Request"] = w
+	schemas["PatchedWritable"+res.Name+"Request"] = obj{"type": "object", "properties": patch, "additionalProperties": false}
+}
+
+// primitive maps FieldDoc types to schemas.
+func primitive(t string) (obj, bool) {
+	switch t {
+	case "integer", "string", "boolean":
+		return obj{"type": t}, true
+	case "number":
+		return obj{"type": "number", "format": "double"}, true
+	case "datetime":
+		return obj{"type": "string", "format": "date-time"}, true
+	case "date":
+		return obj{"type": "string", "format": "date"}, true
+	case "object", "":
+		return obj{"type": "object", "additionalProperties": true}, true
+	}
+	return nil, false
+}
+
+// fieldSchema is one property of a read (write=false) or request schema.
+func fieldSchema(schemas obj, f FieldDoc, write bool) obj {
+	var s obj
+	switch f.Type {
+	case "array":
+		s = obj{"type": "array", "items": namedSchema(schemas, f.Items, write)}
+	case "object":
+		s = namedSchema(schemas, f.Ref, write)
+	default:
+		if s, _ = primitive(f.Type); s == nil {
+			s = obj{}
+		}
+	}
+	deco := obj{}
+	if f.Doc != "" {
+		deco["description"] = f.Doc
+	}
+	if len(f.Enum) > 0 {
+		deco["enum"] = enumValues(f)
+	}
+	if f.MaxLength > 0 && f.Type == "string" {
+		deco["maxLength"] = f.MaxLength
+	}
+	if f.Nullable {
+		deco["nullable"] = true
+		if len(f.Enum) > 0 {
+			deco["enum"] = append(deco["enum"].([]any), nil)
+		}
+	}
+	if f.ReadOnly && !write {
+		deco["readOnly"] = true
+	}
+	if f.WriteOnly && write {
+		deco["writeOnly"] = true
+	}
+	if len(deco) == 0 {
+		return s
+	}
+	if _, isRef := s["$ref"]; isRef {
+		// Siblings of $ref are ignored in OpenAPI 3.0: wrap it.
+		s = obj{"allOf": []any{s}}
+	}
+	for k, v := range deco {
+		s[k] = v
+	}
+	return s
+}
+
+func enumValues(f FieldDoc) []any {
+	out := make([]any, 0, len(f.Enum))
+	for _, e := range f.Enum {
+		if f.Type == "integer" {
+			if n, err := strconv.Atoi(e); err == nil {
+				out = append(out, n)
+				continue
+			}
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// namedSchema resolves a Ref or Items name: a primitive, a schema of opSchemas(), or a
+// resource (a reference).
+func namedSchema(schemas obj, name string, write bool) obj {
+	if s, ok := primitive(name); ok {
+		return s
+	}
+	if _, ok := schemas[name]; ok {
+		if _, isResource := resourceNamed(name); !isResource {
+			return ref(name)
+		}
+	}
+	if write {
+		return obj{
+			"oneOf": []any{
+				obj{"type": "integer", "description": "The id of the " + name + "."},
+				obj{"type": "object", "additionalProperties": true, "description": "Unique fields of the " + name + ", e.g. {\"name\": \"…\"}."},
+			},
+		}
+	}
+	addBrief(schemas, name)
+	return ref("Brief" + name)
+}
+
+func resourceNamed(name string) (*Resource, bool) {
+	for _, r := range resources {
+		if r.Name == name {
+			return r, true
+		}
+	}
+	return nil, false
+}
+
+// briefKeys are the fields of each brief (nested) form besides id, url and display, as
+// nested.go renders them.
+var briefKeys = map[string][]FieldDoc{
+	"Site":     {{Name: "name", Type: "string"}, {Name: "slug", Type: "string"}},
+	"Platform": {{Name: "name", Type: "string"}, {Name: "slug", Type: "string"}},
+	"Device":   {{Name: "name", Type: "string", Nullable: true}},
+	"Tag":      {{Name: "name", Type: "string"}, {Name: "slug", Type: "string"}, {Name: "color", Type: "string"}},
+	"User":     {{Name: "username", Type: "string"}},
+	"Group":    {{Name: "name", Type: "string"}},
+	"Command":  {{Name: "name", Type: "string"}},
+	"Interface": {{Name: "name", Type: "string"},
+		{Name: "device", Type: "object", Ref: "Device"}},
+	"VLAN":      {{Name: "vid", Type: "integer"}, {Name: "name", Type: "string"}},
+	"IPAddress": {{Name: "address", Type: "string"}, {Name: "family", Type: "object", Ref: "IPFamily"}},
+}
+
+// addBrief adds Brief<name>: the table above, else the key fields of the registered
+// resource, else id, url and display alone.
+func addBrief(schemas obj, name string) {
+	key := "Brief" + name
+	if _, ok := schemas[key]; ok {
+		return
+	}
+	schemas[key] = obj{} // placeholder: a brief may refer to another brief
+	props := obj{
+		"id":      obj{"type": "integer", "readOnly": true},
+		"url":     obj{"type": "string", "format": "uri", "readOnly": true},
+		"display": obj{"type": "string", "readOnly": true},
+	}
+	keys, ok := briefKeys[name]
+	if res, found := resourceNamed(name); !ok && found {
+		for _, f := range res.Fields {
+			switch f.Name {
+			case "name", "slug", "username", "address", "vid", "color":
+				keys = append(keys, f)
+			}
+		}
+	}
+	for _, f := range keys {
+		f.ReadOnly, f.Required, f.MaxLength, f.Doc = false, false, 0, ""
+		props[f.Name] = fieldSchema(schemas, f, false)
+	}
+	schemas[key] = obj{"type": "object", "properties": props, "required": []any{"id", "url", "display"}}
+}

@@ -1,0 +1,185 @@
+package handlers
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+// schemaDoc fetches /api/schema/ without a token and decodes it.
+func schemaDoc(t *testing.T, e *env) map[string]any {
+	t.Helper()
+	r := e.do("GET", "/api/schema/", "", nil)
+	if r.status != 200 {
+		t.Fatalf("schema: %d %s", r.status, r.body)
+	}
+	return r.json(t)
+}
+
+var httpMethods = []string{"get", "post", "put", "patch", "delete"}
+
+func TestSchemaDocument(t *testing.T) {
+	e := newEnv(t)
+	doc := schemaDoc(t, e)
+	if v, _ := doc["openapi"].(string); !strings.HasPrefix(v, "3.0.") {
+		t.Fatalf("openapi version %q", doc["openapi"])
+	}
+	scheme := doc["components"].(map[string]any)["securitySchemes"].(map[string]any)["tokenAuth"].(map[string]any)
+	if scheme["type"] != "apiKey" || scheme["in"] != "header" || scheme["name"] != "Authorization" {
+		t.Fatalf("tokenAuth: %v", scheme)
+	}
+	ids := map[string]string{}
+	for p, item := range doc["paths"].(map[string]any) {
+		for _, m := range httpMethods {
+			op, ok := item.(map[string]any)[m].(map[string]any)
+			if !ok {
+				continue
+			}
+			where := strings.ToUpper(m) + " " + p
+			id, _ := op["operationId"].(string)
+			if prev, dup := ids[id]; dup || id == "" {
+				t.Errorf("%s: operationId %q empty or also on %s", where, id, prev)
+			}
+			ids[id] = where
+			resp := op["responses"].(map[string]any)
+			_, explicit := op["security"]
+			switch {
+			case publicPaths[strings.ReplaceAll(p, "{id}", ":id")]:
+				if sec, _ := op["security"].([]any); !explicit || len(sec) != 0 {
+					t.Errorf("%s is public but not marked security: []", where)
+				}
+			case explicit:
+				t.Errorf("%s: authed operation overrides security", where)
+			case resp["401"] == nil || resp["403"] == nil:
+				t.Errorf("%s: no 401/403 responses", where)
+			}
+			if resp["500"] == nil {
+				t.Errorf("%s: no 500 response", where)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		t.Fatal("no operations")
+	}
+	if _, ok := doc["paths"].(map[string]any)["/api/docs/"]; ok {
+		t.Error("the reader pages are documented as API operations")
+	}
+}
+
+// TestSchemaCoversEveryRoute fails when a route is added without documentation: every
+// routed (method, path) but the readers' pages is an operation of the schema, and every
+// operation is routed.
+func TestSchemaCoversEveryRoute(t *testing.T) {
+	e := newEnv(t)
+	doc := schemaDoc(t, e)
+	paths := doc["paths"].(map[string]any)
+	has := func(method, path string) bool {
+		item, _ := paths[oaPath(path)].(map[string]any)
+		_, ok := item[strings.ToLower(method)]
+		return ok
+	}
+	routed := map[string]bool{}
+	for _, r := range e.api.routeList {
+		routed[r[0]+" "+oaPath(r[1])] = true
+		if strings.HasPrefix(r[1], "/api/docs/") || strings.HasPrefix(r[1], "/api/redoc/") {
+			continue
+		}
+		if has(r[0], r[1]) {
+			continue
+		}
+		dispatched := false
+		for _, op := range opDocs {
+			if op.Via == r[1] && op.Method == r[0] && has(op.Method, op.Path) {
+				dispatched = true
+			}
+		}
+		if !dispatched {
+			t.Errorf("%s %s is routed but not in the schema: add a Resource with Fields, or an opDocs entry (schema_ops.go)", r[0], r[1])
+		}
+	}
+	for _, op := range opDocs {
+		if op.Via != "" && e.api.opRouted(op) {
+			routed[op.Method+" "+oaPath(op.Path)] = true
+			// the parameter route that dispatches is not an operation of its own
+			if !e.api.routed(op.Method, op.Via) || isCRUDRoute(op.Method, op.Via) {
+				continue
+			}
+			if has(op.Method, op.Via) {
+				t.Errorf("%s %s documented: it only dispatches %s", op.Method, oaPath(op.Via), op.Path)
+			}
+		}
+	}
+	for p, item := range paths {
+		for _, m := range httpMethods {
+			if _, ok := item.(map[string]any)[m]; ok && !routed[strings.ToUpper(m)+" "+p] {
+				t.Errorf("%s %s is documented but not routed", strings.ToUpper(m), p)
+			}
+		}
+	}
+}
+
+// isCRUDRoute reports whether a route is one a.crud registers for some resource.
+func isCRUDRoute(method, path string) bool {
+	for _, res := range resources {
+		switch {
+		case path == res.Path && (method == http.MethodGet || method == http.MethodPost):
+			return true
+		case path == res.Path+":id/" && method != http.MethodPost:
+			return true
+		}
+	}
+	return false
+}
+
+func TestSchemaFormats(t *testing.T) {
+	e := newEnv(t)
+	r := e.do("GET", "/api/schema/?format=yaml", "", nil)
+	var y map[string]any
+	if r.status != 200 || yaml.Unmarshal(r.body, &y) != nil || !strings.HasPrefix(y["openapi"].(string), "3.0.") {
+		t.Fatalf("yaml: %d %.200s", r.status, r.body)
+	}
+	for _, q := range []string{"/api/schema/?format=json", "/api/schema/?format=openapi"} {
+		if r := e.do("GET", q, "", nil); r.status != 200 || r.json(t)["openapi"] == nil {
+			t.Errorf("%s: %d %.200s", q, r.status, r.body)
+		}
+	}
+	if m := e.must(400, "GET", "/api/schema/?format=xml", "", nil); m["format"] == nil {
+		t.Errorf("bad format: %v", m)
+	}
+}
+
+// TestSchemaValidator runs the OpenAPI validator CI installs (.ci/run) on the schema.
+func TestSchemaValidator(t *testing.T) {
+	cmd := os.Getenv("FIELDKIT_OPENAPI_VALIDATOR")
+	if cmd == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("FIELDKIT_OPENAPI_VALIDATOR is not set in CI")
+		}
+		t.Skip("set FIELDKIT_OPENAPI_VALIDATOR (see .ci/run)")
+	}
+	e := newEnv(t)
+	r := e.do("GET", "/api/schema/", "", nil)
+	file := filepath.Join(t.TempDir(), "openapi.json")
+	if err := os.WriteFile(file, r.body, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args := strings.Fields(cmd)
+	out, err := exec.Command(args[0], append(args[1:], file)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", cmd, file, err, out)
+	}
+}
+
+func TestSchemaIsJSON(t *testing.T) {
+	e := newEnv(t)
+	r := e.do("GET", "/api/schema/", "", nil)
+	if !json.Valid(r.body) || !strings.Contains(r.header.Get("Content-Type"), "json") {
+		t.Fatalf("not JSON: %s", r.header.Get("Content-Type"))
+	}
+}

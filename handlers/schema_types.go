@@ -1,0 +1,144 @@
+package handlers
+
+// Component schemas of the non-CRUD endpoints and of the error bodies.
+
+func props(required []string, p obj) obj {
+	s := obj{"type": "object", "properties": p}
+	if len(required) > 0 {
+		s["required"] = anyStrings(required)
+	}
+	return s
+}
+
+var (
+	tInt    = obj{"type": "integer"}
+	tStr    = obj{"type": "string"}
+	tBool   = obj{"type": "boolean"}
+	tNum    = obj{"type": "number", "format": "double"}
+	tTime   = obj{"type": "string", "format": "date-time"}
+	tAnyObj = obj{"type": "object", "additionalProperties": true}
+)
+
+func described(s obj, desc string) obj {
+	out := obj{"description": desc}
+	for k, v := range s {
+		out[k] = v
+	}
+	return out
+}
+
+var variableTypes = []any{"text", "inventory_interface", "inventory_vlan", "inventory_vlan_name", "inventory_ip"}
+
+// opSchemas returns a fresh map of the fixed component schemas; resources add theirs.
+func opSchemas() obj {
+	timeout := obj{"type": "integer", "minimum": 5, "maximum": 300, "default": 30, "description": "Seconds for the whole execution."}
+	vars := obj{"type": "object", "description": "Variable name to value; numbers are converted to strings; at most 500 characters, no control characters.",
+		"additionalProperties": obj{"oneOf": []any{obj{"type": "string", "maxLength": 500}, tNum}}}
+	token := described(tStr, "Token of one of the user's credential sets (shown once in the web UI). Never a username or password.")
+	return obj{
+		"Detail":          props([]string{"detail"}, obj{"detail": tStr}),
+		"ServerError":     props([]string{"detail", "request_id"}, obj{"detail": described(tStr, "Internal server error"), "request_id": tStr}),
+		"ValidationError": described(obj{"type": "object", "additionalProperties": true}, "Field name (or non_field_errors) to a list of messages, or to nested errors for nested objects, e.g. {\"name\": [\"This field is required.\"]}."),
+		"RateLimitError": props([]string{"error", "details"}, obj{
+			"error":   described(tStr, "Rate limit exceeded"),
+			"details": ref("RateLimitDetails"),
+		}),
+		"RateLimitDetails": props([]string{"reason", "current_count", "limit", "time_window_minutes"}, obj{
+			"reason": tStr, "current_count": tInt, "limit": tInt, "time_window_minutes": tInt,
+		}),
+		"IPFamily": props([]string{"value", "label"}, obj{"value": obj{"type": "integer", "enum": []any{4, 6}}, "label": tStr}),
+		"APIRoot":  props(nil, obj{"dcim": tStr, "extras": tStr, "ipam": tStr, "plugins": tStr, "status": tStr, "users": tStr}),
+		"Status": props([]string{"fieldkit-version", "netbox-version", "uptime_seconds"}, obj{
+			"fieldkit-version": tStr, "netbox-version": described(tStr, "The NetBox API version emulated."),
+			"python-version": obj{"type": "string", "nullable": true}, "plugins": obj{"type": "object", "additionalProperties": tStr},
+			"uptime_seconds": tInt, "counts": obj{"type": "object", "additionalProperties": tInt},
+		}),
+		"ExecuteRequest": props([]string{"device_id", "credential_token"}, obj{
+			"device_id": tInt, "credential_token": token, "variables": vars, "timeout": timeout,
+		}),
+		"ExecuteResult": props([]string{"success", "output", "error_message", "execution_time", "command", "device", "syntax_error", "parsed_output", "command_log_id"}, obj{
+			"success":        tBool,
+			"output":         described(tStr, "The device's output, without the echoed command and the trailing prompt."),
+			"error_message":  described(tStr, "Empty when successful."),
+			"execution_time": described(tNum, "Duration in seconds."),
+			"command": props([]string{"id", "name", "command_type"}, obj{
+				"id": tInt, "name": tStr, "command_type": obj{"type": "string", "enum": []any{"show", "config"}},
+			}),
+			"device":         props([]string{"id", "name"}, obj{"id": tInt, "name": tStr}),
+			"syntax_error":   ref("SyntaxError"),
+			"parsed_output":  ref("ParsedOutput"),
+			"command_log_id": described(tInt, "The command log entry written."),
+		}),
+		"SyntaxError": props([]string{"detected"}, obj{
+			"detected": tBool,
+			"type": obj{"type": "string", "enum": []any{"invalid_input", "incomplete_command", "ambiguous_command",
+				"unknown_command", "permission_denied", "config_rejected"}},
+			"vendor":   described(tStr, "The driver that recognised the error."),
+			"line":     described(tStr, "The device's error line."),
+			"guidance": described(tStr, "What to fix."),
+		}),
+		"ParsedOutput": props([]string{"success", "method", "data"}, obj{
+			"success":  tBool,
+			"method":   obj{"type": "string", "enum": []any{"textfsm", nil}, "nullable": true},
+			"template": obj{"type": "string", "nullable": true},
+			"data":     obj{"type": "array", "items": described(tAnyObj, "One parsed record: lower-case header to value (a string or a list of strings).")},
+			"error":    described(tStr, "Why parsing failed or was not possible."),
+		}),
+		"BulkExecuteRequest": props([]string{"executions"}, obj{
+			"executions": obj{"type": "array", "minItems": 1, "items": ref("BulkExecution"),
+				"description": "At most exec.bulk_max (default 100)."},
+		}),
+		"BulkExecution": props([]string{"command_id", "device_id", "credential_token"}, obj{
+			"command_id": tInt, "device_id": tInt, "credential_token": token, "variables": vars, "timeout": timeout,
+		}),
+		"BulkExecuteResponse": props([]string{"results", "summary"}, obj{
+			"results": obj{"type": "array", "items": obj{"oneOf": []any{ref("BulkResult"), ref("BulkRejected")}}},
+			"summary": props([]string{"total", "successful", "failed"}, obj{"total": tInt, "successful": tInt, "failed": tInt}),
+		}),
+		"BulkResult": described(props([]string{"execution_id", "success", "command_log_id", "execution_time", "error_message"}, obj{
+			"execution_id": described(tInt, "1-based index in the request."), "success": tBool,
+			"command_log_id": tInt, "execution_time": described(tNum, "Seconds."), "error_message": tStr,
+		}), "An execution that ran (or tried to reach the device)."),
+		"BulkRejected": described(props([]string{"execution_id", "success", "command_log_id", "execution_time", "error", "details"}, obj{
+			"execution_id": tInt, "success": obj{"type": "boolean", "enum": []any{false}},
+			"command_log_id": obj{"type": "integer", "nullable": true, "enum": []any{nil}},
+			"execution_time": obj{"type": "number", "nullable": true, "enum": []any{nil}},
+			"error":          described(tStr, "Short reason."),
+			"details":        described(tAnyObj, "Field errors, or the rate limit details."),
+		}), "An execution rejected before running; no log is written."),
+		"VariableChoices": props([]string{"device_id", "device_name", "command_id", "command_name", "variables"}, obj{
+			"device_id": tInt, "device_name": tStr, "command_id": tInt, "command_name": tStr,
+			"variables": obj{"type": "object", "additionalProperties": ref("VariableChoice"), "description": "Keyed by variable name."},
+		}),
+		"VariableChoice": props([]string{"type", "choices", "help_text", "default_value"}, obj{
+			"type": obj{"type": "string", "enum": variableTypes}, "choices": obj{"type": "array", "items": ref("Choice")},
+			"help_text": tStr, "default_value": tStr,
+		}),
+		"Choice": described(props([]string{"value", "display"}, obj{
+			"value": tStr, "display": tStr, "id": tInt,
+			"enabled": described(tBool, "Interfaces."), "name": described(tStr, "VLANs."), "status": described(tStr, "IP addresses."),
+		}), "Interfaces {value, display, id, enabled}; VLANs {value: vid, display: \"vid (name)\", id, name}; IPs {value: ip, display: ip/len, id, status}."),
+		"ValidateVariablesRequest": props([]string{"device_id"}, obj{"device_id": tInt, "variables": vars}),
+		"ValidateVariablesResponse": props([]string{"valid", "command"}, obj{
+			"valid": obj{"type": "boolean", "enum": []any{true}}, "command": described(tStr, "The rendered command."),
+		}),
+		"CommandLogStatistics": props([]string{"total_logs", "success_rate", "last_24h", "top_commands", "common_errors"}, obj{
+			"total_logs":   tInt,
+			"success_rate": described(tNum, "Percentage, 2 decimals; 0 with no logs."),
+			"last_24h":     props([]string{"total", "successful", "failed"}, obj{"total": tInt, "successful": tInt, "failed": tInt}),
+			"top_commands": obj{"type": "array", "maxItems": 10, "items": props([]string{"command_name", "count"}, obj{"command_name": tStr, "count": tInt})},
+			"common_errors": obj{"type": "array", "maxItems": 10, "items": props([]string{"error", "count"}, obj{
+				"error": described(tStr, "First 100 characters of the error message."), "count": tInt})},
+		}),
+		"CommandLogExport": props([]string{"count", "results"}, obj{
+			"count": tInt,
+			"results": obj{"type": "array", "items": props([]string{"id", "command", "device", "username", "success", "created"}, obj{
+				"id":       tInt,
+				"command":  props([]string{"id", "name"}, obj{"id": obj{"type": "integer", "nullable": true}, "name": tStr}),
+				"device":   props([]string{"id", "name"}, obj{"id": obj{"type": "integer", "nullable": true}, "name": tStr}),
+				"username": tStr, "success": tBool, "created": tTime, "execution_duration": tNum, "error_message": tStr,
+				"output": described(tStr, "With include_output=true."),
+			})},
+		}),
+	}
+}
