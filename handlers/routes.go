@@ -60,6 +60,10 @@ func (a *API) routes(rt *httprouter.Router) {
 	// Schema and API readers.
 	// ROUTES:SCHEMA
 	a.handle(rt, http.MethodGet, "/api/schema/", a.public(a.serveSchema))
+	a.handle(rt, http.MethodGet, "/api/docs/", a.public(a.docsPage))
+	a.handle(rt, http.MethodGet, "/api/docs/:file", a.public(a.docsAsset))
+	a.handle(rt, http.MethodGet, "/api/redoc/", a.public(a.redocPage))
+	a.handle(rt, http.MethodGet, "/api/redoc/:file", a.public(a.redocAsset))
 }
 
 // crudSet is the five handlers of a NetBox-style resource; nil ones are not routed.

@@ -144,7 +144,7 @@ func TestSchemaFormats(t *testing.T) {
 	if r.status != 200 || yaml.Unmarshal(r.body, &y) != nil || !strings.HasPrefix(y["openapi"].(string), "3.0.") {
 		t.Fatalf("yaml: %d %.200s", r.status, r.body)
 	}
-	for _, q := range []string{"/api/schema/?format=json", "/api/schema/?format=openapi"} {
+	for _, q := range []string{"/api/schema/?format=json", "/api/schema/?format=openapi", "/api/docs/?format=openapi"} {
 		if r := e.do("GET", q, "", nil); r.status != 200 || r.json(t)["openapi"] == nil {
 			t.Errorf("%s: %d %.200s", q, r.status, r.body)
 		}
