@@ -32,6 +32,11 @@ var opDocs = []opDoc{
 			"application/vnd.oai.openapi+json": obj{"schema": obj{"type": "object", "additionalProperties": true}},
 			"application/yaml":                 obj{"schema": obj{"type": "string"}},
 		}}},
+	{Method: http.MethodDelete, Path: pathDevices + ":id/host-key/", ID: "dcim_devices_host_key_destroy",
+		Summary: "Forget a device's SSH host key",
+		Desc: "Clears the host key trusted on first use (after a device was replaced or re-keyed), so the next " +
+			"connection trusts the key it is shown. Needs change permission on the device.",
+		OK: obj{"description": "Cleared; no body."}, OKStatus: "204"},
 	{Method: http.MethodPost, Path: pathCommands + ":id/execute/", ID: "plugins_toolkit_commands_execute_create",
 		Summary: "Execute a command on one device",
 		Desc: "Checks, in order: the command is visible (404), the body (400), the device exists and is visible, has a " +
@@ -75,9 +80,27 @@ var opDocs = []opDoc{
 			"schema": obj{"type": "string"}}}}},
 }
 
-// opRouted reports whether op is served: routed at its path, or dispatched by its Via.
+// opRouted reports whether op is served: recorded at its own path (a dispatched path
+// is recorded beside its parameter route, see routes.go), or its Via is routed and can
+// only be the dispatcher (no CRUD operation has that method and path).
 func (a *API) opRouted(op opDoc) bool {
-	return a.routed(op.Method, op.Path) || (op.Via != "" && a.routed(op.Method, op.Via))
+	if a.routed(op.Method, op.Path) {
+		return true
+	}
+	return op.Via != "" && a.routed(op.Method, op.Via) && !isCRUDRoute(op.Method, op.Via)
+}
+
+// isCRUDRoute reports whether a route is one a.crud registers for some resource.
+func isCRUDRoute(method, path string) bool {
+	for _, res := range resources {
+		switch {
+		case path == res.Path && (method == http.MethodGet || method == http.MethodPost):
+			return true
+		case path == res.Path+":id/" && method != http.MethodPost:
+			return true
+		}
+	}
+	return false
 }
 
 func (a *API) addOp(paths, schemas obj, op opDoc) {

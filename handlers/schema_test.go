@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"encoding/json"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -122,19 +121,6 @@ func TestSchemaCoversEveryRoute(t *testing.T) {
 			}
 		}
 	}
-}
-
-// isCRUDRoute reports whether a route is one a.crud registers for some resource.
-func isCRUDRoute(method, path string) bool {
-	for _, res := range resources {
-		switch {
-		case path == res.Path && (method == http.MethodGet || method == http.MethodPost):
-			return true
-		case path == res.Path+":id/" && method != http.MethodPost:
-			return true
-		}
-	}
-	return false
 }
 
 func TestSchemaFormats(t *testing.T) {
