@@ -239,3 +239,31 @@ func TestUsersConstrainedPermissions(t *testing.T) {
 	body["enabled"] = false
 	e.must(201, "POST", "/api/users/permissions/", bob, body)
 }
+
+// TestPermissionsTakeEffect checks permissions written through the API: a group's
+// permission reaches its members, disabling it takes it away at once, and a constraint
+// that names an unknown field (written before a type was added) grants nothing and is
+// logged once.
+func TestPermissionsTakeEffect(t *testing.T) {
+	e := newEnv(t)
+	bob := e.user("bob", false)
+	e.must(201, "POST", "/api/users/groups/", e.admin, map[string]any{"name": "noc"})
+	e.must(201, "POST", "/api/users/permissions/", e.admin, map[string]any{
+		"name": "noc views groups", "object_types": []string{"users.group"}, "actions": []string{"view"}, "groups": []any{1},
+	})
+	e.must(403, "GET", "/api/users/groups/", bob, nil)
+	e.must(200, "PATCH", "/api/users/users/2/", e.admin, map[string]any{"groups": []any{1}})
+	e.must(200, "GET", "/api/users/groups/", bob, nil)
+	e.must(200, "PATCH", "/api/users/permissions/1/", e.admin, map[string]any{"enabled": false})
+	e.must(403, "GET", "/api/users/groups/", bob, nil)
+
+	e.grant("bob", "users.group", []string{"view"}, `{"colour": "red"}`)
+	for range 2 {
+		if m := e.must(200, "GET", "/api/users/groups/", bob, nil); m["count"].(float64) != 0 {
+			t.Fatalf("unknown-field constraint granted: %v", m)
+		}
+	}
+	if n := strings.Count(e.logs.String(), "permission constraint grants nothing"); n != 1 {
+		t.Fatalf("problem logged %d times: %s", n, e.logs)
+	}
+}
