@@ -3,7 +3,9 @@ package handlers
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"fieldkit/store"
@@ -116,4 +118,21 @@ func enumOf(choices []string) []string {
 		}
 	}
 	return out
+}
+
+// intArgs parses the values of an integer filter, for Custom filters.
+func intArgs(vals []string) ([]any, error) {
+	out := make([]any, 0, len(vals))
+	for _, v := range vals {
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a valid integer.", v)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func placeholderList(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
 }

@@ -21,6 +21,9 @@ func (a *API) routes(rt *httprouter.Router) {
 	a.crud(rt, deviceResource, a.deviceCRUD())
 	a.handle(rt, http.MethodDelete, pathDevices+":id/host-key/", a.authed(a.clearHostKey))
 	a.crud(rt, tagResource, a.tagCRUD())
+	a.crud(rt, interfaceResource, a.interfaceCRUD())
+	a.crud(rt, vlanResource, a.vlanCRUD())
+	a.crud(rt, ipAddressResource, a.ipAddressCRUD())
 
 	// Users, groups, tokens, permissions.
 	// ROUTES:USERS
