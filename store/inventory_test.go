@@ -1,0 +1,256 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+)
+
+func openInvDB(t *testing.T) *DB {
+	t.Helper()
+	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "fieldkit.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+
+func mustID[T any](t *testing.T) func(T, error) T {
+	return func(v T, err error) T {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+}
+
+// lab is one site with a device on an EOS platform, two interfaces, VLANs and
+// addresses.
+type lab struct {
+	site, other, platform, device, gi1, gi2 int64
+	vlanSite, vlanGlobal, vlanOther         int64
+	ip4, ip6, loose                         int64
+}
+
+func newLab(t *testing.T, db *DB) lab {
+	ctx := context.Background()
+	id := mustID[int64](t)
+	var l lab
+	l.site = id(db.CreateSite(ctx, SiteInput{Name: ptr("North"), Slug: ptr("north")}, All))
+	l.other = id(db.CreateSite(ctx, SiteInput{Name: ptr("South"), Slug: ptr("south")}, All))
+	l.platform = id(db.CreatePlatform(ctx, PlatformInput{Name: ptr("EOS"), Slug: ptr("eos")}, All))
+	l.device = id(db.CreateDevice(ctx, DeviceInput{Name: ptr("sw1"), SiteID: &l.site,
+		Platform: OptRef{Set: true, ID: &l.platform}, CustomFields: map[string]any{"ssh_port": 2222.0}}, All))
+	l.gi1 = id(db.CreateInterface(ctx, InterfaceInput{DeviceID: &l.device, Name: ptr("Gi0/1")}, All))
+	l.gi2 = id(db.CreateInterface(ctx, InterfaceInput{DeviceID: &l.device, Name: ptr("Gi0/2"), Enabled: ptr(false)}, All))
+	l.vlanSite = id(db.CreateVLAN(ctx, VLANInput{VID: ptr(int64(30)), Name: ptr("users"), Site: OptRef{Set: true, ID: &l.site}}, All))
+	l.vlanGlobal = id(db.CreateVLAN(ctx, VLANInput{VID: ptr(int64(20)), Name: ptr("voice")}, All))
+	l.vlanOther = id(db.CreateVLAN(ctx, VLANInput{VID: ptr(int64(10)), Name: ptr("south"), Site: OptRef{Set: true, ID: &l.other}}, All))
+	l.ip4 = id(db.CreateIPAddress(ctx, IPAddressInput{Address: ptr("192.0.2.10/24"), Interface: OptRef{Set: true, ID: &l.gi1}}, All))
+	l.ip6 = id(db.CreateIPAddress(ctx, IPAddressInput{Address: ptr("2001:db8::1/64"), Interface: OptRef{Set: true, ID: &l.gi2}}, All))
+	l.loose = id(db.CreateIPAddress(ctx, IPAddressInput{Address: ptr("192.0.2.9/24")}, All))
+	return l
+}
+
+func TestEffectiveDriver(t *testing.T) {
+	for _, c := range []struct{ driver, slug, want string }{
+		{"", "ios", "cisco_ios"}, {"", "iosxe", "cisco_ios"}, {"", "cisco_xe", "cisco_ios"}, {"", "cisco-ios", "cisco_ios"},
+		{"", "nxos", "cisco_nxos"}, {"", "iosxr", "cisco_iosxr"}, {"", "cisco_xr", "cisco_iosxr"},
+		{"", "eos", "arista_eos"}, {"", "arista_eos", "arista_eos"}, {"", "junos", "juniper_junos"},
+		{"", "linux", "linux"}, {"", "Cisco_IOS", "cisco_ios"}, {"", "vyos", "generic"}, {"", "", "generic"},
+		{"linux", "ios", "linux"}, {"generic", "eos", "generic"},
+	} {
+		if got := EffectiveDriver(c.driver, c.slug); got != c.want {
+			t.Errorf("EffectiveDriver(%q, %q) = %q, want %q", c.driver, c.slug, got, c.want)
+		}
+	}
+}
+
+func TestDeviceTarget(t *testing.T) {
+	db := openInvDB(t)
+	ctx := context.Background()
+	l := newLab(t, db)
+	tg, err := db.DeviceTarget(ctx, l.device)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tg.Host != "" || tg.Port != 2222 || tg.Driver != "arista_eos" || tg.PlatformSlug != "eos" || *tg.PlatformID != l.platform || tg.LegacyAlgorithms {
+		t.Fatalf("target without primary: %+v", tg)
+	}
+	// IPv6 alone is used; IPv4 wins once set; the platform's legacy flag counts
+	if err := db.UpdateDevice(ctx, l.device, DeviceInput{PrimaryIP6: OptRef{Set: true, ID: &l.ip6}}, All); err != nil {
+		t.Fatal(err)
+	}
+	if tg, _ = db.DeviceTarget(ctx, l.device); tg.Host != "2001:db8::1" {
+		t.Fatalf("ip6 host: %+v", tg)
+	}
+	if err := db.UpdateDevice(ctx, l.device, DeviceInput{PrimaryIP4: OptRef{Set: true, ID: &l.ip4},
+		CustomFields: map[string]any{"ssh_port": nil}, MergeCustomFields: true}, All); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.UpdatePlatform(ctx, l.platform, PlatformInput{LegacyAlgorithms: ptr(true), Driver: ptr("linux")}, All); err != nil {
+		t.Fatal(err)
+	}
+	if tg, _ = db.DeviceTarget(ctx, l.device); tg.Host != "192.0.2.10" || tg.Port != 22 || !tg.LegacyAlgorithms || tg.Driver != "linux" {
+		t.Fatalf("ip4 host: %+v", tg)
+	}
+	if err := db.DeletePlatform(ctx, l.platform); err != nil {
+		t.Fatal(err)
+	}
+	if tg, _ = db.DeviceTarget(ctx, l.device); tg.PlatformID != nil || tg.Driver != "generic" || tg.LegacyAlgorithms {
+		t.Fatalf("without platform: %+v", tg)
+	}
+	if _, err := db.DeviceTarget(ctx, 999); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("unknown device: %v", err)
+	}
+}
+
+func TestPrimaryIPRules(t *testing.T) {
+	db := openInvDB(t)
+	ctx := context.Background()
+	l := newLab(t, db)
+	var fe *FieldError
+	for _, c := range []struct {
+		in    DeviceInput
+		field string
+	}{
+		{DeviceInput{PrimaryIP4: OptRef{Set: true, ID: &l.ip6}}, "primary_ip4"},
+		{DeviceInput{PrimaryIP6: OptRef{Set: true, ID: &l.ip4}}, "primary_ip6"},
+		{DeviceInput{PrimaryIP4: OptRef{Set: true, ID: &l.loose}}, "primary_ip4"},
+	} {
+		err := db.UpdateDevice(ctx, l.device, c.in, All)
+		if !errors.As(err, &fe) || fe.Field != c.field {
+			t.Errorf("%+v: %v", c.in, err)
+		}
+	}
+	if err := db.UpdateDevice(ctx, l.device, DeviceInput{PrimaryIP4: OptRef{Set: true, ID: &l.ip4}}, All); err != nil {
+		t.Fatal(err)
+	}
+	err := db.UpdateIPAddress(ctx, l.ip4, IPAddressInput{Interface: OptRef{Set: true}}, All)
+	if !errors.As(err, &fe) || fe.Field != "assigned_object_id" {
+		t.Fatalf("unassigning a primary: %v", err)
+	}
+	// deleting the interface unassigns its address and clears the assignment type
+	if err := db.DeleteInterface(ctx, l.gi1); err != nil {
+		t.Fatal(err)
+	}
+	var typ *string
+	if err := db.Reader().QueryRowContext(ctx, `SELECT assigned_object_type FROM ip_addresses WHERE id = ?`, l.ip4).Scan(&typ); err != nil || typ != nil {
+		t.Fatalf("assigned_object_type after interface delete: %v %v", typ, err)
+	}
+}
+
+func TestHostKeys(t *testing.T) {
+	db := openInvDB(t)
+	ctx := context.Background()
+	l := newLab(t, db)
+	if k, err := db.KnownHostKey(ctx, l.device); err != nil || k != "" {
+		t.Fatalf("no key yet: %q %v", k, err)
+	}
+	const k1, k2 = "ssh-ed25519 AAAAone", "ssh-ed25519 AAAAtwo"
+	if err := db.SaveHostKey(ctx, l.device, k1); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SaveHostKey(ctx, l.device, k1); err != nil {
+		t.Fatalf("saving the same key again: %v", err)
+	}
+	if err := db.SaveHostKey(ctx, l.device, k2); !errors.Is(err, ErrConflict) {
+		t.Fatalf("a different key must not replace the trusted one: %v", err)
+	}
+	if k, _ := db.KnownHostKey(ctx, l.device); k != k1 {
+		t.Fatalf("stored key: %q", k)
+	}
+	if err := db.ClearHostKey(ctx, l.device); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SaveHostKey(ctx, l.device, k2); err != nil {
+		t.Fatalf("after clear: %v", err)
+	}
+	for _, err := range []error{db.ClearHostKey(ctx, 999), db.SaveHostKey(ctx, 999, k1)} {
+		if !errors.Is(err, ErrNotFound) {
+			t.Errorf("unknown device: %v", err)
+		}
+	}
+	if _, err := db.KnownHostKey(ctx, 999); !errors.Is(err, ErrNotFound) {
+		t.Errorf("unknown device: %v", err)
+	}
+}
+
+func TestDeviceChoices(t *testing.T) {
+	db := openInvDB(t)
+	ctx := context.Background()
+	l := newLab(t, db)
+	ifs, err := db.DeviceInterfaces(ctx, l.device)
+	if err != nil || len(ifs) != 2 || ifs[0].Name != "Gi0/1" || !ifs[0].Enabled || ifs[1].Enabled {
+		t.Fatalf("interfaces: %+v %v", ifs, err)
+	}
+	// no VLANs on interfaces: the site's VLANs (not the global or the other site's)
+	vl, err := db.DeviceVLANs(ctx, l.device)
+	if err != nil || len(vl) != 1 || vl[0].VID != 30 || vl[0].Name != "users" {
+		t.Fatalf("site vlans: %+v %v", vl, err)
+	}
+	err = db.UpdateInterface(ctx, l.gi2, InterfaceInput{Mode: ptr("tagged"), UntaggedVLAN: OptRef{Set: true, ID: &l.vlanGlobal},
+		TaggedVLANs: &[]int64{l.vlanSite, l.vlanGlobal}}, All)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vl, _ = db.DeviceVLANs(ctx, l.device)
+	if len(vl) != 2 || vl[0].VID != 20 || vl[1].VID != 30 {
+		t.Fatalf("interface vlans: %+v", vl)
+	}
+	var fe *FieldError
+	err = db.UpdateInterface(ctx, l.gi1, InterfaceInput{Mode: ptr("access"), UntaggedVLAN: OptRef{Set: true, ID: &l.vlanOther}}, All)
+	if !errors.As(err, &fe) || fe.Field != "untagged_vlan" {
+		t.Fatalf("other site's VLAN: %v", err)
+	}
+	// addresses on interfaces plus the primary, in address order
+	ips, err := db.DeviceIPs(ctx, l.device)
+	if err != nil || len(ips) != 2 || ips[0].Address != "192.0.2.10/24" || ips[1].Address != "2001:db8::1/64" || ips[0].Status != "active" {
+		t.Fatalf("ips: %+v %v", ips, err)
+	}
+	for _, f := range []func() error{
+		func() error { _, err := db.DeviceInterfaces(ctx, 999); return err },
+		func() error { _, err := db.DeviceVLANs(ctx, 999); return err },
+		func() error { _, err := db.DeviceIPs(ctx, 999); return err },
+	} {
+		if err := f(); !errors.Is(err, ErrNotFound) {
+			t.Errorf("unknown device: %v", err)
+		}
+	}
+}
+
+func TestNegatedLookupAcrossRelation(t *testing.T) {
+	db := openInvDB(t)
+	ctx := context.Background()
+	l := newLab(t, db)
+	bare := mustID[int64](t)(db.CreateDevice(ctx, DeviceInput{Name: ptr("bare"), SiteID: &l.site}, All))
+	e, err := ModelFor(TypeDevice).Compile(Cond{Path: []string{"platform", "slug"}, Lookup: "n", Values: []any{"eos"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, _, err := db.ListIDs(ctx, Query{Model: TypeDevice, Where: []Expr{e}, Limit: 10})
+	if err != nil || len(ids) != 1 || ids[0] != bare {
+		t.Fatalf("platform__slug__n=eos: %v %v", ids, err)
+	}
+}
+
+func TestAddressOrder(t *testing.T) {
+	for _, c := range []struct{ a, b string }{
+		{"10.0.0.2/24", "10.0.0.10/24"}, {"9.0.0.1/8", "10.0.0.1/8"}, {"255.0.0.1/32", "::1/128"},
+		{"10.0.0.1/8", "10.0.0.1/24"},
+	} {
+		if addressKey(c.a) >= addressKey(c.b) {
+			t.Errorf("%s should sort before %s", c.a, c.b)
+		}
+	}
+	if a, err := NormalizeAddress("2001:DB8:0::1/64"); err != nil || a != "2001:db8::1/64" {
+		t.Errorf("normalize: %q %v", a, err)
+	}
+	if _, err := NormalizeAddress("10.0.0.1"); err == nil {
+		t.Error("an address without prefix length must be refused")
+	}
+}
