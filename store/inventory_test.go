@@ -17,7 +17,6 @@ func openInvDB(t *testing.T) *DB {
 	return db
 }
 
-
 func mustID[T any](t *testing.T) func(T, error) T {
 	return func(v T, err error) T {
 		t.Helper()
