@@ -29,7 +29,7 @@ var platformResource = &Resource{
 			Doc: `SSH driver; "" infers it from the slug (ios, iosxe, cisco_xe → cisco_ios; nxos → cisco_nxos; iosxr, cisco_xr → cisco_iosxr; eos → arista_eos; junos → juniper_junos; otherwise generic)`},
 		{Name: "effective_driver", Type: "string", ReadOnly: true, Enum: store.Drivers, Doc: "the driver actually used"},
 		{Name: "legacy_algorithms", Type: "boolean", Doc: "also offer legacy SSH algorithms (SHA-1 key exchange, CBC ciphers, ssh-rsa) to this platform's devices"},
-		{Name: "tags", Type: "array", Items: "NestedTag", ReadOnly: true},
+		{Name: "tags", Type: "array", Items: "Tag", ReadOnly: true},
 		{Name: "custom_fields", Type: "object", ReadOnly: true},
 		{Name: "created", Type: "datetime", ReadOnly: true}, {Name: "last_updated", Type: "datetime", ReadOnly: true},
 	},
