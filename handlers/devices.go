@@ -101,11 +101,12 @@ func (a *API) deviceInput(ctx context.Context, f *form, create, partial bool) st
 	}
 	in.LegacyAlgorithms = boolPtr(f, "legacy_algorithms")
 	if cf, ok := f.object("custom_fields"); ok {
+		merge := partial && cf != nil
 		if cf == nil {
-			cf = map[string]any{} // null clears them
+			cf = map[string]any{} // null clears them, PATCH or not
 		}
 		checkCustomFields(f, cf)
-		in.CustomFields, in.MergeCustomFields = cf, partial
+		in.CustomFields, in.MergeCustomFields = cf, merge
 	}
 	if f.has("site") && f.isNull("site") && !f.errs.Has("site") {
 		f.errs.Add("site", "This field may not be null.")

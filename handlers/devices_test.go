@@ -47,6 +47,9 @@ func TestDevicesCRUD(t *testing.T) {
 	if d["status"].(map[string]any)["value"] != "offline" || d["platform"] != nil || cf["rack"] != "A1" || cf["ssh_port"] != 22.0 || len(d["tags"].([]any)) != 0 {
 		t.Fatalf("patched: %v", d)
 	}
+	if d := e.must(200, "PATCH", "/api/dcim/devices/"+id+"/", e.admin, map[string]any{"custom_fields": nil}); len(d["custom_fields"].(map[string]any)) != 0 {
+		t.Fatalf("null custom_fields: %v", d)
+	}
 	// PUT replaces custom fields
 	d = e.must(200, "PUT", "/api/dcim/devices/"+id+"/", e.admin, map[string]any{"name": "sw1", "site": 2, "custom_fields": map[string]any{}})
 	if len(d["custom_fields"].(map[string]any)) != 0 || d["site"].(map[string]any)["id"] != 2.0 {
