@@ -37,8 +37,8 @@ var logResource = &Resource{
 		{Name: "success", Type: "boolean", ReadOnly: true},
 		{Name: "error_message", Type: "string", ReadOnly: true, Doc: "empty when successful"},
 		{Name: "execution_duration", Type: "number", ReadOnly: true, Doc: "seconds"},
-		{Name: "parsed_output", Type: "object", ReadOnly: true, Nullable: true},
-		{Name: "syntax_error", Type: "object", ReadOnly: true, Nullable: true},
+		{Name: "parsed_output", Type: "object", Ref: "ParsedOutput", ReadOnly: true, Nullable: true},
+		{Name: "syntax_error", Type: "object", Ref: "SyntaxError", ReadOnly: true, Nullable: true},
 		{Name: "created", Type: "datetime", ReadOnly: true}, {Name: "last_updated", Type: "datetime", ReadOnly: true},
 	},
 }

@@ -17,6 +17,12 @@ type opDoc struct {
 	RateLimited       bool
 }
 
+// embeddedObjects are the objects a resource nests by value (read and written whole, not
+// referenced by id), by the name its FieldDoc Items or Ref gives.
+var embeddedObjects = map[string][]FieldDoc{
+	"CommandVariable": commandVariableFields,
+}
+
 // opDocs is every non-CRUD endpoint; each is in the schema only once it is routed.
 var opDocs = []opDoc{
 	{Method: http.MethodGet, Path: "/api/", ID: "api_root", Summary: "API index",

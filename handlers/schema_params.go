@@ -160,4 +160,3 @@ func listParamsOf(res *Resource) []any {
 	}
 	return append(ps, filterParams(res)...)
 }
-

@@ -3,6 +3,7 @@ package handlers
 import (
 	"net/http"
 	"strconv"
+	"strings"
 )
 
 // resourcePaths adds a resource's routed operations and its component schemas.
@@ -47,26 +48,8 @@ func plural(name string) string {
 // addResourceSchemas adds <Name>, Brief<Name>, Paginated<Name>List and, when the resource
 // has writable fields, Writable<Name>Request and PatchedWritable<Name>Request.
 func addResourceSchemas(schemas obj, res *Resource) {
-	read, write, patch := obj{}, obj{}, obj{}
-	var readReq, writeReq []any
-	for _, f := range res.Fields {
-		if !f.WriteOnly {
-			read[f.Name] = fieldSchema(schemas, f, false)
-			readReq = append(readReq, f.Name)
-		}
-		if !f.ReadOnly {
-			write[f.Name] = fieldSchema(schemas, f, true)
-			patch[f.Name] = write[f.Name]
-			if f.Required {
-				writeReq = append(writeReq, f.Name)
-			}
-		}
-	}
-	s := obj{"type": "object", "properties": read}
-	if len(readReq) > 0 {
-		s["required"] = readReq
-	}
-	schemas[res.Name] = s
+	read, write, patch := objectSchemas(schemas, res.Fields)
+	schemas[res.Name] = read
 	schemas["Paginated"+res.Name+"List"] = obj{
 		"type": "object", "required": []any{"count", "next", "previous", "results"},
 		"properties": obj{
@@ -77,15 +60,55 @@ func addResourceSchemas(schemas obj, res *Resource) {
 		},
 	}
 	addBrief(schemas, res.Name)
-	if len(write) == 0 {
+	if write != nil {
+		schemas["Writable"+res.Name+"Request"] = write
+		schemas["PatchedWritable"+res.Name+"Request"] = patch
+	}
+}
+
+// objectSchemas builds the read, write and patch schemas of a field table; write and
+// patch are nil when no field is writable.
+func objectSchemas(schemas obj, fields []FieldDoc) (read, write, patch obj) {
+	rp, wp := obj{}, obj{}
+	var readReq, writeReq []any
+	for _, f := range fields {
+		if !f.WriteOnly {
+			rp[f.Name] = fieldSchema(schemas, f, false)
+			readReq = append(readReq, f.Name)
+		}
+		if !f.ReadOnly {
+			wp[f.Name] = fieldSchema(schemas, f, true)
+			if f.Required {
+				writeReq = append(writeReq, f.Name)
+			}
+		}
+	}
+	read = obj{"type": "object", "properties": rp}
+	if len(readReq) > 0 {
+		read["required"] = readReq
+	}
+	if len(wp) == 0 {
+		return read, nil, nil
+	}
+	write = obj{"type": "object", "properties": wp, "additionalProperties": false}
+	if len(writeReq) > 0 {
+		write["required"] = writeReq
+	}
+	return read, write, obj{"type": "object", "properties": wp, "additionalProperties": false}
+}
+
+// addEmbedded adds an object nested by value (not by reference) in a resource: <Name>
+// and Writable<Name>Request.
+func addEmbedded(schemas obj, name string, fields []FieldDoc) {
+	if _, ok := schemas[name]; ok {
 		return
 	}
-	w := obj{"type": "object", "properties": write, "additionalProperties": false}
-	if len(writeReq) > 0 {
-		w["required"] = writeReq
+	schemas[name] = obj{} // placeholder while its own fields are built
+	read, write, _ := objectSchemas(schemas, fields)
+	schemas[name] = read
+	if write != nil {
+		schemas["Writable"+name+"Request"] = write
 	}
-	schemas["Writable"+res.Name+"Request"] = w
-	schemas["PatchedWritable"+res.Name+"Request"] = obj{"type": "object", "properties": patch, "additionalProperties": false}
 }
 
 // primitive maps FieldDoc types to schemas.
@@ -122,7 +145,9 @@ func fieldSchema(schemas obj, f FieldDoc, write bool) obj {
 	if f.Doc != "" {
 		deco["description"] = f.Doc
 	}
-	if len(f.Enum) > 0 {
+	if len(f.Enum) > 0 && f.Type == "array" {
+		s["items"].(obj)["enum"] = enumValues(f)
+	} else if len(f.Enum) > 0 {
 		deco["enum"] = enumValues(f)
 	}
 	if f.MaxLength > 0 && f.Type == "string" {
@@ -130,8 +155,8 @@ func fieldSchema(schemas obj, f FieldDoc, write bool) obj {
 	}
 	if f.Nullable {
 		deco["nullable"] = true
-		if len(f.Enum) > 0 {
-			deco["enum"] = append(deco["enum"].([]any), nil)
+		if e, ok := deco["enum"].([]any); ok {
+			deco["enum"] = append(e, nil)
 		}
 	}
 	if f.ReadOnly && !write {
@@ -173,10 +198,21 @@ func namedSchema(schemas obj, name string, write bool) obj {
 	if s, ok := primitive(name); ok {
 		return s
 	}
+	if fields, ok := embeddedObjects[name]; ok {
+		addEmbedded(schemas, name, fields)
+		if _, ok := schemas["Writable"+name+"Request"]; ok && write {
+			return ref("Writable" + name + "Request")
+		}
+		return ref(name)
+	}
 	if _, ok := schemas[name]; ok {
 		if _, isResource := resourceNamed(name); !isResource {
 			return ref(name)
 		}
+	}
+	// "NestedSite" names the brief form of Site, as NetBox's serializers do.
+	if rest, ok := strings.CutPrefix(name, "Nested"); ok && rest != "" {
+		name = rest
 	}
 	if write {
 		return obj{

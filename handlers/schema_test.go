@@ -169,3 +169,58 @@ func TestSchemaIsJSON(t *testing.T) {
 		t.Fatalf("not JSON: %s", r.header.Get("Content-Type"))
 	}
 }
+
+// TestSchemaFromTables checks what the resources' tables turn into: references read as
+// brief forms and written as an id or object, nested objects by value, typed filters
+// with lookups, and ordering with descending variants.
+func TestSchemaFromTables(t *testing.T) {
+	e := newEnv(t)
+	doc := schemaDoc(t, e)
+	raw, _ := json.Marshal(doc)
+	var d struct {
+		Paths      map[string]map[string]json.RawMessage
+		Components struct{ Schemas map[string]json.RawMessage }
+	}
+	if err := json.Unmarshal(raw, &d); err != nil {
+		t.Fatal(err)
+	}
+	schema := func(name string) string { return string(d.Components.Schemas[name]) }
+	for _, c := range []struct{ schema, want string }{
+		{"Command", `"platforms":{"description":"on write: platform ids or objects of unique fields ({\"slug\": ...}); on read: nested platforms","items":{"$ref":"#/components/schemas/BriefPlatform"}`},
+		{"WritableCommandRequest", `"items":{"$ref":"#/components/schemas/WritableCommandVariableRequest"}`},
+		{"WritableCommandRequest", `"oneOf":[{"description":"The id of the Platform.","type":"integer"}`},
+		{"WritableCommandRequest", `"required":["name","command","platforms"]`},
+		{"Device", `"platform":{"allOf":[{"$ref":"#/components/schemas/BriefPlatform"}]`},
+		{"CommandLog", `"$ref":"#/components/schemas/ParsedOutput"`},
+		{"ObjectPermission", `"items":{"enum":["view"`},
+		{"BriefPlatform", `"slug":{"type":"string"}`},
+	} {
+		if !strings.Contains(schema(c.schema), c.want) {
+			t.Errorf("%s lacks %s:\n%s", c.schema, c.want, schema(c.schema))
+		}
+	}
+	if strings.Contains(schema("Command"), "password") || strings.Contains(schema("User"), `"password"`) {
+		t.Error("a write-only field is in a read schema")
+	}
+	list := string(d.Paths["/api/plugins/toolkit/command-logs/"]["get"])
+	for _, want := range []string{
+		`"name":"created__gte","schema":{"items":{"description":"RFC 3339, or YYYY-MM-DD","format":"date-time","type":"string"}`,
+		`"name":"device_id","schema":{"items":{"type":"integer"}`,
+		`"name":"success","schema":{"type":"boolean"}`,
+		`"-created"`,
+	} {
+		if !strings.Contains(list, want) {
+			t.Errorf("command-logs list lacks %s", want)
+		}
+	}
+	cmds := string(d.Paths["/api/plugins/toolkit/commands/"]["get"])
+	for _, want := range []string{`"name":"name__ic"`, `"enum":["show","config"]`, `"name":"q"`} {
+		if !strings.Contains(cmds, want) {
+			t.Errorf("commands list lacks %s", want)
+		}
+	}
+	export := string(d.Paths["/api/plugins/toolkit/command-logs/export/"]["get"])
+	if !strings.Contains(export, `"name":"device_id"`) || !strings.Contains(export, `"text/csv"`) {
+		t.Errorf("export lacks the list filters or CSV: %s", export)
+	}
+}

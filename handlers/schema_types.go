@@ -27,6 +27,15 @@ func described(s obj, desc string) obj {
 	return out
 }
 
+// logRefSchema is a command log's command or device: its name survives the object's deletion.
+func logRefSchema(what string) obj {
+	return props([]string{"id", "url", "name", "display"}, obj{
+		"id":   obj{"type": "integer", "nullable": true, "description": "null once the " + what + " is deleted"},
+		"url":  obj{"type": "string", "format": "uri", "nullable": true},
+		"name": tStr, "display": tStr,
+	})
+}
+
 var variableTypes = []any{"text", "inventory_interface", "inventory_vlan", "inventory_vlan_name", "inventory_ip"}
 
 // opSchemas returns a fresh map of the fixed component schemas; resources add theirs.
@@ -46,8 +55,10 @@ func opSchemas() obj {
 		"RateLimitDetails": props([]string{"reason", "current_count", "limit", "time_window_minutes"}, obj{
 			"reason": tStr, "current_count": tInt, "limit": tInt, "time_window_minutes": tInt,
 		}),
-		"IPFamily": props([]string{"value", "label"}, obj{"value": obj{"type": "integer", "enum": []any{4, 6}}, "label": tStr}),
-		"APIRoot":  props(nil, obj{"dcim": tStr, "extras": tStr, "ipam": tStr, "plugins": tStr, "status": tStr, "users": tStr}),
+		"NestedLogCommand": logRefSchema("command"),
+		"NestedLogDevice":  logRefSchema("device"),
+		"IPFamily":         props([]string{"value", "label"}, obj{"value": obj{"type": "integer", "enum": []any{4, 6}}, "label": tStr}),
+		"APIRoot":          props(nil, obj{"dcim": tStr, "extras": tStr, "ipam": tStr, "plugins": tStr, "status": tStr, "users": tStr}),
 		"Status": props([]string{"fieldkit-version", "netbox-version", "uptime_seconds"}, obj{
 			"fieldkit-version": tStr, "netbox-version": described(tStr, "The NetBox API version emulated."),
 			"python-version": obj{"type": "string", "nullable": true}, "plugins": obj{"type": "object", "additionalProperties": tStr},
