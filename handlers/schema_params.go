@@ -74,8 +74,8 @@ func filterParams(res *Resource) []any {
 		if fd, ok := fieldDoc(res, f.Path); ok && len(fd.Enum) > 0 && kind == store.KindString {
 			item["enum"] = anyStrings(fd.Enum)
 		}
-		desc := f.Doc
-		if desc == "" {
+		desc := strings.TrimSuffix(f.Doc, ".") + "."
+		if f.Doc == "" {
 			desc = "Filter on " + strings.ReplaceAll(f.Path, "__", " → ") + "."
 		}
 		if kind == store.KindBool {

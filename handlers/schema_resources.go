@@ -154,7 +154,20 @@ func fieldSchema(schemas obj, f FieldDoc, write bool) obj {
 		deco["maxLength"] = f.MaxLength
 	}
 	if f.Nullable {
-		deco["nullable"] = true
+		// OpenAPI 3.0.3 needs a type beside nullable: a nullable reference is an
+		// object, a nullable id-or-object is either one or null.
+		if opts, ok := s["oneOf"].([]any); ok {
+			for _, o := range opts {
+				o.(obj)["nullable"] = true
+			}
+			s["anyOf"] = opts
+			delete(s, "oneOf")
+		} else {
+			deco["nullable"] = true
+		}
+		if _, isRef := s["$ref"]; isRef {
+			s = obj{"type": "object", "allOf": []any{s}}
+		}
 		if e, ok := deco["enum"].([]any); ok {
 			deco["enum"] = append(e, nil)
 		}

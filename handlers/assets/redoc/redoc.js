@@ -66,7 +66,7 @@
     if (s.writeOnly) add("flag", "write-only");
     if (s.nullable) add("flag", "nullable");
     if (s.maxLength) add("flag", "max " + s.maxLength + " chars");
-    if (s.minimum != null || s.maximum != null) add("flag", (s.minimum != null ? s.minimum : "") + "…" + (s.maximum != null ? s.maximum : ""));
+    if (s.minimum != null || s.maximum != null) add("flag", s.maximum == null ? "≥ " + s.minimum : s.minimum == null ? "≤ " + s.maximum : s.minimum + "–" + s.maximum);
     if (s.default != null) add("flag", "default " + JSON.stringify(s.default));
     return out;
   }
@@ -149,9 +149,16 @@
       el("div", {class: "lock"}, publicOp ? "Public: no authentication." : "Authorization: Token <key>"));
     if (op.description) box.appendChild(el("p", null, op.description));
     var params = (item.parameters || []).concat(op.parameters || []);
-    if (params.length) {
+    // Lookup variants (name__ic, created__gte, …) fold away: lists have dozens.
+    var main = params.filter(function (p) { return (resolve(p).name || "").indexOf("__") < 0; });
+    var lookups = params.filter(function (p) { return (resolve(p).name || "").indexOf("__") >= 0; });
+    if (main.length) {
       box.appendChild(el("h5", null, "Parameters"));
-      box.appendChild(paramsTable(params));
+      box.appendChild(paramsTable(main));
+    }
+    if (lookups.length) {
+      box.appendChild(el("details", null, el("summary", null, lookups.length + " filter lookups (" +
+        lookups.slice(0, 3).map(function (p) { return resolve(p).name; }).join(", ") + ", …)"), paramsTable(lookups)));
     }
     if (op.requestBody) {
       var c = op.requestBody.content || {};
@@ -195,7 +202,7 @@
       g.ops.forEach(function (x) {
         var sec = operation(x[0], x[1], x[2], doc.paths[x[0]]);
         content.appendChild(sec);
-        toc.appendChild(el("a", {href: "#" + sec.id, "data-for": sec.id}, el("span", {class: "m " + x[1]}, x[1]), el("span", {class: "path"}, x[0])));
+        toc.appendChild(el("a", {href: "#" + sec.id, "data-for": sec.id, title: x[0]}, el("span", {class: "m " + x[1]}, x[1]), el("span", {class: "path"}, x[2].summary || x[0])));
       });
     });
     var schemas = (doc.components && doc.components.schemas) || {};
