@@ -32,6 +32,8 @@ type Options struct {
 	// returns ok=false when the request carries no session; csrfOK tells whether an
 	// unsafe request carried a valid CSRF token.
 	Session func(r *http.Request) (p store.Principal, ok, csrfOK bool, err error)
+	// Exec configures command execution.
+	Exec ExecOptions
 	// Extra registers routes owned by other packages (the web UI) on the same router.
 	Extra func(rt *httprouter.Router)
 }

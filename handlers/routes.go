@@ -59,6 +59,21 @@ func (a *API) routes(rt *httprouter.Router) {
 
 	// Execution (execute, bulk-execute, variable-choices, validate-variables).
 	// ROUTES:EXEC
+	// httprouter v1.3.0 panics when a static segment and a parameter share a position for
+	// the same method: POST commands/bulk-execute/ cannot sit beside POST
+	// commands/:id/execute/. One POST commands/:id/ route dispatches "bulk-execute"
+	// (no other POST exists there; anything else is a 405). It is recorded as its own
+	// route for the schema.
+	a.handle(rt, http.MethodPost, pathCommands+":id/execute/", a.authed(a.execute))
+	a.handle(rt, http.MethodPost, pathCommands+":id/validate-variables/", a.authed(a.validateVariables))
+	a.handle(rt, http.MethodGet, pathCommands+":id/variable-choices/", a.authed(a.variableChoices))
+	rt.Handler(http.MethodPost, pathCommands+":id/", a.authed(func(w http.ResponseWriter, r *http.Request) error {
+		if param(r, "id") == "bulk-execute" {
+			return a.bulkExecute(w, r)
+		}
+		return errMethod()
+	}))
+	a.routeList = append(a.routeList, [2]string{http.MethodPost, pathCommands + "bulk-execute/"})
 
 	// Schema and API readers.
 	// ROUTES:SCHEMA

@@ -103,3 +103,25 @@ func TestCiphertextBoundToSetAndField(t *testing.T) {
 		t.Fatal(got, err)
 	}
 }
+
+func TestDeletingTheOnlyPlatformDeactivatesTheSet(t *testing.T) {
+	ctx := context.Background()
+	db := testDB(t)
+	kr, _ := NewKeyring(bytes.Repeat([]byte{7}, 32))
+	uid, _ := db.CreateUser(ctx, UserInput{Username: ptr("alice")}, All)
+	p1, _ := db.CreatePlatform(ctx, PlatformInput{Name: ptr("IOS"), Slug: ptr("ios")}, All)
+	p2, _ := db.CreatePlatform(ctx, PlatformInput{Name: ptr("EOS"), Slug: ptr("eos")}, All)
+	only, _, _ := db.CreateCredentialSet(ctx, kr, uid, CredentialInput{Name: ptr("only"), Username: ptr("u"), PlatformIDs: &[]int64{p1}})
+	both, _, _ := db.CreateCredentialSet(ctx, kr, uid, CredentialInput{Name: ptr("both"), Username: ptr("u"), PlatformIDs: &[]int64{p1, p2}})
+	if err := db.DeletePlatform(ctx, p1); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := db.CredentialSet(ctx, uid, only)
+	b, _ := db.CredentialSet(ctx, uid, both)
+	if a.IsActive || len(a.PlatformIDs) != 0 {
+		t.Fatalf("set restricted to the deleted platform must be deactivated: %+v", a)
+	}
+	if !b.IsActive || len(b.PlatformIDs) != 1 {
+		t.Fatalf("set with another platform stays active: %+v", b)
+	}
+}

@@ -1,0 +1,170 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"fieldkit/exec"
+	"fieldkit/exec/ratelimit"
+	"fieldkit/store"
+)
+
+// bulkItem is one element of a bulk request on its way through.
+type bulkItem struct {
+	index  int
+	p      *prepared
+	slot   ratelimit.Slot
+	result map[string]any
+}
+
+// bulkExecute serves POST commands/bulk-execute/ (§6.3): every element is checked like
+// a single execution; the accepted ones run concurrently, those on the same device with
+// the same credentials in order over one session; results come back in request order.
+func (a *API) bulkExecute(w http.ResponseWriter, r *http.Request) error {
+	f, err := decodeForm(r, "executions")
+	if err != nil {
+		return err
+	}
+	var elems []json.RawMessage
+	raw, ok := f.raw["executions"]
+	switch {
+	case !ok:
+		f.errs.Add("executions", "This field is required.")
+	case json.Unmarshal(raw, &elems) != nil:
+		f.errs.Add("executions", "Expected a list of execution objects.")
+	case len(elems) == 0:
+		f.errs.Add("executions", "Give at least one execution.")
+	case len(elems) > a.bulkMax():
+		f.errs.Add("executions", fmt.Sprintf("Ensure this field has no more than %d elements.", a.bulkMax()))
+	}
+	if err := f.Err(); err != nil {
+		return err
+	}
+	items := make([]*bulkItem, len(elems))
+	for i, el := range elems {
+		items[i] = a.planElement(r, i, el)
+	}
+	a.runBulk(r, items)
+	results := make([]any, len(items))
+	ok2 := 0
+	for i, it := range items {
+		results[i] = it.result
+		if it.result["success"] == true {
+			ok2++
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"results": results,
+		"summary": map[string]int{"total": len(items), "successful": ok2, "failed": len(items) - ok2}})
+	return nil
+}
+
+func (a *API) bulkMax() int {
+	if a.Exec.BulkMax > 0 {
+		return a.Exec.BulkMax
+	}
+	return 100
+}
+
+// planElement checks one element; a rejected element gets its result at once.
+func (a *API) planElement(r *http.Request, i int, raw json.RawMessage) *bulkItem {
+	it := &bulkItem{index: i}
+	reject := func(reason string, details any) *bulkItem {
+		it.result = map[string]any{"execution_id": i + 1, "success": false, "command_log_id": nil,
+			"execution_time": nil, "error": reason, "details": details}
+		return it
+	}
+	f := &form{errs: FieldErrors{}}
+	if json.Unmarshal(raw, &f.raw) != nil || f.raw == nil {
+		return reject("Invalid execution.", map[string]any{"non_field_errors": []string{"Expected an object."}})
+	}
+	for _, k := range sortedKeys(f.raw) {
+		switch k {
+		case "command_id", "device_id", "credential_token", "variables", "timeout":
+		default:
+			f.errs.Add(k, "Unknown field.")
+		}
+	}
+	cmdID, _ := f.integer("command_id", true, 1, 1<<53)
+	req := readExecRequest(f, true)
+	if len(f.errs) > 0 {
+		return reject("Invalid execution.", map[string]any(f.errs))
+	}
+	cmd, err := visible(a, r, commandResource, cmdID, a.DB.Commands)
+	if err != nil {
+		if e, ok := err.(*Error); ok && e.Status == http.StatusNotFound {
+			return reject("Command not found.", map[string]any{"command_id": []string{"Command not found."}})
+		}
+		return reject("Internal error.", map[string]any{"detail": a.errorResponse(r, err).Body})
+	}
+	p, err := a.prepare(r, cmd, req, true)
+	if err == nil {
+		it.slot, err = a.acquire(r, p.target.ID)
+	}
+	if err != nil {
+		if rj, ok := err.(*rejection); ok {
+			return reject(rj.reason, rj.details)
+		}
+		return reject("Internal error.", map[string]any{"detail": a.errorResponse(r, err).Body})
+	}
+	it.p = p
+	return it
+}
+
+// runBulk runs the accepted items, grouped per device and credential set.
+func (a *API) runBulk(r *http.Request, items []*bulkItem) {
+	type key struct{ device, set int64 }
+	groups := map[key][]*bulkItem{}
+	var order []key
+	for _, it := range items {
+		if it.p == nil {
+			continue
+		}
+		k := key{it.p.target.ID, it.p.secret.SetID}
+		if _, seen := groups[k]; !seen {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], it)
+	}
+	conc := a.Exec.BulkConcurrency
+	if conc < 1 {
+		conc = 16
+	}
+	sem := make(chan struct{}, conc)
+	var wg sync.WaitGroup
+	user := principal(r)
+	for _, k := range order {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(g []*bulkItem) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			a.runGroup(r.Context(), user, g)
+		}(groups[k])
+	}
+	wg.Wait()
+}
+
+// runGroup runs one device's items in order over one session, logging each as it ends.
+func (a *API) runGroup(ctx context.Context, user store.Principal, g []*bulkItem) {
+	first := g[0].p
+	steps := make([]exec.Step, len(g))
+	for i, it := range g {
+		steps[i] = exec.Step{Command: exec.Command{Type: it.p.cmd.CommandType, Text: it.p.text}, Timeout: it.p.timeout}
+	}
+	start := time.Now()
+	exec.RunBatch(a.execContext(), execTarget(first.target), credentials(first.secret), a.execOptions(), steps, func(i int, res exec.Result) {
+		it := g[i]
+		o, err := a.finish(ctx, it.p, user, start, res, it.slot)
+		it.result = map[string]any{"execution_id": it.index + 1, "success": res.Success, "command_log_id": o.logID,
+			"execution_time": round3(res.Duration.Seconds()), "error_message": res.ErrorMessage}
+		if err != nil {
+			a.Logger.Error("bulk execution not logged", "err", err)
+			it.result["command_log_id"] = nil
+		}
+		start = time.Now()
+	})
+}

@@ -1,0 +1,406 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+
+	"fieldkit/exec"
+	"fieldkit/exec/ratelimit"
+	"fieldkit/exec/textfsm"
+	"fieldkit/exec/variables"
+	"fieldkit/store"
+)
+
+// ExecOptions configures command execution.
+type ExecOptions struct {
+	Keyring         *store.Keyring
+	Limiter         *ratelimit.Limiter // nil: no rate limit
+	TextFSM         *textfsm.Library   // nil: no parsing
+	HostKeyPolicy   exec.HostKeyPolicy
+	MaxOutputBytes  int
+	BulkMax         int
+	BulkConcurrency int
+	BypassUsers     []string
+	BypassGroups    []string
+	// Context bounds every execution: it is the server's lifetime, not the request's,
+	// so a client that goes away cannot cut a config change in half.
+	Context context.Context
+}
+
+const (
+	defaultTimeout = 30
+	minTimeout     = 5
+	maxTimeout     = 300
+)
+
+// execRequest is one execution as asked for.
+type execRequest struct {
+	DeviceID  int64
+	Token     string
+	Variables map[string]json.RawMessage
+	Timeout   int
+}
+
+// prepared is an execution that passed every check and may run.
+type prepared struct {
+	cmd     store.Command
+	target  store.Target
+	secret  store.Secret
+	text    string // the command with its variables substituted
+	timeout time.Duration
+}
+
+// rejection is why an execution may not run: the status and body of a single
+// execute, and the short reason and details of a bulk element.
+type rejection struct {
+	status     int
+	reason     string
+	body       any
+	details    any
+	retryAfter int
+}
+
+func (rj *rejection) Error() string { return rj.reason }
+
+func (rj *rejection) httpError() *Error {
+	e := &Error{Status: rj.status, Body: rj.body}
+	if rj.retryAfter > 0 {
+		e.Header = http.Header{"Retry-After": {strconv.Itoa(rj.retryAfter)}}
+	}
+	return e
+}
+
+func fieldRejection(field, msg string) *rejection {
+	fe := map[string]any{field: []string{msg}}
+	return &rejection{status: http.StatusBadRequest, reason: msg, body: fe, details: fe}
+}
+
+// readExecRequest reads the execution fields from a form (a body, or a bulk element).
+func readExecRequest(f *form, tokenRequired bool) execRequest {
+	var req execRequest
+	req.DeviceID, _ = f.integer("device_id", true, 1, 1<<53)
+	req.Token, _ = f.str("credential_token", tokenRequired, 0)
+	if raw, ok := f.raw["variables"]; ok && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &req.Variables); err != nil {
+			f.errs.Add("variables", "Must be an object of variable name to value.")
+		}
+	}
+	req.Timeout = defaultTimeout
+	if n, ok := f.integer("timeout", false, minTimeout, maxTimeout); ok {
+		req.Timeout = int(n)
+	}
+	return req
+}
+
+// prepare runs the checks of §6.2 after the body, in order: device, platform and
+// address, execute permission, credential token (unless skipped), variables.
+func (a *API) prepare(r *http.Request, cmd store.Command, req execRequest, checkToken bool) (*prepared, error) {
+	ctx := r.Context()
+	devScope, err := a.scope(r, store.TypeDevice, "view")
+	if err != nil {
+		return nil, err
+	}
+	ok, err := a.DB.Exists(ctx, store.TypeDevice, req.DeviceID, devScope.Expr)
+	if err != nil {
+		return nil, err
+	}
+	if !ok || !devScope.Granted {
+		return nil, fieldRejection("device_id", "Device not found.")
+	}
+	target, err := a.DB.DeviceTarget(ctx, req.DeviceID)
+	if err != nil {
+		return nil, err
+	}
+	if target.PlatformID == nil || !slices.Contains(cmd.PlatformIDs(), *target.PlatformID) {
+		plat := target.PlatformSlug
+		if plat == "" {
+			plat = "none"
+		}
+		return nil, fieldRejection("device_id", fmt.Sprintf("The device's platform (%s) is not one of this command's platforms.", plat))
+	}
+	if target.Host == "" {
+		return nil, fieldRejection("device_id", "The device has no primary IP address to connect to.")
+	}
+	if err := a.mayExecute(r, cmd); err != nil {
+		return nil, err
+	}
+	p := &prepared{cmd: cmd, target: target, timeout: time.Duration(req.Timeout) * time.Second}
+	if checkToken {
+		if p.secret, err = a.credential(r, req.Token, target); err != nil {
+			return nil, err
+		}
+	}
+	if p.text, err = a.render(ctx, cmd, req); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// mayExecute checks execute_show or execute_config on the command.
+func (a *API) mayExecute(r *http.Request, cmd store.Command) error {
+	action := "execute_" + cmd.CommandType
+	scope, err := a.scope(r, store.TypeCommand, action)
+	if err != nil {
+		return err
+	}
+	ok := scope.Granted
+	if ok {
+		if ok, err = a.DB.Exists(r.Context(), store.TypeCommand, cmd.ID, scope.Expr); err != nil {
+			return err
+		}
+	}
+	if !ok {
+		msg := fmt.Sprintf("You do not have permission to execute %s commands.", cmd.CommandType)
+		return &rejection{status: http.StatusForbidden, reason: msg, body: map[string]string{"detail": msg},
+			details: map[string]string{"detail": msg}}
+	}
+	return nil
+}
+
+// credential resolves the token. Unknown, malformed and other users' tokens give the
+// same answer, so the answer tells a guesser nothing.
+func (a *API) credential(r *http.Request, token string, target store.Target) (store.Secret, error) {
+	if a.Exec.Keyring == nil {
+		return store.Secret{}, errors.New("execution is not configured: no master key")
+	}
+	s, err := a.DB.CredentialByToken(r.Context(), a.Exec.Keyring, token)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && s.OwnerID != principal(r).ID) {
+		return store.Secret{}, fieldRejection("credential_token", "Invalid credential token.")
+	}
+	if err != nil {
+		return store.Secret{}, err
+	}
+	if !s.IsActive {
+		return store.Secret{}, fieldRejection("credential_token", "This credential set is inactive; activate it in the web interface.")
+	}
+	if len(s.PlatformIDs) > 0 && (target.PlatformID == nil || !slices.Contains(s.PlatformIDs, *target.PlatformID)) {
+		return store.Secret{}, fieldRejection("credential_token",
+			fmt.Sprintf("This credential set is not valid for the device's platform (%s).", target.PlatformSlug))
+	}
+	return s, nil
+}
+
+// render validates the variables against the device's inventory and substitutes them.
+func (a *API) render(ctx context.Context, cmd store.Command, req execRequest) (string, error) {
+	vars := make([]variables.Variable, len(cmd.Variables))
+	for i, v := range cmd.Variables {
+		vars[i] = variables.Variable{Name: v.Name, Type: v.VariableType, Required: v.Required, Default: v.DefaultValue}
+	}
+	choices, err := a.choiceValues(ctx, cmd, req.DeviceID)
+	if err != nil {
+		return "", err
+	}
+	text, verrs := variables.Render(cmd.Command, vars, req.Variables, choices)
+	if len(verrs) > 0 {
+		body := map[string]any{"variables": verrs}
+		return "", &rejection{status: http.StatusBadRequest, reason: "Invalid variables.", body: body, details: body}
+	}
+	return text, nil
+}
+
+// choiceValues lists the allowed values of each inventory variable of cmd on a device.
+func (a *API) choiceValues(ctx context.Context, cmd store.Command, deviceID int64) (map[string][]string, error) {
+	out := map[string][]string{}
+	for _, v := range cmd.Variables {
+		cs, err := a.choices(ctx, v.VariableType, deviceID)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range cs {
+			out[v.Name] = append(out[v.Name], c["value"].(string))
+		}
+	}
+	return out, nil
+}
+
+// bypass tells whether the rate limit does not apply to the requesting user.
+func (a *API) bypass(ctx context.Context, p store.Principal) (bool, error) {
+	if slices.Contains(a.Exec.BypassUsers, p.Username) {
+		return true, nil
+	}
+	if len(a.Exec.BypassGroups) == 0 || len(p.GroupIDs) == 0 {
+		return false, nil
+	}
+	for _, g := range a.Exec.BypassGroups {
+		id, err := a.DB.GroupIDByName(ctx, g)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return false, err
+		}
+		if slices.Contains(p.GroupIDs, id) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// acquire takes a rate-limit slot for the device, or returns the 429 rejection.
+func (a *API) acquire(r *http.Request, deviceID int64) (ratelimit.Slot, error) {
+	if a.Exec.Limiter == nil {
+		return ratelimit.Slot{}, nil
+	}
+	if ok, err := a.bypass(r.Context(), principal(r)); err != nil || ok {
+		return ratelimit.Slot{}, err
+	}
+	slot, st, ok := a.Exec.Limiter.Acquire(deviceID)
+	if ok {
+		return slot, nil
+	}
+	minutes := int(st.Window / time.Minute)
+	details := map[string]any{
+		"reason": fmt.Sprintf("Device rate limit exceeded: %d/%d successful commands in the last %d minutes",
+			st.Count, st.Limit, minutes),
+		"current_count": st.Count, "limit": st.Limit, "time_window_minutes": minutes,
+	}
+	return slot, &rejection{status: http.StatusTooManyRequests, reason: "Rate limit exceeded",
+		body: map[string]any{"error": "Rate limit exceeded", "details": details}, details: details,
+		retryAfter: max(1, ratelimit.RetryAfterSeconds(st.RetryAfter))}
+}
+
+func (a *API) execOptions() exec.Options {
+	return exec.Options{MaxOutputBytes: a.Exec.MaxOutputBytes, HostKeyPolicy: a.Exec.HostKeyPolicy,
+		HostKeys: a.DB, Logger: a.Logger}
+}
+
+func credentials(s store.Secret) exec.Credentials {
+	return exec.Credentials{Username: s.Username, Password: s.Password, EnableSecret: s.EnableSecret, PrivateKey: []byte(s.PrivateKey)}
+}
+
+func execTarget(t store.Target) exec.Target {
+	return exec.Target{DeviceID: t.ID, Name: t.Name, Host: t.Host, Port: t.Port, Driver: t.Driver, LegacyAlgorithms: t.LegacyAlgorithms}
+}
+
+// outcome is a finished execution, logged.
+type outcome struct {
+	res    exec.Result
+	parsed textfsm.Parsed
+	logID  int64
+}
+
+// finish parses, logs (before any response is sent) and releases the slot.
+func (a *API) finish(ctx context.Context, p *prepared, user store.Principal, started time.Time, res exec.Result, slot ratelimit.Slot) (outcome, error) {
+	o := outcome{res: res, parsed: a.parse(p, res)}
+	parsedJSON, _ := json.Marshal(o.parsed)
+	syntaxJSON, _ := json.Marshal(res.Syntax)
+	id, err := a.DB.CreateLog(context.WithoutCancel(ctx), store.LogInput{
+		CommandID: p.cmd.ID, CommandName: p.cmd.Name, CommandType: p.cmd.CommandType,
+		DeviceID: p.target.ID, DeviceName: p.target.Name, UserID: user.ID, Username: user.Username,
+		Output: res.Output, ParsedOutput: string(parsedJSON), SyntaxError: string(syntaxJSON),
+		Success: res.Success, ErrorMessage: res.ErrorMessage, ExecutionDuration: res.Duration.Seconds(),
+		ExecutionTime: started,
+	})
+	slot.Release(res.Success)
+	if err != nil {
+		return o, err
+	}
+	o.logID = id
+	if err := a.DB.TouchCredentialSet(context.WithoutCancel(ctx), p.secret.SetID); err != nil {
+		a.Logger.Warn("credential set last_used not updated", "set_id", p.secret.SetID, "err", err)
+	}
+	a.Logger.LogAttrs(ctx, slog.LevelInfo, "execution", slog.Int64("command_id", p.cmd.ID), slog.Int64("device_id", p.target.ID),
+		slog.String("username", user.Username), slog.Bool("success", res.Success), slog.Int64("log_id", id),
+		slog.Float64("seconds", res.Duration.Seconds()))
+	return o, nil
+}
+
+func (a *API) parse(p *prepared, res exec.Result) textfsm.Parsed {
+	switch {
+	case p.cmd.CommandType != store.CommandShow:
+		return notParsed("config commands are not parsed")
+	case !res.Success:
+		return notParsed("not parsed: the execution failed")
+	case a.Exec.TextFSM == nil:
+		return notParsed("no templates loaded")
+	}
+	parsed := a.Exec.TextFSM.Parse(p.target.Driver, p.text, res.Output)
+	if parsed.Data == nil {
+		parsed.Data = []map[string]any{}
+	}
+	return parsed
+}
+
+func notParsed(why string) textfsm.Parsed {
+	return textfsm.Parsed{Data: []map[string]any{}, Error: why}
+}
+
+// execute serves POST commands/{id}/execute/.
+func (a *API) execute(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	cmd, err := visible(a, r, commandResource, id, a.DB.Commands)
+	if err != nil {
+		return err
+	}
+	f, err := decodeForm(r, "device_id", "credential_token", "variables", "timeout")
+	if err != nil {
+		return err
+	}
+	req := readExecRequest(f, true)
+	if err := f.Err(); err != nil {
+		return err
+	}
+	p, err := a.prepare(r, cmd, req, true)
+	if err != nil {
+		return asHTTP(err)
+	}
+	slot, err := a.acquire(r, p.target.ID)
+	if err != nil {
+		return asHTTP(err)
+	}
+	started := time.Now()
+	ctx, cancel := context.WithTimeout(a.execContext(), p.timeout)
+	defer cancel()
+	res := exec.Execute(ctx, execTarget(p.target), credentials(p.secret), a.execOptionsWith(p.timeout), []exec.Command{{Type: p.cmd.CommandType, Text: p.text}})[0]
+	o, err := a.finish(r.Context(), p, principal(r), started, res, slot)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, a.executeBody(p, o))
+	return nil
+}
+
+func (a *API) execOptionsWith(timeout time.Duration) exec.Options {
+	o := a.execOptions()
+	o.Timeout = timeout
+	return o
+}
+
+func (a *API) execContext() context.Context {
+	if a.Exec.Context != nil {
+		return a.Exec.Context
+	}
+	return context.Background()
+}
+
+func (a *API) executeBody(p *prepared, o outcome) map[string]any {
+	return map[string]any{
+		"success": o.res.Success, "output": o.res.Output, "error_message": o.res.ErrorMessage,
+		"execution_time": round3(o.res.Duration.Seconds()),
+		"command":        map[string]any{"id": p.cmd.ID, "name": p.cmd.Name, "command_type": p.cmd.CommandType},
+		"device":         map[string]any{"id": p.target.ID, "name": p.target.Name},
+		"syntax_error":   o.res.Syntax, "parsed_output": o.parsed, "command_log_id": o.logID,
+		"output_truncated": o.res.Truncated,
+	}
+}
+
+func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
+
+// asHTTP turns a rejection into its HTTP error; other errors pass through.
+func asHTTP(err error) error {
+	var rj *rejection
+	if errors.As(err, &rj) {
+		return rj.httpError()
+	}
+	return err
+}
