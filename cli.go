@@ -247,18 +247,6 @@ func newLogger(cfg Config, w io.Writer) *slog.Logger {
 
 // validSchedule accepts "", "hourly" and "daily HH:MM".
 func validSchedule(s string) error {
-	s = strings.TrimSpace(s)
-	if s == "" || s == "hourly" {
-		return nil
-	}
-	if rest, ok := strings.CutPrefix(s, "daily"); ok {
-		rest = strings.TrimSpace(rest)
-		if rest == "" {
-			return nil
-		}
-		if _, err := time.Parse("15:04", rest); err == nil {
-			return nil
-		}
-	}
-	return fmt.Errorf("%q is not \"hourly\" or \"daily HH:MM\"", s)
+	_, err := store.ParseSchedule(s)
+	return err
 }

@@ -2,31 +2,294 @@ package main
 
 import (
 	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/pem"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"time"
 
+	"golang.org/x/crypto/ssh"
+
+	"fieldkit/exec/devsim"
 	"fieldkit/store"
 )
 
-// seedDemo makes a newcomer productive: an admin with a printed password and token.
-// Seeding is idempotent: a second run reuses what the first made.
-func seedDemo(ctx context.Context, e env, db *store.DB, base string) error {
-	password := randomPassword()
-	name, super := "admin", true
-	uid, err := db.UserIDByName(ctx, name)
-	if err != nil {
-		if uid, err = db.CreateUser(ctx, store.UserInput{Username: &name, Password: &password, IsSuperuser: &super}, store.All); err != nil {
-			return err
-		}
-	} else if err := db.SetPassword(ctx, uid, password); err != nil {
-		return err
-	}
-	_, key, err := db.CreateToken(ctx, store.TokenInput{UserID: uid, WriteEnabled: true, Description: "demo"}, store.All)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "\nFieldKit demo is ready at %s\n", base)
-	fmt.Fprintf(e.stdout, "  web UI login: admin / %s\n", password)
-	fmt.Fprintf(e.stdout, "  API token:    %s\n", key)
-	fmt.Fprintf(e.stdout, "  try:          curl -H 'Authorization: Token %s' %s/api/plugins/toolkit/commands/\n\n", key, base)
-	return nil
+// The demo devices are simulated in this process; their login is a fixed demo value
+// because they exist only while the demo runs.
+const (
+	demoDeviceUser = "fieldkit"
+	demoDevicePass = "demo-device-password"
+	demoEnable     = "demo-enable-secret"
+)
+
+// demoDevice is one simulated device of the demo and its inventory.
+type demoDevice struct {
+	name, vendor, platform string
+	ifaces                 []string
 }
+
+var demoDevices = []demoDevice{
+	{"demo-ios-1", "cisco_ios", "Cisco IOS", []string{"GigabitEthernet1/0/1", "GigabitEthernet1/0/2", "GigabitEthernet1/0/3", "GigabitEthernet1/0/4"}},
+	{"demo-eos-1", "arista_eos", "Arista EOS", []string{"Ethernet1", "Ethernet2", "Ethernet3", "Ethernet4"}},
+	{"demo-junos-1", "juniper_junos", "Juniper Junos", []string{"ge-0/0/0", "ge-0/0/1", "ge-0/0/2", "ge-0/0/3"}},
+}
+
+// seedDemo makes a newcomer productive in one command: it starts simulated devices and
+// seeds (idempotently) an admin, inventory that points at the devices, commands with
+// variables, a credential set and sample logs, then prints how to use them. The
+// returned function stops the devices.
+func seedDemo(ctx context.Context, e env, db *store.DB, kr *store.Keyring, cfg Config, base string) (func(), error) {
+	s := &seeder{ctx: ctx, db: db}
+	adminPass := randomPassword()
+	admin := s.user("admin", adminPass)
+	siteID := s.ref(store.TypeSite, map[string]any{"slug": "demo-lab"}, func() (int64, error) {
+		return db.CreateSite(ctx, store.SiteInput{Name: ptr("Demo Lab"), Slug: ptr("demo-lab"), Description: ptr("simulated devices")}, store.All)
+	})
+	vlans := []int64{s.vlan(siteID, 10, "USERS"), s.vlan(siteID, 20, "VOICE")}
+	var devs []*devsim.Device
+	stop := func() {
+		for _, d := range devs {
+			d.Close()
+		}
+	}
+	platforms := map[string]int64{}
+	var deviceIDs []int64
+	for _, dd := range demoDevices {
+		platforms[dd.vendor] = s.platform(dd.platform, dd.vendor)
+		d, err := startDemoDevice(cfg.Server.Data, dd)
+		if err != nil {
+			stop()
+			return nil, err
+		}
+		devs = append(devs, d)
+		deviceIDs = append(deviceIDs, s.device(dd, siteID, platforms[dd.vendor], d.Port(), vlans))
+	}
+	cmdIDs := s.commands(platforms)
+	token := s.credentials(kr, admin, platforms)
+	s.sampleLogs(admin, deviceIDs, cmdIDs)
+	if s.err != nil {
+		stop()
+		return nil, s.err
+	}
+	_, key, err := db.CreateToken(ctx, store.TokenInput{UserID: admin, WriteEnabled: true, Description: "demo"}, store.All)
+	if err != nil {
+		stop()
+		return nil, err
+	}
+	w := e.stdout
+	fmt.Fprintf(w, "\nFieldKit demo is ready at %s\n\n", base)
+	fmt.Fprintf(w, "  web UI:            %s/  (admin / %s)\n", base, adminPass)
+	fmt.Fprintf(w, "  API token:         %s\n", key)
+	fmt.Fprintf(w, "  credential token:  %s\n", token)
+	fmt.Fprintf(w, "  API reader:        %s/api/docs/\n", base)
+	fmt.Fprintf(w, "  simulated devices: ")
+	for i, d := range devs {
+		fmt.Fprintf(w, "%s (%s) ", demoDevices[i].name, d.Addr())
+	}
+	fmt.Fprintf(w, "\n\nRun \"show version\" on %s:\n\n", demoDevices[0].name)
+	fmt.Fprintf(w, "  curl -s -X POST -H 'Authorization: Token %s' -H 'Content-Type: application/json' \\\n"+
+		"    -d '{\"device_id\": %d, \"credential_token\": \"%s\"}' \\\n    %s/api/plugins/toolkit/commands/%d/execute/\n\n",
+		key, deviceIDs[0], token, base, cmdIDs[0])
+	return stop, nil
+}
+
+// startDemoDevice starts one simulated device with a host key kept in the data
+// directory, so that the trust-on-first-use key stays valid across restarts.
+func startDemoDevice(data string, dd demoDevice) (*devsim.Device, error) {
+	signer, err := demoHostKey(filepath.Join(data, "demo", dd.name+".key"))
+	if err != nil {
+		return nil, err
+	}
+	var ifs []devsim.Interface
+	for i, n := range dd.ifaces {
+		ifs = append(ifs, devsim.Interface{Name: n, Enabled: true, Mode: "access", VLAN: 10 + 10*(i%2),
+			Description: []string{"uplink", "desk 12", "printer", "spare"}[i]})
+	}
+	return devsim.Start(devsim.Config{Vendor: dd.vendor, Hostname: dd.name, Username: demoDeviceUser,
+		Password: demoDevicePass, EnableSecret: demoEnable, HostKey: signer, Interfaces: ifs,
+		VLANs: []devsim.VLAN{{ID: 1, Name: "default"}, {ID: 10, Name: "USERS"}, {ID: 20, Name: "VOICE"}}})
+}
+
+func demoHostKey(path string) (ssh.Signer, error) {
+	if raw, err := os.ReadFile(path); err == nil {
+		return ssh.ParsePrivateKey(raw)
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	block, err := ssh.MarshalPrivateKey(priv, "fieldkit demo device")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(path, pem.EncodeToMemory(block), 0o600); err != nil {
+		return nil, err
+	}
+	return ssh.NewSignerFromKey(priv)
+}
+
+// seeder creates what is missing and remembers the first error, so the seeding reads
+// as a list of things the demo has.
+type seeder struct {
+	ctx context.Context
+	db  *store.DB
+	err error
+}
+
+// ref finds an object by unique fields, or creates it.
+func (s *seeder) ref(objectType string, attrs map[string]any, create func() (int64, error)) int64 {
+	if s.err != nil {
+		return 0
+	}
+	id, err := s.db.ResolveRef(s.ctx, objectType, attrs)
+	if errors.Is(err, store.ErrNotFound) {
+		id, err = create()
+	}
+	if err != nil {
+		s.err = fmt.Errorf("%s %v: %w", objectType, attrs, err)
+	}
+	return id
+}
+
+func (s *seeder) user(name, password string) int64 {
+	id := s.ref(store.TypeUser, map[string]any{"username": name}, func() (int64, error) {
+		return s.db.CreateUser(s.ctx, store.UserInput{Username: &name, Password: &password, IsSuperuser: ptr(true)}, store.All)
+	})
+	if s.err == nil {
+		s.err = s.db.SetPassword(s.ctx, id, password)
+	}
+	return id
+}
+
+func (s *seeder) vlan(site, vid int64, name string) int64 {
+	return s.ref(store.TypeVLAN, map[string]any{"vid": vid, "site": site}, func() (int64, error) {
+		return s.db.CreateVLAN(s.ctx, store.VLANInput{VID: &vid, Name: &name, Site: store.OptRef{Set: true, ID: &site}}, store.All)
+	})
+}
+
+func (s *seeder) platform(name, driver string) int64 {
+	return s.ref(store.TypePlatform, map[string]any{"slug": driver}, func() (int64, error) {
+		return s.db.CreatePlatform(s.ctx, store.PlatformInput{Name: &name, Slug: &driver, Driver: &driver}, store.All)
+	})
+}
+
+// device registers a simulated device: interfaces, its loopback address as primary IP,
+// and the port it listens on this run.
+func (s *seeder) device(dd demoDevice, site, platform int64, port int, vlans []int64) int64 {
+	id := s.ref(store.TypeDevice, map[string]any{"name": dd.name}, func() (int64, error) {
+		return s.db.CreateDevice(s.ctx, store.DeviceInput{Name: ptr(dd.name), SiteID: &site, Status: ptr("active"),
+			Platform: store.OptRef{Set: true, ID: &platform}, Description: ptr("simulated " + dd.vendor + " device")}, store.All)
+	})
+	for i, n := range dd.ifaces {
+		v := vlans[i%2]
+		ifc := s.ref(store.TypeInterface, map[string]any{"device": id, "name": n}, func() (int64, error) {
+			return s.db.CreateInterface(s.ctx, store.InterfaceInput{DeviceID: &id, Name: ptr(n), Type: ptr("1000base-t"),
+				Enabled: ptr(true), Mode: ptr("access"), UntaggedVLAN: store.OptRef{Set: true, ID: &v}}, store.All)
+		})
+		if i == 0 {
+			ip := s.ref(store.TypeIPAddress, map[string]any{"assigned_object_id": ifc}, func() (int64, error) {
+				return s.db.CreateIPAddress(s.ctx, store.IPAddressInput{Address: ptr("127.0.0.1/8"), Status: ptr("active"),
+					Interface: store.OptRef{Set: true, ID: &ifc}}, store.All)
+			})
+			if s.err == nil {
+				s.err = s.db.UpdateDevice(s.ctx, id, store.DeviceInput{PrimaryIP4: store.OptRef{Set: true, ID: &ip},
+					CustomFields: map[string]any{"ssh_port": port}, MergeCustomFields: true}, store.All)
+			}
+		}
+	}
+	return id
+}
+
+// commands seeds a few commands, the first being "show version" on every platform.
+func (s *seeder) commands(p map[string]int64) []int64 {
+	all := []int64{p["cisco_ios"], p["arista_eos"], p["juniper_junos"]}
+	sw := []int64{p["cisco_ios"], p["arista_eos"]}
+	iface := store.CommandVariable{Name: "interface", DisplayName: "Interface", VariableType: "inventory_interface", Required: true,
+		HelpText: "an interface of the device"}
+	defs := []struct {
+		name, text, typ, desc string
+		platforms             []int64
+		vars                  []store.CommandVariable
+	}{
+		{"Show version", "show version", "show", "software and hardware of the device", all, nil},
+		{"Interface status", "show interfaces status", "show", "state, VLAN and speed of every port", sw, nil},
+		{"One interface's status", "show interfaces status | include <interface>", "show", "one port's line", sw, []store.CommandVariable{iface}},
+		{"VLANs", "show vlan brief", "show", "VLANs and their ports", []int64{p["cisco_ios"]}, nil},
+		{"Interfaces (Junos)", "show interfaces terse", "show", "interfaces and addresses", []int64{p["juniper_junos"]}, nil},
+		{"Set interface description", "interface <interface>\n description <description>", "config", "label a port", sw,
+			[]store.CommandVariable{iface, {Name: "description", DisplayName: "Description", VariableType: "text", Required: true}}},
+	}
+	var ids []int64
+	for _, d := range defs {
+		d := d
+		ids = append(ids, s.ref(store.TypeCommand, map[string]any{"name": d.name}, func() (int64, error) {
+			vars := d.vars
+			return s.db.CreateCommand(s.ctx, store.CommandInput{Name: &d.name, Command: &d.text, CommandType: &d.typ,
+				Description: &d.desc, Platforms: &d.platforms, Variables: &vars}, store.All)
+		}))
+	}
+	return ids
+}
+
+// credentials makes (once) the admin's credential set for the simulated devices and
+// returns a fresh token for it: a token is shown only when made, so every demo start
+// regenerates it.
+func (s *seeder) credentials(kr *store.Keyring, owner int64, p map[string]int64) string {
+	if s.err != nil {
+		return ""
+	}
+	sets, err := s.db.CredentialSets(s.ctx, owner)
+	if err != nil {
+		s.err = err
+		return ""
+	}
+	for _, set := range sets {
+		if set.Name == "Demo devices" {
+			tok, err := s.db.RegenerateCredentialToken(s.ctx, owner, set.ID)
+			s.err = err
+			return tok
+		}
+	}
+	_, tok, err := s.db.CreateCredentialSet(s.ctx, kr, owner, store.CredentialInput{Name: ptr("Demo devices"),
+		Description: ptr("login of the simulated demo devices"), Username: ptr(demoDeviceUser),
+		Password: ptr(demoDevicePass), EnableSecret: ptr(demoEnable)})
+	s.err = err
+	return tok
+}
+
+// sampleLogs writes a day and a half of history once, so statistics have something to show.
+func (s *seeder) sampleLogs(user int64, devices, commands []int64) {
+	if s.err != nil {
+		return
+	}
+	counts, err := s.db.Counts(s.ctx)
+	if err != nil || counts["command_logs"] > 0 {
+		s.err = err
+		return
+	}
+	names := []string{"Show version", "Interface status", "One interface's status", "VLANs"}
+	now := time.Now().UTC()
+	var logs []store.LogInput
+	for i := 0; i < 60; i++ {
+		at := now.Add(-time.Duration(i*53) * time.Minute)
+		ok := i%7 != 3
+		l := store.LogInput{CommandID: commands[i%4], CommandName: names[i%4], CommandType: "show",
+			DeviceID: devices[i%2], DeviceName: demoDevices[i%2].name, UserID: user, Username: "admin",
+			Output: "(sample history)", Success: ok, ExecutionDuration: 0.2 + float64(i%5)/10, ExecutionTime: at, Created: at}
+		if !ok {
+			l.ErrorMessage = "Syntax error detected: % Invalid input detected at '^' marker."
+		}
+		logs = append(logs, l)
+	}
+	s.err = s.db.InsertLogs(s.ctx, logs)
+}
+
+func ptr[T any](v T) *T { return &v }

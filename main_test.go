@@ -256,5 +256,3 @@ func TestMasterKey(t *testing.T) {
 		t.Fatalf("missing key with sets must fail: %v", err)
 	}
 }
-
-func ptr[T any](v T) *T { return &v }

@@ -7,11 +7,16 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"path/filepath"
 	"time"
 
 	"github.com/kardianos/service"
 
+	"fieldkit/exec"
+	"fieldkit/exec/ratelimit"
+	"fieldkit/exec/textfsm"
 	"fieldkit/handlers"
+	"fieldkit/store"
 )
 
 func cmdServe(ctx context.Context, e env, args []string) error {
@@ -46,28 +51,48 @@ func serve(ctx context.Context, e env, cfg Config, demo bool, ready chan<- strin
 		return err
 	}
 	defer db.Close()
-	keyring, err := loadKeyring(ctx, e, db, cfg.Server.Data)
-	if err != nil {
-		return err
-	}
-	_ = keyring // handed to the execution endpoints
-	loc, _ := time.LoadLocation(cfg.Server.TimeZone)
 	ln, err := net.Listen("tcp", cfg.Server.Listen)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
+	defer ln.Close() // Serve closes it too; this covers the start-up errors below
 	scheme := "http"
 	if cfg.Server.TLSCert != "" {
 		scheme = "https"
 	}
 	base := scheme + "://" + ln.Addr().String()
+	keyring, err := loadKeyring(ctx, e, db, cfg.Server.Data)
+	if err != nil {
+		return err
+	}
+	loc, _ := time.LoadLocation(cfg.Server.TimeZone)
+	templates, problems := textfsm.Load(cfg.TextFSM.TemplatesDir, logger)
+	for _, p := range problems {
+		logger.Warn("textfsm template rejected", "err", p)
+	}
+	limiter, err := newLimiter(ctx, cfg, db)
+	if err != nil {
+		return err
+	}
 	if demo {
-		if err := seedDemo(ctx, e, db, base); err != nil {
-			ln.Close()
+		stopDevices, err := seedDemo(ctx, e, db, keyring, cfg, base)
+		if err != nil {
 			return fmt.Errorf("demo: %w", err)
 		}
+		defer stopDevices()
 	}
-	api := handlers.New(handlers.Options{DB: db, Logger: logger, Version: version, Location: loc})
+	// Executions get a context of their own: a shutdown lets them finish (bounded by their
+	// timeout) and cancels them only when the shutdown timeout runs out.
+	execCtx, cancelExec := context.WithCancel(context.Background())
+	defer cancelExec()
+	api := handlers.New(handlers.Options{DB: db, Logger: logger, Version: version, Location: loc,
+		Exec: handlers.ExecOptions{Keyring: keyring, Limiter: limiter, TextFSM: templates,
+			HostKeyPolicy: exec.HostKeyPolicy(cfg.SSH.HostKeyPolicy), MaxOutputBytes: cfg.Exec.MaxOutputBytes,
+			BulkMax: cfg.Exec.BulkMax, BulkConcurrency: cfg.Exec.BulkConcurrency,
+			BypassUsers: cfg.RateLimit.BypassUsers, BypassGroups: cfg.RateLimit.BypassGroups, Context: execCtx}})
+	bgCtx, stopBackground := context.WithCancel(context.Background())
+	defer stopBackground()
+	startBackground(bgCtx, cfg, db, loc, logger)
 	srv := &http.Server{
 		Handler:           api,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -95,9 +120,63 @@ func serve(ctx context.Context, e env, cfg Config, demo bool, ready chan<- strin
 	logger.Info("shutting down: waiting for running requests", "timeout", cfg.Server.ShutdownTimeout)
 	sctx, cancel := context.WithTimeout(context.Background(), cfg.Server.ShutdownTimeout)
 	defer cancel()
+	stopBackground()
 	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		logger.Warn("shutdown did not finish cleanly", "err", err)
 	}
+	cancelExec()
 	logger.Info("stopped")
 	return nil
+}
+
+// newLimiter builds the rate limiter, seeded with the window's successes from the logs
+// so that a restart does not reset it; nil when rate limiting is off.
+func newLimiter(ctx context.Context, cfg Config, db *store.DB) (*ratelimit.Limiter, error) {
+	if !cfg.RateLimit.Enabled {
+		return nil, nil
+	}
+	window := time.Duration(cfg.RateLimit.TimeWindowMinutes) * time.Minute
+	l := ratelimit.New(cfg.RateLimit.DeviceCommandLimit, window)
+	recent, err := db.RecentSuccesses(ctx, time.Now().Add(-window))
+	if err != nil {
+		return nil, err
+	}
+	for id, at := range recent {
+		l.Seed(id, at...)
+	}
+	return l, nil
+}
+
+// startBackground starts the periodic export and the log retention, until ctx is done.
+func startBackground(ctx context.Context, cfg Config, db *store.DB, loc *time.Location, logger *slog.Logger) {
+	if cfg.Export.Schedule != "" {
+		dir := cfg.Export.Directory
+		if dir == "" {
+			dir = filepath.Join(cfg.Server.Data, "exports")
+		}
+		ex := &store.Exporter{DB: db, Logger: logger, Config: store.ExporterConfig{
+			Schedule: cfg.Export.Schedule, Directory: dir, Keep: cfg.Export.Keep, Location: loc}}
+		go func() {
+			if err := ex.Run(ctx); err != nil {
+				logger.Error("periodic export stopped", "err", err)
+			}
+		}()
+	}
+	if days := cfg.Logs.RetentionDays; days > 0 {
+		go func() {
+			for {
+				cut := time.Now().AddDate(0, 0, -days)
+				if n, err := db.PruneLogs(ctx, cut); err != nil && ctx.Err() == nil {
+					logger.Error("log retention failed", "err", err)
+				} else if n > 0 {
+					logger.Info("log retention", "deleted", n, "older_than", cut)
+				}
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(time.Hour):
+				}
+			}
+		}()
+	}
 }
