@@ -65,7 +65,7 @@ type Target struct {
 	Name             string
 	Host             string
 	Port             int    // 22 when zero
-	Driver           string // a name from Drivers(); see DriverFor
+	Driver           string // a name from Drivers() ("generic" when empty); see DriverFor
 	LegacyAlgorithms bool   // also offer SHA-1 key exchange, CBC ciphers, ssh-rsa
 }
 

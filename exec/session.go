@@ -51,7 +51,11 @@ type Session struct {
 // CLI: PTY and shell, first prompt, enable, paging off, width. The context
 // bounds all of it.
 func Open(ctx context.Context, t Target, c Credentials, o Options) (*Session, error) {
-	d, ok := drivers[t.Driver]
+	name := t.Driver
+	if name == "" {
+		name = "generic"
+	}
+	d, ok := drivers[name]
 	if !ok {
 		return nil, fmt.Errorf("exec: open %s: %w %q", t.Name, ErrUnknownDriver, t.Driver)
 	}
