@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"iter"
+	"slices"
 	"time"
 )
 
@@ -93,19 +95,88 @@ func (db *DB) CreateLog(ctx context.Context, in LogInput) (int64, error) {
 // InsertLogs records many executions in one transaction with one prepared statement:
 // the bulk path for the demo seed and benchmarks.
 func (db *DB) InsertLogs(ctx context.Context, logs []LogInput) error {
-	return db.Write(ctx, func(tx *sql.Tx) error {
-		stmt, err := tx.PrepareContext(ctx, insertLogSQL)
-		if err != nil {
+	_, err := db.InsertLogSeq(ctx, slices.Values(logs))
+	return err
+}
+
+// InsertLogSeq is InsertLogs for logs made on the fly, so that a million of them never
+// sit in memory at once. It returns how many it inserted.
+//
+// The per-row insert trigger that keeps the statistics counters costs more than the
+// insert itself, so inside the transaction it is dropped, the rows go in, the counters
+// are brought up to date with three aggregate statements over the new rows, and the
+// trigger is created again from its own stored text. DDL is transactional in SQLite:
+// other connections never see the table without its trigger.
+func (db *DB) InsertLogSeq(ctx context.Context, logs iter.Seq[LogInput]) (int, error) {
+	n := 0
+	err := db.Write(ctx, func(tx *sql.Tx) error {
+		var trigger string
+		var lastID int64
+		if err := tx.QueryRowContext(ctx, `SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'command_logs_ai'`).
+			Scan(&trigger); err != nil {
+			return fmt.Errorf("store: insert logs: read trigger: %w", err)
+		}
+		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM command_logs`).Scan(&lastID); err != nil {
 			return fmt.Errorf("store: insert logs: %w", err)
 		}
-		defer stmt.Close()
-		for i := range logs {
-			if _, err := stmt.ExecContext(ctx, db.logArgs(logs[i])...); err != nil {
-				return fmt.Errorf("store: insert logs: %w", constraintErr(err, "command log"))
-			}
+		if _, err := tx.ExecContext(ctx, `DROP TRIGGER command_logs_ai`); err != nil {
+			return fmt.Errorf("store: insert logs: %w", err)
+		}
+		var err error
+		if n, err = db.insertLogRows(ctx, tx, logs); err != nil {
+			return err
+		}
+		if err := addLogCounters(ctx, tx, lastID); err != nil {
+			return fmt.Errorf("store: insert logs: counters: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, trigger); err != nil {
+			return fmt.Errorf("store: insert logs: restore trigger: %w", err)
 		}
 		return nil
 	})
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+func (db *DB) insertLogRows(ctx context.Context, tx *sql.Tx, logs iter.Seq[LogInput]) (int, error) {
+	stmt, err := tx.PrepareContext(ctx, insertLogSQL)
+	if err != nil {
+		return 0, fmt.Errorf("store: insert logs: %w", err)
+	}
+	defer stmt.Close()
+	n := 0
+	for in := range logs {
+		if _, err := stmt.ExecContext(ctx, db.logArgs(in)...); err != nil {
+			return n, fmt.Errorf("store: insert logs: %w", constraintErr(err, "command log"))
+		}
+		n++
+	}
+	return n, nil
+}
+
+// addLogCounters does for every log after lastID what the insert trigger does for one
+// (rowids only grow inside the one write transaction).
+func addLogCounters(ctx context.Context, tx *sql.Tx, lastID int64) error {
+	for _, q := range []string{
+		`UPDATE command_log_totals SET
+			total = total + (SELECT count(*) FROM command_logs WHERE id > ?1),
+			successful = successful + (SELECT coalesce(sum(success), 0) FROM command_logs WHERE id > ?1)
+			WHERE id = 1`,
+		`INSERT INTO command_log_counts (command_name, total)
+			SELECT command_name, count(*) FROM command_logs WHERE id > ?1 GROUP BY command_name
+			ON CONFLICT (command_name) DO UPDATE SET total = total + excluded.total`,
+		`INSERT INTO command_log_errors (error, total)
+			SELECT substr(error_message, 1, 100), count(*) FROM command_logs WHERE id > ?1 AND success = 0
+			GROUP BY substr(error_message, 1, 100)
+			ON CONFLICT (error) DO UPDATE SET total = total + excluded.total`,
+	} {
+		if _, err := tx.ExecContext(ctx, q, lastID); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Logs loads command logs by id.
