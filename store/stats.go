@@ -1,11 +1,13 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -82,16 +84,36 @@ func countersStats(ctx context.Context, tx *sql.Tx, st *LogStats) error {
 }
 
 func scopedStats(ctx context.Context, tx *sql.Tx, where Expr, st *LogStats) error {
-	if err := tx.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(t.success), 0) FROM command_logs t WHERE `+
-		where.SQL, where.Args...).Scan(&st.Total, &st.Successful); err != nil {
-		return err
-	}
-	var err error
-	st.TopCommands, err = nameCounts(ctx, tx, `SELECT t.command_name, count(*) AS n FROM command_logs t WHERE `+
-		where.SQL+` GROUP BY t.command_name ORDER BY n DESC, t.command_name LIMIT ?`, slices.Concat(where.Args, []any{statsTop})...)
+	// One pass gives the totals and the per-command counts: the rows are read once,
+	// and the per-command groups are as few as the commands.
+	rows, err := tx.QueryContext(ctx, `SELECT t.command_name, count(*), sum(t.success) FROM command_logs t
+		WHERE `+where.SQL+` GROUP BY t.command_name`, where.Args...)
 	if err != nil {
 		return err
 	}
+	defer rows.Close()
+	var all []NameCount
+	for rows.Next() {
+		var nc NameCount
+		var ok int64
+		if err := rows.Scan(&nc.Name, &nc.Count, &ok); err != nil {
+			return err
+		}
+		st.Total += nc.Count
+		st.Successful += ok
+		all = append(all, nc)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	// Go's string order is SQLite's BINARY collation, the counters' order.
+	slices.SortFunc(all, func(a, b NameCount) int {
+		if a.Count != b.Count {
+			return cmp.Compare(b.Count, a.Count)
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	st.TopCommands = append([]NameCount{}, all[:min(statsTop, len(all))]...)
 	// substr(…, 1, 100) is exactly what the error counter trigger keys on, so both paths
 	// group the same messages together.
 	failed := And(Expr{SQL: "t.success = 0"}, where)
