@@ -275,3 +275,16 @@ func vmHWM() int {
 	}
 	return 0
 }
+
+// BenchmarkLogPageUnfiltered is the first page a browser of the logs sees: everything
+// for a superuser, one site's devices for a constrained viewer.
+func BenchmarkLogPageUnfiltered(b *testing.B) {
+	a := benchAPI(b)
+	for _, c := range []struct{ name, key string }{{"superuser", benchAdminKey}, {"constrained", benchViewKey}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				serve(b, a, httptest.NewRecorder(), pathCommandLogs+"?limit=50", c.key)
+			}
+		})
+	}
+}

@@ -71,8 +71,8 @@ func TestLogListAndDetail(t *testing.T) {
 	w := newLogWorld(t)
 	e := w.e
 	got := e.must(200, "GET", logPath, e.admin, nil)
-	if !eqInts(ids(got), []int{5, 4, 3, 2, 1}) {
-		t.Fatalf("default order is -created: %v", ids(got))
+	if !eqInts(ids(got), []int{5, 4, 3, 2, 1}) || num(got["count"]) != 5 {
+		t.Fatalf("default order is -created: %v", got)
 	}
 	d := e.must(200, "GET", logPath+"2/", e.admin, nil)
 	cmd, dev := d["command"].(map[string]any), d["device"].(map[string]any)
@@ -93,6 +93,11 @@ func TestLogListAndDetail(t *testing.T) {
 	cmd, dev = d["command"].(map[string]any), d["device"].(map[string]any)
 	if cmd["id"] != nil || cmd["url"] != nil || cmd["name"] != w.showName || dev["id"] != nil || dev["name"] != w.southName {
 		t.Fatalf("refs after delete: %v %v", cmd, dev)
+	}
+
+	tkExec(t, e.db, `DELETE FROM command_logs WHERE id = 1`)
+	if got := e.must(200, "GET", logPath+"?limit=2", e.admin, nil); num(got["count"]) != 4 || !eqInts(ids(got), []int{5, 4}) {
+		t.Fatalf("count after a delete: %v", got)
 	}
 
 	// read-only
