@@ -56,6 +56,8 @@ func TestTranscripts(t *testing.T) {
 		{"cisco_ios_unknown.txt", "cisco_ios", UnknownCommand, "% Unknown command or computer name, or unable to find computer address"},
 		{"cisco_ios_authorization.txt", "cisco_ios", PermissionDenied, "Command authorization failed."},
 		{"cisco_ios_ansi_pager.txt", "cisco_ios", "", ""},
+		{"cisco_ios_frr_show_interface_brief.txt", "cisco_ios", "", ""},
+		{"cisco_ios_frr_unknown.txt", "cisco_ios", UnknownCommand, "% Unknown command: show bogus"},
 		{"cisco_nxos_invalid.txt", "cisco_nxos", InvalidInput, "% Invalid command at '^' marker."},
 		{"cisco_nxos_incomplete.txt", "cisco_nxos", IncompleteCommand, "% Incomplete command at '^' marker."},
 		{"cisco_nxos_ambiguous.txt", "cisco_nxos", AmbiguousCommand, "% Ambiguous command at '^' marker."},
