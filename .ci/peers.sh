@@ -17,15 +17,17 @@
 #          routes and their output is the same on every machine.
 #
 # Must run as root (it adds users and starts sshd/FRR daemons). The users
-# are machine-wide, so run one set of peers per machine.
+# are machine-wide: a second set of peers on the same machine needs its own
+# FIELDKIT_PEERS_DIR, ports and user names (FIELDKIT_PEERS_LINUX_USER,
+# FIELDKIT_PEERS_FRR_USER).
 set -euo pipefail
 
 PEERS_DIR=${FIELDKIT_PEERS_DIR:-/tmp/fieldkit-peers}
 SSHD_PORT=${FIELDKIT_PEERS_SSHD_PORT:-2222}
 FRR_PORT=${FIELDKIT_PEERS_FRR_PORT:-2223}
 NPM_PREFIX=${FIELDKIT_NPM_PREFIX:-/tmp/fieldkit-npm}
-LINUX_USER=fkuser
-FRR_USER=fkfrr
+LINUX_USER=${FIELDKIT_PEERS_LINUX_USER:-fkuser}
+FRR_USER=${FIELDKIT_PEERS_FRR_USER:-fkfrr}
 FRR_HOSTNAME=fk-frr
 FRR_BIN=/usr/lib/frr
 SSHD=/usr/sbin/sshd
