@@ -21,7 +21,7 @@ type driver struct {
 
 	enable         string
 	passwordPrompt *regexp.Regexp
-	setup          []string // paging off, width
+	setup          []string // paging off; the width comes with the PTY request (ptyCols), which these CLIs honour over SSH, so a width command would only cost a device round trip
 	pagers         []*regexp.Regexp
 	// questions are answered on the way to a prompt: leaving config mode
 	// with a pending change (a user's own "end" or "exit") stays put, so
@@ -84,7 +84,7 @@ var drivers = map[string]*driver{
 	"cisco_ios": {
 		name: "cisco_ios", prompt: ciscoPrompt, privPrompt: ciscoPriv, configPrompt: ciscoConfig,
 		enable: "enable", passwordPrompt: passwordLine,
-		setup:       []string{"terminal length 0", "terminal width 511"},
+		setup:       []string{"terminal length 0"},
 		pagers:      []*regexp.Regexp{ciscoMore},
 		configEnter: "configure terminal", configExit: []string{"end"}, configAbort: []string{"end"},
 		logout: "exit", errors: ciscoErrors,
@@ -92,7 +92,7 @@ var drivers = map[string]*driver{
 	"cisco_nxos": {
 		name: "cisco_nxos", prompt: ciscoPrompt, privPrompt: ciscoPriv, configPrompt: ciscoConfig,
 		enable: "enable", passwordPrompt: passwordLine,
-		setup:       []string{"terminal length 0", "terminal width 511"},
+		setup:       []string{"terminal length 0"},
 		pagers:      []*regexp.Regexp{ciscoMore},
 		configEnter: "configure terminal", configExit: []string{"end"}, configAbort: []string{"end"},
 		logout: "exit",
@@ -106,7 +106,7 @@ var drivers = map[string]*driver{
 	},
 	"cisco_iosxr": {
 		name: "cisco_iosxr", prompt: ciscoPrompt, configPrompt: ciscoConfig,
-		setup:       []string{"terminal length 0", "terminal width 512"},
+		setup:       []string{"terminal length 0"},
 		pagers:      []*regexp.Regexp{ciscoMore},
 		questions:   []question{{regexp.MustCompile(`^Uncommitted changes found, commit them.*\[cancel\]:\s*$`), "cancel"}},
 		configEnter: "configure terminal", configCommit: []string{"commit"},
@@ -120,7 +120,7 @@ var drivers = map[string]*driver{
 	"arista_eos": {
 		name: "arista_eos", prompt: ciscoPrompt, privPrompt: ciscoPriv, configPrompt: ciscoConfig,
 		enable: "enable", passwordPrompt: passwordLine,
-		setup:       []string{"terminal length 0", "terminal width 32767"},
+		setup:       []string{"terminal length 0"},
 		pagers:      []*regexp.Regexp{ciscoMore},
 		configEnter: "configure terminal", configExit: []string{"end"}, configAbort: []string{"end"},
 		logout: "exit",
@@ -135,7 +135,7 @@ var drivers = map[string]*driver{
 	},
 	"juniper_junos": {
 		name: "juniper_junos", prompt: junosPrompt, configPrompt: junosConfig, promptPreamble: junosPreamble,
-		setup:       []string{"set cli screen-length 0", "set cli screen-width 511"},
+		setup:       []string{"set cli screen-length 0"},
 		pagers:      []*regexp.Regexp{junosMore},
 		questions:   []question{{regexp.MustCompile(`^Exit with uncommitted changes\? \[yes,no\] \(yes\)\s*$`), "no"}},
 		configEnter: "configure", configCommit: []string{"commit and-quit"},

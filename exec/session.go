@@ -231,7 +231,10 @@ func (s *Session) logout(wait time.Duration) {
 	case <-timer.C:
 		return
 	}
-	if s.broken != "" || wait <= 0 {
+	// Out of config mode there is nothing to protect: the device frees the line when the
+	// connection closes, and waiting for it to answer "exit" costs a round trip. In config
+	// mode wait, so the abort lines are read before the connection goes.
+	if s.broken != "" || wait <= 0 || !s.inConfig {
 		return
 	}
 	select {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"golang.org/x/crypto/ssh"
@@ -59,14 +60,36 @@ func (s *Session) prepare(ctx context.Context) error {
 	if err := s.enable(ctx); err != nil {
 		return fmt.Errorf("exec: enable %s: %w", s.addr, err)
 	}
-	for _, cmd := range s.d.setup {
-		// A device that refuses a paging or width command still works (the
-		// pager is answered anyway), so only a lost session is fatal.
-		if _, err := s.send(ctx, cmd); err != nil {
-			return fmt.Errorf("exec: setup %s: %q: %w", s.addr, cmd, err)
-		}
+	if err := s.setup(ctx); err != nil {
+		return fmt.Errorf("exec: setup %s: %w", s.addr, err)
 	}
 	s.inConfig = s.d.configPrompt != nil && s.d.configPrompt.MatchString(s.prompt)
+	return nil
+}
+
+// setup sends the paging-off and width commands back to back: a CLI reads typed-ahead
+// lines in order, and waiting for a prompt between them would cost a device round trip
+// each. It then reads until one prompt per command has come back. A device that refuses
+// one of them still works (the pager is answered anyway), so only a lost session is fatal.
+func (s *Session) setup(ctx context.Context) error {
+	if len(s.d.setup) == 0 {
+		return nil
+	}
+	s.drain()
+	s.write(strings.Join(s.d.setup, "\n") + "\n")
+	prompt := strings.TrimSpace(s.prompt)
+	var seen int
+	for range len(s.d.setup) + 2 {
+		r, err := s.readUntil(ctx, readOpts{needNewline: true, limit: rawSlack})
+		if err != nil {
+			return err
+		}
+		s.setPrompt(r.prompt)
+		seen += strings.Count(normalize(string(r.raw)), prompt)
+		if prompt == "" || seen >= len(s.d.setup) {
+			return nil
+		}
+	}
 	return nil
 }
 

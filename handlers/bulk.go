@@ -45,8 +45,9 @@ func (a *API) bulkExecute(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	items := make([]*bulkItem, len(elems))
+	pc := newPlanCache()
 	for i, el := range elems {
-		items[i] = a.planElement(r, i, el)
+		items[i] = a.planElement(r, i, el, pc)
 	}
 	a.runBulk(r, items)
 	results := make([]any, len(items))
@@ -70,7 +71,7 @@ func (a *API) bulkMax() int {
 }
 
 // planElement checks one element; a rejected element gets its result at once.
-func (a *API) planElement(r *http.Request, i int, raw json.RawMessage) *bulkItem {
+func (a *API) planElement(r *http.Request, i int, raw json.RawMessage, pc *planCache) *bulkItem {
 	it := &bulkItem{index: i}
 	reject := func(reason string, details any) *bulkItem {
 		it.result = map[string]any{"execution_id": i + 1, "success": false, "command_log_id": nil,
@@ -93,14 +94,14 @@ func (a *API) planElement(r *http.Request, i int, raw json.RawMessage) *bulkItem
 	if len(f.errs) > 0 {
 		return reject("Invalid execution.", map[string]any(f.errs))
 	}
-	cmd, err := visible(a, r, commandResource, cmdID, a.DB.Commands)
+	cmd, err := pc.command(a, r, cmdID)
 	if err != nil {
 		if e, ok := err.(*Error); ok && e.Status == http.StatusNotFound {
 			return reject("Command not found.", map[string]any{"command_id": []string{"Command not found."}})
 		}
 		return reject("Internal error.", map[string]any{"detail": a.errorResponse(r, err).Body})
 	}
-	p, err := a.prepare(r, cmd, req, true)
+	p, err := a.prepare(r, cmd, req, true, pc)
 	if err == nil {
 		it.slot, err = a.acquire(r, p.target.ID)
 	}

@@ -120,7 +120,7 @@ func (a *API) validateVariables(w http.ResponseWriter, r *http.Request) error {
 	if err := f.Err(); err != nil {
 		return err
 	}
-	p, err := a.prepare(r, cmd, req, false)
+	p, err := a.prepare(r, cmd, req, false, nil)
 	if err != nil {
 		return asHTTP(err)
 	}

@@ -101,20 +101,11 @@ func readExecRequest(f *form, tokenRequired bool) execRequest {
 
 // prepare runs the checks of §6.2 after the body, in order: device, platform and
 // address, execute permission, credential token (unless skipped), variables.
-func (a *API) prepare(r *http.Request, cmd store.Command, req execRequest, checkToken bool) (*prepared, error) {
-	ctx := r.Context()
-	devScope, err := a.scope(r, store.TypeDevice, "view")
-	if err != nil {
-		return nil, err
+func (a *API) prepare(r *http.Request, cmd store.Command, req execRequest, checkToken bool, pc *planCache) (*prepared, error) {
+	if pc == nil {
+		pc = newPlanCache()
 	}
-	ok, err := a.DB.Exists(ctx, store.TypeDevice, req.DeviceID, devScope.Expr)
-	if err != nil {
-		return nil, err
-	}
-	if !ok || !devScope.Granted {
-		return nil, fieldRejection("device_id", "Device not found.")
-	}
-	target, err := a.DB.DeviceTarget(ctx, req.DeviceID)
+	target, err := pc.target(a, r, req.DeviceID)
 	if err != nil {
 		return nil, err
 	}
@@ -128,16 +119,20 @@ func (a *API) prepare(r *http.Request, cmd store.Command, req execRequest, check
 	if target.Host == "" {
 		return nil, fieldRejection("device_id", "The device has no primary IP address to connect to.")
 	}
-	if err := a.mayExecute(r, cmd); err != nil {
+	if err := pc.mayExecute(a, r, cmd); err != nil {
 		return nil, err
 	}
 	p := &prepared{cmd: cmd, target: target, timeout: time.Duration(req.Timeout) * time.Second}
 	if checkToken {
-		if p.secret, err = a.credential(r, req.Token, target); err != nil {
+		if p.secret, err = pc.credential(a, r, req.Token, target); err != nil {
 			return nil, err
 		}
 	}
-	if p.text, err = a.render(ctx, cmd, req); err != nil {
+	choices, err := pc.choiceValues(a, r.Context(), cmd, req.DeviceID)
+	if err != nil {
+		return nil, err
+	}
+	if p.text, err = a.render(cmd, req, choices); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -164,9 +159,18 @@ func (a *API) mayExecute(r *http.Request, cmd store.Command) error {
 	return nil
 }
 
-// credential resolves the token. Unknown, malformed and other users' tokens give the
-// same answer, so the answer tells a guesser nothing.
+// credential resolves the token and checks it fits the device.
 func (a *API) credential(r *http.Request, token string, target store.Target) (store.Secret, error) {
+	s, err := a.lookupCredential(r, token)
+	if err != nil {
+		return s, err
+	}
+	return a.credentialFor(s, target)
+}
+
+// lookupCredential finds the requester's active set of a token. Unknown, malformed and
+// other users' tokens give the same answer, so the answer tells a guesser nothing.
+func (a *API) lookupCredential(r *http.Request, token string) (store.Secret, error) {
 	if a.Exec.Keyring == nil {
 		return store.Secret{}, errors.New("execution is not configured: no master key")
 	}
@@ -180,6 +184,11 @@ func (a *API) credential(r *http.Request, token string, target store.Target) (st
 	if !s.IsActive {
 		return store.Secret{}, fieldRejection("credential_token", "This credential set is inactive; activate it in the web interface.")
 	}
+	return s, nil
+}
+
+// credentialFor checks the set's platform restriction against the device.
+func (a *API) credentialFor(s store.Secret, target store.Target) (store.Secret, error) {
 	if len(s.PlatformIDs) > 0 && (target.PlatformID == nil || !slices.Contains(s.PlatformIDs, *target.PlatformID)) {
 		return store.Secret{}, fieldRejection("credential_token",
 			fmt.Sprintf("This credential set is not valid for the device's platform (%s).", target.PlatformSlug))
@@ -188,14 +197,10 @@ func (a *API) credential(r *http.Request, token string, target store.Target) (st
 }
 
 // render validates the variables against the device's inventory and substitutes them.
-func (a *API) render(ctx context.Context, cmd store.Command, req execRequest) (string, error) {
+func (a *API) render(cmd store.Command, req execRequest, choices map[string][]string) (string, error) {
 	vars := make([]variables.Variable, len(cmd.Variables))
 	for i, v := range cmd.Variables {
 		vars[i] = variables.Variable{Name: v.Name, Type: v.VariableType, Required: v.Required, Default: v.DefaultValue}
-	}
-	choices, err := a.choiceValues(ctx, cmd, req.DeviceID)
-	if err != nil {
-		return "", err
 	}
 	text, verrs := variables.Render(cmd.Command, vars, req.Variables, choices)
 	if len(verrs) > 0 {
@@ -350,7 +355,7 @@ func (a *API) execute(w http.ResponseWriter, r *http.Request) error {
 	if err := f.Err(); err != nil {
 		return err
 	}
-	p, err := a.prepare(r, cmd, req, true)
+	p, err := a.prepare(r, cmd, req, true, nil)
 	if err != nil {
 		return asHTTP(err)
 	}

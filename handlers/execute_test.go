@@ -39,7 +39,7 @@ type xenv struct {
 
 var textfsmLib = func() *textfsm.Library { l, _ := textfsm.Load("", slog.Default()); return l }()
 
-func newXEnv(t *testing.T, limit int) *xenv {
+func newXEnv(t testing.TB, limit int, tune ...func(*ExecOptions)) *xenv {
 	t.Helper()
 	ctx := context.Background()
 	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "fieldkit.db"))
@@ -50,9 +50,12 @@ func newXEnv(t *testing.T, limit int) *xenv {
 	kr, _ := store.NewKeyring(bytes.Repeat([]byte{3}, 32))
 	logs := &bytes.Buffer{}
 	lim := ratelimit.New(limit, 5*time.Minute)
-	api := New(Options{DB: db, Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})), Version: "test",
-		Exec: ExecOptions{Keyring: kr, Limiter: lim, TextFSM: textfsmLib, HostKeyPolicy: exec.HostKeyTOFU,
-			MaxOutputBytes: 1 << 20, BulkMax: 20, BulkConcurrency: 4, BypassUsers: []string{"robot"}}})
+	xo := ExecOptions{Keyring: kr, Limiter: lim, TextFSM: textfsmLib, HostKeyPolicy: exec.HostKeyTOFU,
+		MaxOutputBytes: 1 << 20, BulkMax: 20, BulkConcurrency: 4, BypassUsers: []string{"robot"}}
+	for _, f := range tune {
+		f(&xo)
+	}
+	api := New(Options{DB: db, Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})), Version: "test", Exec: xo})
 	srv := httptest.NewServer(api)
 	t.Cleanup(srv.Close)
 	e := &env{t: t, db: db, api: api, srv: srv, logs: logs}
@@ -66,9 +69,18 @@ func newXEnv(t *testing.T, limit int) *xenv {
 
 // device starts a simulated device and registers it in the inventory.
 func (x *xenv) device(name, vendor string, platformID int64) (*devsim.Device, int64) {
+	return x.deviceWith(name, vendor, platformID, nil)
+}
+
+// deviceWith is device with the simulator's configuration adjusted by mod.
+func (x *xenv) deviceWith(name, vendor string, platformID int64, mod func(*devsim.Config)) (*devsim.Device, int64) {
 	x.t.Helper()
-	d, err := devsim.Start(devsim.Config{Vendor: vendor, Hostname: name, Username: simUser, Password: simPass, EnableSecret: simEnable,
-		Interfaces: []devsim.Interface{{Name: "GigabitEthernet0/1", Enabled: true}, {Name: "GigabitEthernet0/2", Enabled: true}}})
+	cfg := devsim.Config{Vendor: vendor, Hostname: name, Username: simUser, Password: simPass, EnableSecret: simEnable,
+		Interfaces: []devsim.Interface{{Name: "GigabitEthernet0/1", Enabled: true}, {Name: "GigabitEthernet0/2", Enabled: true}}}
+	if mod != nil {
+		mod(&cfg)
+	}
+	d, err := devsim.Start(cfg)
 	if err != nil {
 		x.t.Fatal(err)
 	}

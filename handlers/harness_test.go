@@ -17,7 +17,7 @@ import (
 
 // env is one test's server: a real SQLite file, the real API over real HTTP.
 type env struct {
-	t     *testing.T
+	t     testing.TB
 	db    *store.DB
 	api   *API
 	srv   *httptest.Server
@@ -25,7 +25,7 @@ type env struct {
 	logs  *bytes.Buffer
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
 	t.Helper()
 	ctx := context.Background()
 	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "fieldkit.db"))
@@ -83,7 +83,7 @@ type resp struct {
 	body   []byte
 }
 
-func (r resp) json(t *testing.T) map[string]any {
+func (r resp) json(t testing.TB) map[string]any {
 	t.Helper()
 	var m map[string]any
 	if err := json.Unmarshal(r.body, &m); err != nil {
