@@ -74,7 +74,8 @@ var (
 // ciscoErrors are the classic IOS error strings, shared by IOS and IOS-XR.
 var ciscoErrors = []errorPattern{
 	{regexp.MustCompile(`^% ?Invalid input detected`), InvalidInput},
-	{regexp.MustCompile(`^% ?Incomplete command`), IncompleteCommand},
+	// FRR's vtysh, an IOS-style CLI, says "% Command incomplete: show".
+	{regexp.MustCompile(`^% ?(Incomplete command|Command incomplete)`), IncompleteCommand},
 	{regexp.MustCompile(`^% ?Ambiguous command`), AmbiguousCommand},
 	{regexp.MustCompile(`^% ?(Unknown command|Unrecognized command)`), UnknownCommand},
 	{regexp.MustCompile(`^(% ?)?(Command authorization failed|Authorization failed|This command is not authorized|Permission denied|Access denied)`), PermissionDenied},

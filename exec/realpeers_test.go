@@ -245,6 +245,7 @@ func TestRealFRRSyntaxErrors(t *testing.T) {
 		typ, line string
 	}{
 		{show("show " + mark), UnknownCommand, "% Unknown command: show " + mark},
+		{show("show"), IncompleteCommand, "% Command incomplete: show"},
 		{config("interface lo\n" + mark + " on"), UnknownCommand, "% Unknown command: " + mark + " on"},
 	}
 	for _, tt := range tests {

@@ -58,6 +58,7 @@ func TestTranscripts(t *testing.T) {
 		{"cisco_ios_ansi_pager.txt", "cisco_ios", "", ""},
 		{"cisco_ios_frr_show_interface_brief.txt", "cisco_ios", "", ""},
 		{"cisco_ios_frr_unknown.txt", "cisco_ios", UnknownCommand, "% Unknown command: show bogus"},
+		{"cisco_ios_frr_incomplete.txt", "cisco_ios", IncompleteCommand, "% Command incomplete: show"},
 		{"cisco_nxos_invalid.txt", "cisco_nxos", InvalidInput, "% Invalid command at '^' marker."},
 		{"cisco_nxos_incomplete.txt", "cisco_nxos", IncompleteCommand, "% Incomplete command at '^' marker."},
 		{"cisco_nxos_ambiguous.txt", "cisco_nxos", AmbiguousCommand, "% Ambiguous command at '^' marker."},
