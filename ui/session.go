@@ -1,0 +1,237 @@
+package ui
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"math"
+	"mime"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"fieldkit/store"
+)
+
+// cookieName carries the session id; the database keeps only its SHA-256.
+const cookieName = "fieldkit_session"
+
+// sessionIDLen is the length of an id as CreateSession makes it (32 bytes, base64url):
+// anything else is not looked up.
+const sessionIDLen = 43
+
+type ctxKey int
+
+const ctxSession ctxKey = iota
+
+// sessionOf is the session a webOnly handler runs for.
+func sessionOf(r *http.Request) store.Session {
+	s, _ := r.Context().Value(ctxSession).(store.Session)
+	return s
+}
+
+// Session authenticates a request by its session cookie, for the JSON API
+// (handlers.Options.Session). ok tells whether a valid session was presented; csrfOK
+// whether X-CSRFToken matches it; err is store.ErrInactive for a deactivated user.
+func (u *UI) Session(r *http.Request) (p store.Principal, ok, csrfOK bool, err error) {
+	s, ok, err := u.session(r)
+	if err != nil || !ok {
+		return store.Principal{}, false, false, err
+	}
+	return s.Principal, true, csrfMatches(r, s.CSRFToken), nil
+}
+
+// session loads the request's session; a missing, malformed, unknown or expired cookie is
+// simply no session.
+func (u *UI) session(r *http.Request) (store.Session, bool, error) {
+	c, err := r.Cookie(cookieName)
+	if err != nil || len(c.Value) != sessionIDLen {
+		return store.Session{}, false, nil
+	}
+	s, err := u.db.SessionByID(r.Context(), c.Value)
+	if errors.Is(err, store.ErrNotFound) {
+		return store.Session{}, false, nil
+	}
+	if err != nil {
+		return store.Session{}, false, err
+	}
+	return s, true, nil
+}
+
+func csrfMatches(r *http.Request, token string) bool {
+	got := r.Header.Get("X-CSRFToken")
+	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(token)) == 1
+}
+
+func safeMethod(m string) bool {
+	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
+}
+
+// requireSession is the check of every session-only endpoint: a live session, and the
+// CSRF token on an unsafe request.
+func (u *UI) requireSession(r *http.Request) (store.Session, error) {
+	s, ok, err := u.session(r)
+	switch {
+	case errors.Is(err, store.ErrInactive):
+		return s, detail(http.StatusUnauthorized, "User inactive or deleted.")
+	case err != nil:
+		return s, err
+	case !ok:
+		return s, errNoCredentials()
+	case !safeMethod(r.Method) && !csrfMatches(r, s.CSRFToken):
+		return s, errCSRF()
+	}
+	return s, nil
+}
+
+// webOnly adapts a handler that only the web interface may call: an API token is
+// refused with msg (an Authorization header, valid or not, means a script, not the
+// browser), then a session and CSRF are required.
+func (u *UI) webOnly(msg string, h handlerFunc) http.Handler {
+	return u.adapt(func(w http.ResponseWriter, r *http.Request) error {
+		if strings.TrimSpace(r.Header.Get("Authorization")) != "" {
+			return detail(http.StatusForbidden, msg)
+		}
+		s, err := u.requireSession(r)
+		if err != nil {
+			return err
+		}
+		return h(w, r.WithContext(context.WithValue(r.Context(), ctxSession, s)))
+	})
+}
+
+// login checks a username and password and starts a session.
+func (u *UI) login(w http.ResponseWriter, r *http.Request) error {
+	// A cross-site HTML form cannot send application/json, so this stands in for the CSRF
+	// token a login cannot have yet.
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
+		return detail(http.StatusUnsupportedMediaType, fmt.Sprintf("Unsupported media type %q in request.", r.Header.Get("Content-Type")))
+	}
+	f, err := decodeForm(r, "username", "password")
+	if err != nil {
+		return err
+	}
+	username, _ := f.str("username", true, 150)
+	password, _ := f.str("password", true, 0)
+	if err := f.errs.err(); err != nil {
+		return err
+	}
+	key := strings.ToLower(username) + "\x00" + clientIP(r)
+	if wait := u.throttle.wait(key); wait > 0 {
+		secs := int(math.Ceil(wait.Seconds()))
+		e := detail(http.StatusTooManyRequests, fmt.Sprintf("Too many failed logins; try again in %d s.", secs))
+		e.header = http.Header{"Retry-After": {strconv.Itoa(secs)}}
+		return e
+	}
+	p, err := u.db.CheckPassword(r.Context(), username, password)
+	if errors.Is(err, store.ErrBadLogin) || errors.Is(err, store.ErrInactive) {
+		u.throttle.fail(key)
+		u.log.Warn("login failed", "username", username, "client_ip", clientIP(r), "inactive", errors.Is(err, store.ErrInactive))
+		return detail(http.StatusUnauthorized, "Invalid username or password.")
+	}
+	if err != nil {
+		return err
+	}
+	u.throttle.reset(key)
+	// A new id at every login, and the old session gone: a session id planted before the
+	// login (session fixation) is worth nothing after it.
+	if c, err := r.Cookie(cookieName); err == nil && len(c.Value) == sessionIDLen {
+		if err := u.db.DeleteSession(r.Context(), c.Value); err != nil {
+			return err
+		}
+	}
+	id, s, err := u.db.CreateSession(r.Context(), p.ID, u.ttl)
+	if err != nil {
+		return err
+	}
+	http.SetCookie(w, u.cookie(r, id, int(u.ttl.Seconds())))
+	u.log.Info("login", "username", p.Username, "client_ip", clientIP(r))
+	return u.writeSession(w, r, http.StatusOK, s)
+}
+
+// logout ends the session. Without a session there is nothing to end (and nothing a
+// forged request could do), so it answers 204 too and clears the cookie.
+func (u *UI) logout(w http.ResponseWriter, r *http.Request) error {
+	s, ok, err := u.session(r)
+	if err != nil && !errors.Is(err, store.ErrInactive) {
+		return err
+	}
+	if ok {
+		if !csrfMatches(r, s.CSRFToken) {
+			return errCSRF()
+		}
+	}
+	if c, err := r.Cookie(cookieName); err == nil && len(c.Value) == sessionIDLen {
+		if err := u.db.DeleteSession(r.Context(), c.Value); err != nil {
+			return err
+		}
+	}
+	http.SetCookie(w, u.cookie(r, "", -1))
+	writeJSON(w, http.StatusNoContent, nil)
+	return nil
+}
+
+// sessionInfo answers GET /ui/session: who is logged in, the CSRF token and the
+// permissions hint.
+func (u *UI) sessionInfo(w http.ResponseWriter, r *http.Request) error {
+	s, err := u.requireSession(r)
+	if err != nil {
+		return err
+	}
+	return u.writeSession(w, r, http.StatusOK, s)
+}
+
+func (u *UI) writeSession(w http.ResponseWriter, r *http.Request, status int, s store.Session) error {
+	perms, err := u.permissions(r.Context(), s.Principal)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, status, map[string]any{
+		"user":        map[string]any{"id": s.Principal.ID, "username": s.Principal.Username, "is_superuser": s.Principal.IsSuperuser},
+		"csrf_token":  s.CSRFToken,
+		"permissions": perms,
+	})
+	return nil
+}
+
+// permissions lists, per object type, the actions the principal holds, constraints
+// ignored: a hint for which buttons to show. The server checks every request anyway.
+func (u *UI) permissions(ctx context.Context, p store.Principal) (map[string][]string, error) {
+	out := map[string][]string{}
+	for _, t := range store.ObjectTypes() {
+		actions := []string{"view", "add", "change", "delete"}
+		if t == store.TypeCommand {
+			actions = append(actions, "execute_show", "execute_config")
+		}
+		held := []string{}
+		for _, a := range actions {
+			s, err := u.db.Scope(ctx, p, t, a)
+			if err != nil {
+				return nil, err
+			}
+			if s.Granted {
+				held = append(held, a)
+			}
+		}
+		out[t] = held
+	}
+	return out, nil
+}
+
+// cookie is the session cookie; maxAge < 0 deletes it.
+func (u *UI) cookie(r *http.Request, value string, maxAge int) *http.Cookie {
+	return &http.Cookie{Name: cookieName, Value: value, Path: "/", MaxAge: maxAge,
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil}
+}
+
+// clientIP is the peer's address. X-Forwarded-For is not trusted: anyone could send it
+// to escape the login throttle.
+func clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
