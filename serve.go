@@ -17,6 +17,7 @@ import (
 	"fieldkit/exec/textfsm"
 	"fieldkit/handlers"
 	"fieldkit/store"
+	"fieldkit/ui"
 )
 
 func cmdServe(ctx context.Context, e env, args []string) error {
@@ -85,7 +86,9 @@ func serve(ctx context.Context, e env, cfg Config, demo bool, ready chan<- strin
 	// timeout) and cancels them only when the shutdown timeout runs out.
 	execCtx, cancelExec := context.WithCancel(context.Background())
 	defer cancelExec()
+	web := ui.New(ui.Options{DB: db, Keyring: keyring, Limiter: limiter, Logger: logger, SessionHours: cfg.UI.SessionHours})
 	api := handlers.New(handlers.Options{DB: db, Logger: logger, Version: version, Location: loc,
+		Session: web.Session, Extra: web.Routes,
 		Exec: handlers.ExecOptions{Keyring: keyring, Limiter: limiter, TextFSM: templates,
 			HostKeyPolicy: exec.HostKeyPolicy(cfg.SSH.HostKeyPolicy), MaxOutputBytes: cfg.Exec.MaxOutputBytes,
 			BulkMax: cfg.Exec.BulkMax, BulkConcurrency: cfg.Exec.BulkConcurrency,
@@ -147,8 +150,23 @@ func newLimiter(ctx context.Context, cfg Config, db *store.DB) (*ratelimit.Limit
 	return l, nil
 }
 
-// startBackground starts the periodic export and the log retention, until ctx is done.
+// startBackground starts the periodic export, the log retention and the removal of
+// expired web sessions, until ctx is done.
 func startBackground(ctx context.Context, cfg Config, db *store.DB, loc *time.Location, logger *slog.Logger) {
+	go func() {
+		for {
+			if n, err := db.DeleteExpiredSessions(ctx); err != nil && ctx.Err() == nil {
+				logger.Error("expired session cleanup failed", "err", err)
+			} else if n > 0 {
+				logger.Info("expired sessions deleted", "deleted", n)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(time.Hour):
+			}
+		}
+	}()
 	if cfg.Export.Schedule != "" {
 		dir := cfg.Export.Directory
 		if dir == "" {
