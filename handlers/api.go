@@ -43,7 +43,8 @@ type API struct {
 	Options
 	router  *httprouter.Router
 	started time.Time
-	warned  sync.Map // constraint problems already logged
+	warned  sync.Map  // constraint problems already logged
+	lists   listCache // rendered list pages of Cache resources
 	// routeList records every (method, path) routed, for the schema's completeness test.
 	routeList [][2]string
 }

@@ -12,7 +12,7 @@ import (
 
 // commandResource is the toolkit's command template.
 var commandResource = &Resource{
-	Type: store.TypeCommand, Path: pathCommands, Name: "Command",
+	Type: store.TypeCommand, Path: pathCommands, Name: "Command", Cache: true,
 	Filters: map[string]Filter{
 		"name":         {Path: "name", Lookups: true, Doc: "command name"},
 		"command_type": {Path: "command_type", Doc: "show or config"},

@@ -29,6 +29,15 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = enc.Encode(v) // a client gone mid-write is not our error
 }
 
+// marshalJSON encodes like writeJSON, into bytes (for cached responses).
+func marshalJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(v)
+	return buf.Bytes(), err
+}
+
 // form is a decoded JSON object body, read field by field so that a PATCH knows which
 // fields were sent, unknown fields and wrong types are reported by name, and every
 // problem is collected before answering.

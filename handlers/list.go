@@ -39,6 +39,9 @@ type Resource struct {
 	DefaultOrder string            // e.g. "name" or "-created"
 	Search       []string          // SQL columns (on t) searched by q, case-insensitively
 	Fields       []FieldDoc        // the object's fields, for the schema
+	// Cache keeps rendered list pages until the next committed write (see listCache);
+	// only for resources whose lists depend on nothing written outside store.Write.
+	Cache bool
 	// Own, when set, is the rows a principal may act on without any permission (their
 	// own API tokens); it widens every action's scope.
 	Own func(p store.Principal) store.Expr
@@ -340,6 +343,16 @@ func listHandler[T any](a *API, res *Resource, load Loader[T], id IDOf[T], rende
 		if err != nil {
 			return err
 		}
+		var key string
+		gen := a.DB.Generation()
+		if res.Cache {
+			key = cacheKey(r, scope)
+			if body, ok := a.lists.get(key, gen); ok {
+				w.Header().Set("Content-Type", "application/json")
+				w.Write(body)
+				return nil
+			}
+		}
 		q.Where = append(q.Where, scope.Expr)
 		ids, total, err := a.DB.ListIDs(r.Context(), q)
 		if err != nil {
@@ -353,7 +366,17 @@ func listHandler[T any](a *API, res *Resource, load Loader[T], id IDOf[T], rende
 		for i, o := range objs {
 			results[i] = render(r, o, pg.brief)
 		}
-		writeJSON(w, http.StatusOK, paginate(r, total, pg, results))
+		if !res.Cache {
+			writeJSON(w, http.StatusOK, paginate(r, total, pg, results))
+			return nil
+		}
+		body, err := marshalJSON(paginate(r, total, pg, results))
+		if err != nil {
+			return err
+		}
+		a.lists.put(key, gen, body)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(body)
 		return nil
 	}
 }

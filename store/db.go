@@ -16,6 +16,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -44,6 +45,7 @@ type DB struct {
 	r    *sql.DB
 	path string
 	now  func() time.Time
+	gen  atomic.Uint64 // bumped by every committed Write
 }
 
 // Open opens (creating if needed) the database file at path and applies migrations.
@@ -186,8 +188,17 @@ func (db *DB) Write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	if err := fn(tx); err != nil {
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	db.gen.Add(1)
+	return nil
 }
+
+// Generation changes after every committed Write, so a cache of anything read from the
+// inventory, commands or users can tell it is stale. (Log inserts and last-used stamps
+// write outside Write and do not change it.)
+func (db *DB) Generation() uint64 { return db.gen.Load() }
 
 // Backup writes a consistent copy of the live database to path (VACUUM INTO works
 // while readers and the writer go on).
