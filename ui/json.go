@@ -59,6 +59,8 @@ type fieldErrors map[string][]string
 
 func (fe fieldErrors) add(field, msg string) { fe[field] = append(fe[field], msg) }
 
+func (fe fieldErrors) has(field string) bool { return len(fe[field]) > 0 }
+
 func (fe fieldErrors) err() error {
 	if len(fe) == 0 {
 		return nil

@@ -87,7 +87,10 @@ func (u *UI) Routes(rt *httprouter.Router) {
 	rt.Handler(http.MethodPost, "/ui/login", u.secure(u.adapt(u.login)))
 	rt.Handler(http.MethodPost, "/ui/logout", u.secure(u.adapt(u.logout)))
 
-	// ROUTES:CREDENTIALS
+	rt.Handler(http.MethodPost, pathCredentialSets, u.secure(u.webOnly(msgCredentials, u.createSet)))
+	rt.Handler(http.MethodPatch, pathCredentialSets+":id/", u.secure(u.webOnly(msgCredentials, u.updateSet)))
+	rt.Handler(http.MethodDelete, pathCredentialSets+":id/", u.secure(u.webOnly(msgCredentials, u.deleteSet)))
+	rt.Handler(http.MethodPost, pathCredentialSets+":id/regenerate/", u.secure(u.webOnly(msgCredentials, u.regenerateSet)))
 }
 
 const (
@@ -101,7 +104,9 @@ const (
 func (u *UI) getRoutes() []getRoute {
 	return []getRoute{
 		{"/ui/session", u.adapt(u.sessionInfo)},
-		// GET:CREDENTIALS
+		{pathCredentialSets, u.webOnly(msgCredentials, u.listSets)},
+		{pathCredentialSets + ":id/", u.webOnly(msgCredentials, u.getSet)},
+		{"/ui/api/devices/:id/rate-limit/", u.webOnly(msgWebOnly, u.rateLimit)},
 	}
 }
 
@@ -146,6 +151,11 @@ func match(pattern, path string) (httprouter.Params, bool) {
 		}
 	}
 	return params, true
+}
+
+// routeParam reads a path parameter, from the router or from get's dispatch.
+func routeParam(r *http.Request, name string) string {
+	return httprouter.ParamsFromContext(r.Context()).ByName(name)
 }
 
 // secure adds the contract's security headers to every web interface response.

@@ -1,0 +1,315 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+
+	"fieldkit/store"
+)
+
+// Credential sets belong to their owner. Any logged-in, active user manages their own
+// sets and nobody else's, superusers included: no object permission is consulted (a
+// permission on netbox_toolkit_plugin.devicecredentialset could not let anyone see
+// another user's secrets, and taking one away could not stop a user from holding
+// device logins of their own). Another user's set is a 404, as if it did not exist.
+
+var credentialFields = []string{"name", "description", "username", "password", "enable_secret",
+	"private_key", "platforms", "is_active"}
+
+const (
+	maxSecret     = 1024
+	maxPrivateKey = 16 << 10
+)
+
+// listSets answers GET /ui/api/credential-sets/.
+func (u *UI) listSets(w http.ResponseWriter, r *http.Request) error {
+	sets, err := u.db.CredentialSets(r.Context(), sessionOf(r).Principal.ID)
+	if err != nil {
+		return err
+	}
+	out, err := u.renderSets(r.Context(), sets)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"count": len(out), "results": out})
+	return nil
+}
+
+// getSet answers GET /ui/api/credential-sets/{id}/.
+func (u *UI) getSet(w http.ResponseWriter, r *http.Request) error {
+	set, err := u.ownSet(r)
+	if err != nil {
+		return err
+	}
+	return u.writeSet(w, r, http.StatusOK, set, "")
+}
+
+// createSet answers POST /ui/api/credential-sets/: the token is in this answer only.
+func (u *UI) createSet(w http.ResponseWriter, r *http.Request) error {
+	in, err := u.readSet(r, nil)
+	if err != nil {
+		return err
+	}
+	owner := sessionOf(r).Principal.ID
+	id, token, err := u.db.CreateCredentialSet(r.Context(), u.keyring, owner, in)
+	if err != nil {
+		return err
+	}
+	set, err := u.db.CredentialSet(r.Context(), owner, id)
+	if err != nil {
+		return err
+	}
+	u.log.Info("credential set created", "set_id", id, "username", sessionOf(r).Principal.Username)
+	return u.writeSet(w, r, http.StatusCreated, set, token)
+}
+
+// updateSet answers PATCH /ui/api/credential-sets/{id}/. Secrets left out are kept; ""
+// clears one.
+func (u *UI) updateSet(w http.ResponseWriter, r *http.Request) error {
+	cur, err := u.ownSet(r)
+	if err != nil {
+		return err
+	}
+	in, err := u.readSet(r, &cur)
+	if err != nil {
+		return err
+	}
+	owner := sessionOf(r).Principal.ID
+	if err := u.db.UpdateCredentialSet(r.Context(), u.keyring, owner, cur.ID, in); err != nil {
+		return err
+	}
+	set, err := u.db.CredentialSet(r.Context(), owner, cur.ID)
+	if err != nil {
+		return err
+	}
+	return u.writeSet(w, r, http.StatusOK, set, "")
+}
+
+// deleteSet answers DELETE /ui/api/credential-sets/{id}/.
+func (u *UI) deleteSet(w http.ResponseWriter, r *http.Request) error {
+	id, err := idParam(r)
+	if err != nil {
+		return err
+	}
+	if err := u.db.DeleteCredentialSet(r.Context(), sessionOf(r).Principal.ID, id); err != nil {
+		return err
+	}
+	u.log.Info("credential set deleted", "set_id", id, "username", sessionOf(r).Principal.Username)
+	writeJSON(w, http.StatusNoContent, nil)
+	return nil
+}
+
+// regenerateSet answers POST /ui/api/credential-sets/{id}/regenerate/: the old token
+// stops working at once.
+func (u *UI) regenerateSet(w http.ResponseWriter, r *http.Request) error {
+	id, err := idParam(r)
+	if err != nil {
+		return err
+	}
+	token, err := u.db.RegenerateCredentialToken(r.Context(), sessionOf(r).Principal.ID, id)
+	if err != nil {
+		return err
+	}
+	u.log.Info("credential token regenerated", "set_id", id, "username", sessionOf(r).Principal.Username)
+	writeJSON(w, http.StatusOK, map[string]string{"token": token})
+	return nil
+}
+
+// idParam reads the {id} of the path; a malformed one is simply not found.
+func idParam(r *http.Request) (int64, error) {
+	id, err := strconv.ParseInt(routeParam(r, "id"), 10, 64)
+	if err != nil || id < 1 {
+		return 0, errNotFound()
+	}
+	return id, nil
+}
+
+// ownSet loads the set of the path if the session's user owns it.
+func (u *UI) ownSet(r *http.Request) (store.CredentialSet, error) {
+	id, err := idParam(r)
+	if err != nil {
+		return store.CredentialSet{}, err
+	}
+	return u.db.CredentialSet(r.Context(), sessionOf(r).Principal.ID, id)
+}
+
+// readSet validates a create (cur nil) or a PATCH of cur, collecting every problem.
+func (u *UI) readSet(r *http.Request, cur *store.CredentialSet) (store.CredentialInput, error) {
+	f, err := decodeForm(r, credentialFields...)
+	if err != nil {
+		return store.CredentialInput{}, err
+	}
+	create := cur == nil
+	var in store.CredentialInput
+	if s, ok := f.str("name", create, 0); ok {
+		s = strings.TrimSpace(s)
+		switch n := len([]rune(s)); {
+		case n == 0:
+			f.errs.add("name", "This field may not be blank.")
+		case n > 100:
+			f.errs.add("name", "Ensure this field has no more than 100 characters.")
+		default:
+			in.Name = &s
+		}
+	}
+	in.Description = optional(f.str("description", false, 200))
+	in.Username = optional(f.str("username", create, 100))
+	in.Password = optional(f.str("password", false, maxSecret))
+	in.EnableSecret = optional(f.str("enable_secret", false, maxSecret))
+	in.PrivateKey = optional(f.str("private_key", false, maxPrivateKey))
+	if in.PrivateKey != nil && *in.PrivateKey != "" {
+		if msg := checkPrivateKey(*in.PrivateKey); msg != "" {
+			f.errs.add("private_key", msg)
+		}
+	}
+	if b, ok := f.boolean("is_active"); ok {
+		in.IsActive = &b
+	}
+	if f.has("platforms") {
+		ids, err := u.readPlatforms(r.Context(), f)
+		if err != nil {
+			return in, err
+		}
+		in.PlatformIDs = ids
+	}
+	// A set must be able to log in: a password or a key, after this change.
+	hasPW := secretAfter(in.Password, cur != nil && cur.HasPassword)
+	hasKey := secretAfter(in.PrivateKey, cur != nil && cur.HasPrivateKey)
+	if !hasPW && !hasKey && !f.errs.has("password") && !f.errs.has("private_key") {
+		f.errs.add("password", "A password is required unless a private key is given.")
+	}
+	return in, f.errs.err()
+}
+
+func optional(s string, ok bool) *string {
+	if !ok {
+		return nil
+	}
+	return &s
+}
+
+// secretAfter tells whether a secret is set once v (nil = unchanged) is applied.
+func secretAfter(v *string, had bool) bool {
+	if v == nil {
+		return had
+	}
+	return *v != ""
+}
+
+// checkPrivateKey returns why key cannot be used for SSH, or "" when it can.
+func checkPrivateKey(key string) string {
+	_, err := ssh.ParsePrivateKey([]byte(key))
+	var missing *ssh.PassphraseMissingError
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &missing):
+		return "Keys protected by a passphrase are not supported; remove the passphrase first."
+	}
+	return "Not a valid SSH private key (PEM or OpenSSH format)."
+}
+
+// readPlatforms reads "platforms": a list of platform ids (or {"id": n}, as the set's
+// own JSON shows them), each of which must exist.
+func (u *UI) readPlatforms(ctx context.Context, f *form) (*[]int64, error) {
+	var items []json.RawMessage
+	if raw := f.raw["platforms"]; string(raw) == "null" || json.Unmarshal(raw, &items) != nil {
+		f.errs.add("platforms", "Expected a list of platform ids.")
+		return nil, nil
+	}
+	ids := []int64{}
+	seen := map[int64]bool{}
+	for _, raw := range items {
+		var ref struct {
+			ID int64 `json:"id"`
+		}
+		id, err := strconv.ParseInt(string(raw), 10, 64)
+		if err != nil && json.Unmarshal(raw, &ref) == nil {
+			id, err = ref.ID, nil
+		}
+		if err != nil || id < 1 {
+			f.errs.add("platforms", "Expected a list of platform ids.")
+			return nil, nil
+		}
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		ok, err := u.db.Exists(ctx, store.TypePlatform, id)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			f.errs.add("platforms", fmt.Sprintf("Related object not found using the provided numeric ID: %d", id))
+			return nil, nil
+		}
+		ids = append(ids, id)
+	}
+	return &ids, nil
+}
+
+// writeSet answers with one set, plus its token when one was just made.
+func (u *UI) writeSet(w http.ResponseWriter, r *http.Request, status int, set store.CredentialSet, token string) error {
+	out, err := u.renderSets(r.Context(), []store.CredentialSet{set})
+	if err != nil {
+		return err
+	}
+	if token != "" {
+		out[0]["token"] = token
+	}
+	writeJSON(w, status, out[0])
+	return nil
+}
+
+// renderSets is the JSON of sets, with their platforms by name; never a secret.
+func (u *UI) renderSets(ctx context.Context, sets []store.CredentialSet) ([]map[string]any, error) {
+	platforms := map[int64]store.Platform{}
+	var ids []int64
+	for _, s := range sets {
+		ids = append(ids, s.PlatformIDs...)
+	}
+	if len(ids) > 0 {
+		ps, err := u.db.Platforms(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range ps {
+			platforms[p.ID] = p
+		}
+	}
+	out := make([]map[string]any, 0, len(sets))
+	for _, s := range sets {
+		plats := []map[string]any{}
+		for _, id := range s.PlatformIDs {
+			if p, ok := platforms[id]; ok {
+				plats = append(plats, map[string]any{"id": p.ID, "name": p.Name, "slug": p.Slug})
+			}
+		}
+		sort.Slice(plats, func(i, j int) bool { return plats[i]["name"].(string) < plats[j]["name"].(string) })
+		out = append(out, map[string]any{
+			"id": s.ID, "name": s.Name, "description": s.Description, "username": s.Username,
+			"platforms": plats, "is_active": s.IsActive, "has_password": s.HasPassword,
+			"has_enable_secret": s.HasEnableSecret, "has_private_key": s.HasPrivateKey,
+			"token_prefix": s.TokenPrefix, "last_used": stamp(s.LastUsed), "created": stamp(s.Created),
+			"last_updated": stamp(s.LastUpdated),
+		})
+	}
+	return out, nil
+}
+
+// stamp formats a time as the API does: RFC 3339, UTC, microseconds; zero is null.
+func stamp(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UTC().Format(store.TimeFormat)
+}
