@@ -26,9 +26,9 @@ var logResource = &Resource{
 		{Name: "id", Type: "integer", ReadOnly: true}, {Name: "url", Type: "string", ReadOnly: true},
 		{Name: "display", Type: "string", ReadOnly: true},
 		{Name: "command", Type: "object", Ref: "NestedLogCommand", ReadOnly: true,
-			Doc: "id (null once the command is deleted), url, name, display"},
+			Doc: "id (null once the command is deleted), url (absent then), name, display"},
 		{Name: "device", Type: "object", Ref: "NestedLogDevice", ReadOnly: true,
-			Doc: "id (null once the device is deleted), url, name, display"},
+			Doc: "id (null once the device is deleted), url (absent then), name, display"},
 		{Name: "command_type", Type: "string", ReadOnly: true, Enum: []string{store.CommandShow, store.CommandConfig}},
 		{Name: "output", Type: "string", ReadOnly: true},
 		{Name: "username", Type: "string", ReadOnly: true, Doc: "user who executed the command"},
@@ -44,8 +44,11 @@ var logResource = &Resource{
 }
 
 // logRef is a log's command or device: the link while the object exists, the name always.
+// Once the object is deleted "url" is left out rather than null: pynetbox (7.x) takes any
+// nested dict with a "url" key for a record and parses the url, failing on null, so one
+// log of a deleted device would break every log listing it reads.
 func logRef(r *http.Request, listPath string, id int64, name string) nested {
-	n := nested{"id": nil, "url": nil, "name": name, "display": name}
+	n := nested{"id": nil, "name": name, "display": name}
 	if id != 0 {
 		n["id"], n["url"] = id, objectURL(r, listPath, id)
 	}

@@ -29,9 +29,9 @@ func described(s obj, desc string) obj {
 
 // logRefSchema is a command log's command or device: its name survives the object's deletion.
 func logRefSchema(what string) obj {
-	return props([]string{"id", "url", "name", "display"}, obj{
+	return props([]string{"id", "name", "display"}, obj{
 		"id":   obj{"type": "integer", "nullable": true, "description": "null once the " + what + " is deleted"},
-		"url":  obj{"type": "string", "format": "uri", "nullable": true},
+		"url":  obj{"type": "string", "format": "uri", "description": "absent once the " + what + " is deleted"},
 		"name": tStr, "display": tStr,
 	})
 }
