@@ -133,13 +133,17 @@ func TestDeviceFiltersAndOrdering(t *testing.T) {
 		{"q=sw&site=north", []int{3, 1}},
 		{"id=1&id=2", []int{2, 1}},
 		{"has_primary_ip=false", []int{2, 3, 1}},
+		{"exclude=config_context&site_id=1", []int{3, 1}},
 	} {
 		if got := ids(e.must(200, "GET", "/api/dcim/devices/?"+c.q, e.admin, nil)); !eqInts(got, c.want) {
 			t.Errorf("%s: got %v, want %v", c.q, got, c.want)
 		}
 	}
-	for _, bad := range []string{"site_id=x", "sitee=1", "ordering=colour", "has_primary_ip=maybe", "status__zz=a"} {
+	for _, bad := range []string{"site_id=x", "sitee=1", "ordering=colour", "has_primary_ip=maybe", "status__zz=a", "exclude=name"} {
 		e.must(400, "GET", "/api/dcim/devices/?"+bad, e.admin, nil)
+	}
+	if m := e.must(400, "GET", "/api/dcim/devices/?exclude=config_context&exclude=name", e.admin, nil); m["exclude"] == nil {
+		t.Errorf("exclude=name: 400 does not name the parameter: %v", m)
 	}
 }
 

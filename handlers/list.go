@@ -80,7 +80,13 @@ type FieldDoc struct {
 }
 
 // listParams are the reserved (non-filter) query parameters.
-var listParams = map[string]bool{"limit": true, "offset": true, "ordering": true, "brief": true, "q": true, "format": true}
+var listParams = map[string]bool{"limit": true, "offset": true, "ordering": true, "brief": true, "q": true, "format": true,
+	"exclude": true}
+
+// excludable are the values of ?exclude= a list accepts. NetBox clients send
+// exclude=config_context to speed up device lists, often on every list call (a common
+// pynetbox wrapper); FieldKit has no config contexts, so it changes nothing.
+var excludable = map[string]bool{"config_context": true}
 
 type page struct {
 	limit, offset int
@@ -118,6 +124,12 @@ func (res *Resource) parseList(r *http.Request) (store.Query, page, error) {
 			fe.Add("brief", "Must be a valid boolean.")
 		}
 		pg.brief = b
+	}
+	for _, v := range vals["exclude"] {
+		if !excludable[v] {
+			fe.Add("exclude", "Only config_context can be excluded.")
+			break
+		}
 	}
 	order, err := res.ordering(vals.Get("ordering"))
 	if err != nil {

@@ -154,7 +154,9 @@ func listParamsOf(res *Resource) []any {
 		p["explode"] = false
 		ps = append(ps, p)
 	}
-	ps = append(ps, queryParam("brief", "Return the brief form of each object: id, url, display and key fields.", obj{"type": "boolean"}, false))
+	ps = append(ps, queryParam("brief", "Return the brief form of each object: id, url, display and key fields.", obj{"type": "boolean"}, false),
+		queryParam("exclude", "Accepted for NetBox clients: config_context (FieldKit has none, so the response is the same).",
+			obj{"type": "string", "enum": []any{"config_context"}}, false))
 	if len(res.Search) > 0 {
 		ps = append(ps, queryParam("q", "Case-insensitive search.", obj{"type": "string"}, false))
 	}
