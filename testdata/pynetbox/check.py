@@ -90,6 +90,9 @@ def build_inventory(nb):
     names = sorted(i.name for i in nb.dcim.interfaces.filter(device_id=dev.id))
     check(names == ["GigabitEthernet0/1", "Loopback0"], "interfaces of the device", names)
     check(nb.dcim.devices.count(site_id=site.id) == 1, "device count by site")
+    # Scripts commonly add exclude=config_context to every device query.
+    check([d.name for d in nb.dcim.devices.filter(site_id=site.id, exclude="config_context")] == ["r1"],
+          "exclude=config_context")
     check(len(list(nb.dcim.devices.filter(platform_id=[ios.id, eos.id]))) == 1,
           "devices filtered by repeated platform_id")
     expect_error(400, "site", lambda: nb.dcim.devices.create(name="r2", platform=ios.id))
@@ -127,6 +130,9 @@ def check_commands(nb, ios, eos):
     both = sorted(x.id for x in cmds.filter(name=["Show interface", "Temporary"]))
     check(both == sorted([c.id, gone.id]), "repeated name filter ORs", both)
     check(cmds.count(q="descr") == 1, "q search", cmds.count(q="descr"))
+    brief = list(cmds.filter(name="Show interface", brief=True))
+    check(len(brief) == 1 and brief[0].id == c.id and "variables" not in dict(brief[0]),
+          "brief form", [dict(b) for b in brief])
 
     c.description = "changed by save"
     check(c.save(), "command save")
