@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/csv"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -254,5 +255,55 @@ func TestMasterKey(t *testing.T) {
 	os.Remove(filepath.Join(data, "secret.key"))
 	if _, err := loadKeyring(ctx, e, db, data); err == nil || !strings.Contains(err.Error(), "missing") {
 		t.Fatalf("missing key with sets must fail: %v", err)
+	}
+}
+
+func TestExportLogsCommand(t *testing.T) {
+	ctx := context.Background()
+	data := t.TempDir()
+	db, err := store.Open(ctx, filepath.Join(data, "fieldkit.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	day := func(d, h int) time.Time { return time.Date(2026, 3, d, h, 0, 0, 0, time.UTC) }
+	var logs []store.LogInput
+	for i, at := range []time.Time{day(1, 23), day(2, 0), day(2, 12), day(3, 23), day(4, 0)} {
+		logs = append(logs, store.LogInput{CommandName: "show version", CommandType: "show", DeviceName: "sw1",
+			Username: "alice", Success: i != 2, ErrorMessage: map[bool]string{true: "=cmd|' /C calc'!A0"}[i == 2],
+			ExecutionTime: at, Created: at})
+	}
+	if err := db.InsertLogs(ctx, logs); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	out := filepath.Join(t.TempDir(), "logs.csv")
+	env := map[string]string{"FIELDKIT_DATA": data}
+	if _, _, err := cli(t, env, "", "export", "logs", "--start-date", "2026-03-02", "--end-date", "2026-03-03", "--output", out); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(rows[0], ",") != "id,created,username,device_id,device,command_id,command,command_type,success,execution_duration,error_message" {
+		t.Fatalf("header: %v", rows[0])
+	}
+	if len(rows) != 4 { // days 2 and 3 inclusive: three logs
+		t.Fatalf("want 3 rows for 2026-03-02..03, got %d: %v", len(rows)-1, rows)
+	}
+	if cell := rows[2][10]; cell != "'=cmd|' /C calc'!A0" {
+		t.Fatalf("formula not neutralised: %q", cell)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(out))
+	if len(entries) != 1 {
+		t.Fatalf("temporary files left beside the export: %v", entries)
+	}
+	if _, _, err := cli(t, env, "", "export", "logs", "--start-date", "2026-02-30"); err == nil || !strings.Contains(err.Error(), "--start-date") {
+		t.Fatalf("bad date must name the flag: %v", err)
 	}
 }
