@@ -45,6 +45,16 @@ func (d *Device) serverConfig() *ssh.ServerConfig {
 		PasswordCallback: func(c ssh.ConnMetadata, pw []byte) (*ssh.Permissions, error) {
 			return nil, d.checkPassword(c.User(), string(pw))
 		},
+		// A login is counted here, before the server tells the client it
+		// succeeded: counted after NewServerConn returns, a client could
+		// log in, hang up and read Logins before the count moved.
+		AuthLogCallback: func(_ ssh.ConnMetadata, _ string, err error) {
+			if err == nil {
+				d.mu.Lock()
+				d.logins++
+				d.mu.Unlock()
+			}
+		},
 	}
 	if len(d.cfg.AuthorizedKeys) > 0 {
 		sc.PublicKeyCallback = d.checkKey
@@ -95,9 +105,6 @@ func (d *Device) serveConn(nc net.Conn) {
 	if err != nil {
 		return
 	}
-	d.mu.Lock()
-	d.logins++
-	d.mu.Unlock()
 	ctx, cancel := context.WithCancel(d.ctx)
 	var wg sync.WaitGroup
 	wg.Add(1)
