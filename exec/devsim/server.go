@@ -134,11 +134,13 @@ func (d *Device) serveConn(nc net.Conn) {
 }
 
 // handleRequests serves one session channel's requests; "shell" and "exec"
-// start the program that owns the channel from then on.
+// start the program that owns the channel from then on. It returns when the
+// channel is closed.
 func (s *session) handleRequests(reqs <-chan *ssh.Request, wg *sync.WaitGroup) {
 	started := false
 	for req := range reqs {
 		ok := false
+		var program func()
 		switch req.Type {
 		case "pty-req":
 			s.parsePty(req.Payload)
@@ -149,22 +151,27 @@ func (s *session) handleRequests(reqs <-chan *ssh.Request, wg *sync.WaitGroup) {
 		case "env":
 			ok = true
 		case "shell":
-			ok = !started
-			if ok {
-				started = true
-				wg.Add(1)
-				go func() { defer wg.Done(); s.runShell() }()
+			if !started {
+				program = s.runShell
 			}
 		case "exec":
 			var p struct{ Command string }
 			if !started && ssh.Unmarshal(req.Payload, &p) == nil {
-				ok, started = true, true
-				wg.Add(1)
-				go func() { defer wg.Done(); s.runExec(p.Command) }()
+				program = func() { s.runExec(p.Command) }
 			}
 		}
+		if program != nil {
+			ok, started = true, true
+		}
+		// The reply goes out before the program starts: a command that
+		// ends at once ("false") would otherwise close the channel before
+		// the reply, and the client's Run fails with EOF.
 		if req.WantReply {
 			req.Reply(ok, nil)
+		}
+		if program != nil {
+			wg.Add(1)
+			go func() { defer wg.Done(); program() }()
 		}
 	}
 	if !started {
