@@ -37,19 +37,9 @@ func runFault(t *testing.T, driver string, f devsim.Fault, timeout time.Duration
 	return res, time.Since(start)
 }
 
-// skipExecHang skips the faults devsim ends early on exec channels: it
-// treats the client's end of stdin as a hang-up, while the linux driver
-// rightly closes stdin of non-interactive commands.
-func skipExecHang(t *testing.T, driver string) {
-	if driver == "linux" {
-		t.Skip("devsim ends silent and endless exec commands on stdin EOF")
-	}
-}
-
 func TestFaultSilenceTimesOut(t *testing.T) {
 	for _, d := range faultDrivers {
 		t.Run(d, func(t *testing.T) {
-			skipExecHang(t, d)
 			t.Parallel()
 			res, took := runFault(t, d, devsim.FaultSilence, time.Second, 0)
 			if res.Success || res.ErrorMessage != "Timed out after 1 s" || took > 2*time.Second {
@@ -77,7 +67,6 @@ func TestFaultSlowOutputKeepsPartialOutput(t *testing.T) {
 func TestFaultEndlessOutputIsCapped(t *testing.T) {
 	for _, d := range faultDrivers {
 		t.Run(d, func(t *testing.T) {
-			skipExecHang(t, d)
 			t.Parallel()
 			const limit = 32 << 10
 			res, took := runFault(t, d, devsim.FaultEndlessOutput, 1500*time.Millisecond, limit)

@@ -63,6 +63,23 @@ func TestFaults(t *testing.T) {
 			t.Errorf("want the first half of the output only, got %q", out)
 		}
 	})
+	t.Run("exec endless output outlives stdin EOF", func(t *testing.T) {
+		d := startDevice(t, Config{Vendor: "linux", Fault: FaultEndlessOutput})
+		s, err := dial(t, d).NewSession()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		stdin, _ := s.StdinPipe()
+		stdout, _ := s.StdoutPipe()
+		if err := s.Start("cat /etc/os-release"); err != nil {
+			t.Fatal(err)
+		}
+		stdin.Close() // what ssh does with no standard input (ssh -n, Session.Run)
+		if n, err := io.CopyN(io.Discard, stdout, 1<<20); err != nil {
+			t.Errorf("output ended after %d bytes: %v", n, err)
+		}
+	})
 	t.Run("exec disconnect", func(t *testing.T) {
 		d := startDevice(t, Config{Vendor: "linux", Fault: FaultDisconnect})
 		s, err := dial(t, d).NewSession()

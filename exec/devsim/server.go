@@ -121,10 +121,15 @@ func (d *Device) serveConn(nc net.Conn) {
 		if err != nil {
 			continue
 		}
-		s := &session{d: d, conn: nc, ch: ch, user: sconn.User(), ctx: ctx, width: 80, height: 24}
+		// The session's context ends with its channel: creqs is closed
+		// when the client closes the channel or the connection ends, and a
+		// command outlives the end of its input until then.
+		sctx, scancel := context.WithCancel(ctx)
+		s := &session{d: d, conn: nc, ch: ch, user: sconn.User(), ctx: sctx, width: 80, height: 24}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer scancel()
 			s.handleRequests(creqs, &wg)
 		}()
 	}

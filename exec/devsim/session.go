@@ -35,14 +35,20 @@ type session struct {
 // slowLineDelay is how fast FaultSlowOutput trickles lines.
 const slowLineDelay = 200 * time.Millisecond
 
-// startReader copies channel input into s.in, recording every byte.
-func (s *session) startReader() (wait func()) {
+// startReader copies channel input into s.in, recording every byte. With
+// eofHangsUp, the end of the input closes s.in, which ends a CLI the way
+// a hang-up does; without it (an exec command) s.in just stays empty, the
+// way a command that does not read its standard input keeps running after
+// the client closed it, until it ends or the channel is closed (s.ctx).
+func (s *session) startReader(eofHangsUp bool) (wait func()) {
 	s.in = make(chan []byte, 16)
 	s.quit = make(chan struct{})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		defer close(s.in)
+		if eofHangsUp {
+			defer close(s.in)
+		}
 		buf := make([]byte, 4096)
 		for {
 			n, err := s.ch.Read(buf)
@@ -185,7 +191,8 @@ func (s *session) readKey() (byte, error) {
 	}
 }
 
-// hang implements FaultSilence: swallow input until the client gives up.
+// hang implements FaultSilence: swallow input until the client gives up
+// (hangs up, or closes the channel of an exec command).
 func (s *session) hang() error {
 	for {
 		if _, err := s.readByte(); err != nil {
@@ -322,7 +329,7 @@ func (s *session) endless(lines []string) error {
 // runShell runs the vendor CLI on an interactive session until the user
 // logs out or the connection ends.
 func (s *session) runShell() {
-	wait := s.startReader()
+	wait := s.startReader(true)
 	defer wait()
 	defer s.ch.Close()
 	status := 0
@@ -335,7 +342,7 @@ func (s *session) runShell() {
 // runExec answers one exec request and closes the channel with the
 // command's exit status.
 func (s *session) runExec(command string) {
-	wait := s.startReader()
+	wait := s.startReader(false)
 	defer wait()
 	defer s.ch.Close()
 	s.d.record([]byte(command + "\n"))
