@@ -89,7 +89,7 @@ func ciscoTables(v *vendor) map[mode][]*command {
 		&command{words: "terminal width <n>", run: cTermWidth},
 		&command{words: "terminal monitor", run: say()},
 		&command{words: "show version", run: show(ciscoVersion)},
-		&command{words: "show clock", run: func(*session, *call) []string { return []string{clock()} }},
+		&command{words: "show clock", run: func(s *session, _ *call) []string { return []string{clock(s.view())} }},
 		&command{words: "show ip interface brief", run: show(ipIntBrief)},
 		&command{words: "show interfaces status", run: show(intStatus)},
 		&command{words: "show interface status", run: show(intStatus)}, // NX-OS spelling

@@ -166,7 +166,7 @@ func isPhysical(name string) bool {
 
 func nxosRunning(st *state) []string {
 	out := []string{"", "!Command: show running-config", "!Running configuration last done at: Mon Oct  4 09:15:02 2021",
-		"!Time: " + clock(), "", "version 9.3(8) Bios:version 07.69", "hostname " + st.hostname,
+		"!Time: " + clock(st), "", "version 9.3(8) Bios:version 07.69", "hostname " + st.hostname,
 		"feature lldp", "feature interface-vlan", "",
 		"username admin password 5 $5$KLHPNB$Xo8mC2v0Qe0lX6s9Zr0gZJ8m8YhQyYk1Dk3Yq1mE0cB  role network-admin",
 		"ip domain-lookup", ""}

@@ -3,14 +3,14 @@ package devsim
 import (
 	"fmt"
 	"strings"
-	"time"
 )
 
 // Show renderers for IOS, NX-OS and EOS, in each platform's column layout
 // so that parsers written for the real devices (TextFSM templates) work.
 
-func clock() string {
-	return time.Now().UTC().Format("*15:04:05.000 MST Mon Jan 2 2006")
+// clock is the device time as IOS prints it.
+func clock(st *state) string {
+	return st.clock().UTC().Format("*15:04:05.000 MST Mon Jan 2 2006")
 }
 
 func ifStatus(i Interface) (status, proto string) {

@@ -81,6 +81,10 @@ type Config struct {
 	Fault   Fault
 	// HostKey is the SSH host key; nil generates an ed25519 key.
 	HostKey ssh.Signer
+	// Clock is the device's clock, read for the times show output carries
+	// (the line IOS-XR prints above every show, "show clock", NX-OS
+	// "!Time:"); nil means time.Now. A fixed clock makes outputs comparable.
+	Clock func() time.Time
 }
 
 // Device is a running simulated device. All methods are safe for

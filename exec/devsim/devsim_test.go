@@ -54,10 +54,14 @@ func TestShowOutputsFollowConfig(t *testing.T) {
 		{"cisco_ios", `#$`, "show ip arp", "Internet  10.1.2.3                -   0050.56a1.0001  ARPA   GigabitEthernet0/1"},
 		{"arista_eos", `#$`, "show vlan", "42    LAB                              active"},
 		{"cisco_nxos", `# $`, "show vlan brief", "42   LAB"},
+		{"cisco_ios", `#$`, "show clock", "*09:12:45.913 UTC Tue Mar 5 2024"},
+		{"cisco_iosxr", `#$`, "show ipv4 interface brief", "Tue Mar  5 09:12:45.913 UTC\r\n"},
 	}
+	at := time.Date(2024, 3, 5, 9, 12, 45, 913e6, time.UTC)
 	for _, tt := range tests {
 		t.Run(tt.vendor+"/"+tt.line, func(t *testing.T) {
-			d := startDevice(t, Config{Vendor: tt.vendor, Interfaces: ifs, VLANs: []VLAN{{1, "default"}, {42, "LAB"}}})
+			d := startDevice(t, Config{Vendor: tt.vendor, Interfaces: ifs, VLANs: []VLAN{{1, "default"}, {42, "LAB"}},
+				Clock: func() time.Time { return at }})
 			tm := shell(t, d)
 			tm.expect(tt.prompt)
 			if out := tm.cmd(tt.line, tt.prompt); !strings.Contains(out, tt.want) {

@@ -3,7 +3,6 @@ package devsim
 import (
 	"fmt"
 	"strings"
-	"time"
 )
 
 // IOS-XR: no enable, a candidate configuration that needs "commit", and a
@@ -48,7 +47,8 @@ func init() {
 func xrTables(v *vendor) map[mode][]*command {
 	show := func(f func(st *state) []string) func(*session, *call) []string {
 		return func(s *session, _ *call) []string {
-			return append([]string{time.Now().UTC().Format("Mon Jan _2 15:04:05.000 MST")}, f(s.view())...)
+			st := s.view()
+			return append([]string{st.clock().UTC().Format("Mon Jan _2 15:04:05.000 MST")}, f(st)...)
 		}
 	}
 	exec := cmds(

@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
+	"time"
 )
 
 // state is a device configuration: the running one (shared by all
@@ -13,10 +14,14 @@ type state struct {
 	hostname string
 	ifaces   []Interface
 	vlans    []VLAN
+	clock    func() time.Time // Config.Clock
 }
 
 func newState(v *vendor, cfg Config) *state {
-	st := &state{hostname: cfg.Hostname}
+	st := &state{hostname: cfg.Hostname, clock: cfg.Clock}
+	if st.clock == nil {
+		st.clock = time.Now
+	}
 	st.ifaces = slices.Clone(cfg.Interfaces)
 	st.vlans = slices.Clone(cfg.VLANs)
 	if len(st.ifaces) == 0 && v.ifaces != nil {
