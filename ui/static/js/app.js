@@ -1,0 +1,155 @@
+// app.js: start-up, the login page, the session bar and navigation, and the one place
+// that renders the current route (catching what a page throws, so nothing is swallowed).
+
+import { h, clear, errorBox, spinner, pageHead, link } from './dom.js';
+import { api, get, setCsrf, setUnauthorizedHandler, ApiError } from './api.js';
+import { start, onRender, match, navigate, route } from './router.js';
+import { session, setSession, isSuper, can } from './session.js';
+import { registerResources } from './resources.js';
+import { registerCommands } from './commands.js';
+import { registerDevice } from './device.js';
+import { registerCredentials } from './credentials.js';
+import { registerLogs } from './logs.js';
+
+const root = document.getElementById('app');
+
+const NAV = [
+  ['Run', [['Devices', '/ui/devices/', 'dcim.device'], ['Commands', '/ui/commands/', 'netbox_toolkit_plugin.command'],
+    ['Credentials', '/ui/credentials/'], ['Logs', '/ui/logs/', 'netbox_toolkit_plugin.commandlog'], ['Statistics', '/ui/statistics/', 'netbox_toolkit_plugin.commandlog']]],
+  ['Inventory', [['Sites', '/ui/sites/', 'dcim.site'], ['Platforms', '/ui/platforms/', 'dcim.platform'], ['Interfaces', '/ui/interfaces/', 'dcim.interface'],
+    ['VLANs', '/ui/vlans/', 'ipam.vlan'], ['IP addresses', '/ui/ip-addresses/', 'ipam.ipaddress'], ['Tags', '/ui/tags/', 'extras.tag']]],
+  ['Admin', [['Users', '/ui/users/'], ['Groups', '/ui/groups/'], ['API tokens', '/ui/tokens/'], ['Permissions', '/ui/permissions/']], true],
+];
+
+function shell() {
+  const nav = h('nav', { class: 'nav', id: 'nav', 'aria-label': 'Main' },
+    NAV.filter(([, , admin]) => !admin || isSuper()).map(([title, items]) => {
+      const shown = items.filter(([, , type]) => !type || can(type, 'view'));
+      return shown.length ? h('div', { class: 'nav-group' }, h('div', { class: 'nav-title' }, title),
+        h('ul', {}, shown.map(([label, href]) => h('li', {}, h('a', { href, 'data-nav': href }, label))))) : null;
+    }));
+  const menu = h('button', { type: 'button', class: 'btn small menu-btn', 'aria-controls': 'nav', 'aria-expanded': 'false', onclick: () => {
+    const open = document.body.classList.toggle('nav-open');
+    menu.setAttribute('aria-expanded', String(open));
+  } }, '☰ Menu');
+  const bar = h('header', { class: 'topbar' },
+    menu,
+    h('a', { href: '/ui/devices/', class: 'brand' }, h('span', { class: 'logo', 'aria-hidden': 'true' }, '▚'), ' FieldKit'),
+    h('div', { class: 'session' },
+      h('span', { class: 'user', title: 'Logged in' }, session.user.username, session.user.is_superuser ? h('span', { class: 'badge info' }, 'superuser') : null),
+      h('button', { type: 'button', class: 'btn small', id: 'logout', onclick: logout }, 'Log out')));
+  const main = h('main', { id: 'main', tabindex: '-1' });
+  clear(root, h('a', { href: '#main', class: 'skip' }, 'Skip to content'), bar, h('div', { class: 'layout' }, nav, main));
+  return main;
+}
+
+async function logout() {
+  try {
+    await api('POST', '/ui/logout', {});
+  } catch (err) {
+    if (!(err instanceof ApiError && err.status === 401)) { alert(`Logout failed: ${err.message}`); return; }
+  }
+  setSession(null);
+  setCsrf('');
+  navigate('/ui/login', { replace: true });
+}
+
+function loginPage() {
+  document.title = 'Log in · FieldKit';
+  const err = h('div', { class: 'form-top', 'aria-live': 'assertive' });
+  const btn = h('button', { type: 'submit', class: 'btn primary wide' }, 'Log in');
+  const form = h('form', { class: 'login card', novalidate: true },
+    h('h1', {}, h('span', { class: 'logo', 'aria-hidden': 'true' }, '▚'), ' FieldKit'),
+    h('p', { class: 'muted' }, 'Log in to run commands on your devices.'),
+    err,
+    h('div', { class: 'field' }, h('label', { for: 'login-user' }, 'Username'),
+      h('input', { id: 'login-user', name: 'username', autocomplete: 'username', required: true, autocapitalize: 'none', spellcheck: 'false' })),
+    h('div', { class: 'field' }, h('label', { for: 'login-pass' }, 'Password'),
+      h('input', { id: 'login-pass', name: 'password', type: 'password', autocomplete: 'current-password', required: true })),
+    btn);
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    clear(err);
+    const username = form.elements.username.value.trim();
+    const password = form.elements.password.value;
+    if (!username || !password) { err.append(errorBox(new Error('Enter your username and password.'), 'Missing')); return; }
+    btn.disabled = true;
+    clear(btn, spinner(), ' Logging in…');
+    try {
+      const r = await api('POST', '/ui/login', { username, password }, { auth: false });
+      setCsrf(r.csrf_token);
+      const s = await get('/ui/session', { auth: false });
+      setSession(s);
+      setCsrf(s.csrf_token);
+      const next = new URLSearchParams(location.search).get('next');
+      navigate(next && next.startsWith('/ui/') && !next.startsWith('/ui/login') ? next : '/ui/devices/', { replace: true });
+    } catch (ex) {
+      err.append(errorBox(ex, ex.status === 429 ? 'Too many attempts' : ex.status === 401 ? 'Login failed' : 'Error'));
+      form.elements.password.select();
+    } finally {
+      btn.disabled = false;
+      btn.textContent = 'Log in';
+    }
+  });
+  clear(root, h('div', { class: 'login-wrap' }, form));
+  form.elements.username.focus();
+}
+
+function notFound(main) {
+  clear(main, pageHead('Not found'), h('p', {}, 'There is no page here. ', link('/ui/devices/', 'Go to devices')));
+}
+
+let renderSeq = 0;
+
+async function render() {
+  const seq = ++renderSeq;
+  const path = location.pathname;
+  if (path === '/ui/login') { loginPage(); return; }
+  if (!session.user) {
+    try {
+      const s = await get('/ui/session', { auth: false });
+      setSession(s);
+      setCsrf(s.csrf_token);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 401) { toLogin(); return; }
+      clear(root, h('div', { class: 'login-wrap' }, errorBox(err, 'FieldKit is not reachable')));
+      return;
+    }
+  }
+  if (seq !== renderSeq) return;
+  let main = document.getElementById('main');
+  if (!main) main = shell();
+  document.body.classList.remove('nav-open');
+  main.setAttribute('aria-busy', 'true');
+  for (const a of document.querySelectorAll('[data-nav]')) {
+    const on = path === a.dataset.nav.replace(/\/$/, '') || path.startsWith(a.dataset.nav);
+    if (on) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
+  }
+  const m = match(path === '/ui' || path === '/ui/' ? '/ui/devices' : path);
+  try {
+    if (m) await m.view(main, m.params); else notFound(main);
+  } catch (err) {
+    if (seq === renderSeq && !(err instanceof ApiError && err.status === 401)) clear(main, pageHead(err.status === 404 ? 'Not found' : 'Something went wrong'), errorBox(err));
+  } finally {
+    main.removeAttribute('aria-busy');
+  }
+}
+
+function toLogin() {
+  setSession(null);
+  const here = location.pathname + location.search;
+  history.replaceState(null, '', `/ui/login${here.startsWith('/ui/') && here !== '/ui/' && !here.startsWith('/ui/login') ? `?next=${encodeURIComponent(here)}` : ''}`);
+  loginPage();
+}
+
+setUnauthorizedHandler(() => { if (session.user) toLogin(); });
+registerResources();
+registerCommands();
+registerDevice();
+registerCredentials();
+registerLogs();
+route('/ui/login', () => {});
+onRender(render);
+start();
+if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', render);
+else render();

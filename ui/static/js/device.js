@@ -1,0 +1,314 @@
+// device.js: the device page: its facts, the command runner, its rate-limit status and
+// its recent history. The runner offers only what can work (commands for the platform
+// the user may execute, active credential sets for the platform); the server still
+// checks everything and its refusals are shown where they apply.
+
+import { h, add, clear, link, badge, okBadge, loading, pageHead, dl, refText, fmtAgo, fmtSeconds, table, errorBox, spinner, copyButton, notice } from './dom.js';
+import { get, post, T, ApiError, getAll } from './api.js';
+import { route } from './router.js';
+import { can } from './session.js';
+import { RESOURCES, deleteButton } from './resources.js';
+import { commandText, typeBadge } from './commands.js';
+import { tokens, listCredentialSets } from './credentials.js';
+
+const CMD_TYPE = 'netbox_toolkit_plugin.command';
+
+/** parsedTable renders parsed records; columns follow the server's key order (the template's when it sends columns). */
+export function parsedTable(parsed) {
+  if (!parsed) return null;
+  if (!parsed.success) return notice(`Not parsed: ${parsed.error || 'no template'}`, 'muted');
+  const data = parsed.data || [];
+  if (!data.length) return notice(`Parsed with ${parsed.template}: no records.`, 'muted');
+  const cols = Array.isArray(parsed.columns) && parsed.columns.length ? parsed.columns : Object.keys(data[0]);
+  for (const r of data) for (const k of Object.keys(r)) if (!cols.includes(k)) cols.push(k);
+  const cell = (v) => (v == null ? '' : Array.isArray(v) ? v.map((x) => (typeof x === 'object' ? JSON.stringify(x) : x)).join(', ') : typeof v === 'object' ? JSON.stringify(v) : String(v));
+  return h('div', { class: 'parsed' },
+    h('p', { class: 'muted' }, `${data.length} record${data.length === 1 ? '' : 's'} · template ${parsed.template}`),
+    table(cols.map((c) => ({ label: c, cell: (r) => cell(r[c]) })), data));
+}
+
+/** outputBlock is the raw output: monospace, scrollable, with a copy button. */
+export function outputBlock(text, truncated) {
+  return h('div', { class: 'output-wrap' },
+    h('div', { class: 'output-bar' }, h('span', { class: 'muted' }, 'Raw output', truncated ? ' (cut at the size limit)' : ''), copyButton(() => text, 'Copy output')),
+    h('pre', { class: 'output', tabindex: '0', 'aria-label': 'Raw output' }, text || '(no output)'));
+}
+
+/** syntaxBanner shows a detected device syntax error with its guidance. */
+export function syntaxBanner(se) {
+  if (!se || !se.detected) return null;
+  return h('div', { class: 'msg warn syntax', role: 'alert' },
+    h('strong', {}, `Syntax error (${se.type.replace(/_/g, ' ')}) on ${se.vendor}`),
+    h('pre', { class: 'cmd' }, se.line),
+    h('p', {}, se.guidance));
+}
+
+async function devicePage(main, { id }) {
+  clear(main, loading());
+  const d = await get(`/api/dcim/devices/${id}/`);
+  const r = RESOURCES.devices;
+  const cf = d.custom_fields || {};
+  clear(main,
+    pageHead(d.name,
+      can(r.type, 'change') ? link(`/ui/devices/${id}/edit`, 'Edit', { class: 'btn' }) : null,
+      can(r.type, 'delete') ? deleteButton(r, d, '/ui/devices/') : null),
+    h('p', {}, link('/ui/devices/', '← all devices')));
+  const runner = h('section', { class: 'card runner', 'aria-labelledby': 'runner-h' }, h('h2', { id: 'runner-h' }, 'Run a command'));
+  const rate = h('section', { class: 'card', 'aria-labelledby': 'rate-h' }, h('h2', { id: 'rate-h' }, 'Rate limit'), loading());
+  const hist = h('section', { class: 'card', 'aria-labelledby': 'hist-h' }, h('h2', { id: 'hist-h' }, 'Recent history'), loading());
+  const facts = h('section', { class: 'card' }, dl([
+    ['Status', d.status ? badge(d.status.label, d.status.value === 'active' ? 'ok' : '') : '—'],
+    ['Site', d.site ? link(`/ui/sites/${d.site.id}`, d.site.name) : '—'],
+    ['Platform', d.platform ? link(`/ui/platforms/${d.platform.id}`, d.platform.name) : '—'],
+    ['Primary IP', d.primary_ip ? d.primary_ip.address : '—'],
+    ['SSH port', cf.ssh_port || 22],
+    ['Description', d.description],
+    ['Host key', d.host_key_fingerprint || 'not seen yet'],
+    ['Interfaces', link(`/ui/interfaces/?device_id=${id}`, 'list')],
+  ]));
+  main.append(h('div', { class: 'device-grid' },
+    h('div', { class: 'col-main' }, runner),
+    h('div', { class: 'col-side' }, facts, rate, hist)));
+  const refresh = () => { loadRate(rate, id); loadHistory(hist, id); };
+  refresh();
+  await buildRunner(runner, d, refresh);
+}
+
+async function loadRate(box, id) {
+  const head = box.firstChild;
+  try {
+    const s = await get(`/ui/api/devices/${id}/rate-limit/`);
+    if (!s.enabled) { clear(box, head, h('p', { class: 'muted' }, 'No rate limit is enabled.')); return; }
+    const pct = Math.min(100, Math.round((s.current_count / Math.max(1, s.limit)) * 100));
+    const bar = h('div', { class: 'meter-fill' });
+    bar.style.width = `${pct}%`;
+    if (pct >= 100) bar.classList.add('full');
+    clear(box, head,
+      h('p', {}, h('strong', {}, `${s.current_count} / ${s.limit}`), ` successful commands in the last ${s.time_window_minutes} min`),
+      h('div', { class: 'meter', role: 'meter', 'aria-valuemin': 0, 'aria-valuemax': s.limit, 'aria-valuenow': s.current_count, 'aria-label': 'Rate limit use' }, bar),
+      s.retry_after_seconds > 0 ? h('p', { class: 'msg warn' }, `Limit reached: the next slot frees in ${s.retry_after_seconds} s.`) : null);
+  } catch (err) {
+    clear(box, head, errorBox(err));
+  }
+}
+
+async function loadHistory(box, id) {
+  const head = box.firstChild;
+  try {
+    const page = await get(`${T}/command-logs/?device_id=${id}&limit=10`);
+    clear(box, head, page.results.length ? h('ul', { class: 'history' }, page.results.map((l) => h('li', {},
+      okBadge(l.success), ' ', link(`/ui/logs/${l.id}`, l.command ? l.command.name : '(deleted command)'),
+      h('span', { class: 'muted' }, ` · ${l.username} · ${fmtAgo(l.created)}`)))) : h('p', { class: 'muted' }, 'Nothing has run on this device yet.'),
+    page.count > 10 ? link(`/ui/logs/?device_id=${id}`, `All ${page.count} logs →`) : null);
+  } catch (err) {
+    clear(box, head, errorBox(err));
+  }
+}
+
+async function buildRunner(box, d, refresh) {
+  if (!d.platform) {
+    box.append(notice('This device has no platform, so no command can run on it. Edit the device and set its platform.', 'warn'));
+    return;
+  }
+  let cmds, sets;
+  try {
+    [cmds, sets] = await Promise.all([
+      getAll(`${T}/commands/`, { platform_id: d.platform.id }).then((x) => x.rows),
+      listCredentialSets(),
+    ]);
+  } catch (err) {
+    box.append(errorBox(err));
+    return;
+  }
+  const mayRun = (c) => can(CMD_TYPE, `execute_${c.command_type}`);
+  const runnable = cmds.filter(mayRun);
+  const hidden = cmds.length - runnable.length;
+  sets = sets.filter((s) => s.is_active && (!s.platforms.length || s.platforms.some((p) => p.id === d.platform.id)));
+  if (!runnable.length) {
+    add(box, notice(cmds.length ? `You may not execute any of the ${cmds.length} commands for ${d.platform.name}.` : `No commands exist for ${d.platform.name} yet.`, 'warn'),
+      can(CMD_TYPE, 'add') ? link('/ui/commands/new', 'Create a command →') : null);
+    return;
+  }
+  const form = h('form', { class: 'form run-form', novalidate: true });
+  const top = h('div', { class: 'form-top' });
+  const cmdSel = h('select', { id: 'run-command', name: 'command', required: true },
+    h('option', { value: '' }, 'Choose a command…'),
+    ['show', 'config'].map((t) => {
+      const group = runnable.filter((c) => c.command_type === t);
+      return group.length ? h('optgroup', { label: t === 'show' ? 'Show (read-only)' : 'Config (changes the device)' },
+        group.map((c) => h('option', { value: c.id }, c.name))) : null;
+    }));
+  const cmdErr = h('div', { class: 'field-error', id: 'run-command-err' });
+  const preview = h('div', { class: 'preview' });
+  const varsBox = h('div', { class: 'run-vars' });
+  const setSel = h('select', { id: 'run-set', name: 'set', required: true, 'aria-describedby': 'run-set-err' },
+    sets.length ? null : h('option', { value: '' }, 'No active credential set for this platform'),
+    sets.map((s) => h('option', { value: s.id }, `${s.name} (${s.username})`)));
+  const tokenBox = h('div', { class: 'field' });
+  const setErr = h('div', { class: 'field-error', id: 'run-set-err' });
+  const timeout = h('input', { id: 'run-timeout', name: 'timeout', type: 'number', min: 5, max: 300, value: 30, 'aria-describedby': 'run-timeout-err' });
+  const timeoutErr = h('div', { class: 'field-error', id: 'run-timeout-err' });
+  const runBtn = h('button', { type: 'submit', class: 'btn primary run-btn' }, 'Run');
+  const result = h('div', { class: 'result', 'aria-live': 'polite' });
+  const varErrs = {};
+  let current = null;
+
+  add(form, top,
+    h('div', { class: 'field' }, h('label', { for: 'run-command' }, 'Command'), cmdSel, cmdErr,
+      hidden ? h('div', { class: 'help' }, `${hidden} command${hidden === 1 ? '' : 's'} for this platform hidden: you may not execute ${hidden === 1 ? 'it' : 'them'}.`) : null),
+    preview, varsBox,
+    h('div', { class: 'row2' },
+      h('div', { class: 'field' }, h('label', { for: 'run-set' }, 'Credential set'), setSel, setErr,
+        sets.length ? null : h('div', { class: 'help' }, link('/ui/credentials/new', 'Create a credential set →'))),
+      h('div', { class: 'field narrow' }, h('label', { for: 'run-timeout' }, 'Timeout (s)'), timeout, timeoutErr)),
+    tokenBox,
+    h('div', { class: 'actions' }, runBtn, h('span', { class: 'run-state', 'aria-live': 'polite' })));
+  box.append(form, result);
+
+  function showToken() {
+    const id = Number(setSel.value);
+    if (!id || tokens.has(id)) { clear(tokenBox); return; }
+    const s = sets.find((x) => x.id === id);
+    clear(tokenBox,
+      h('label', { for: 'run-token' }, 'Credential token'),
+      h('input', { id: 'run-token', name: 'token', type: 'password', autocomplete: 'off', spellcheck: 'false', placeholder: `${s.token_prefix}…`, 'aria-describedby': 'run-token-help run-token-err' }),
+      h('div', { class: 'help', id: 'run-token-help' }, `Paste the token of “${s.name}” (starts with ${s.token_prefix}). It is kept in this tab’s memory only. Lost it? `,
+        link('/ui/credentials/', 'Regenerate it on the Credentials page')),
+      h('div', { class: 'field-error', id: 'run-token-err' }));
+  }
+  setSel.addEventListener('change', showToken);
+  showToken();
+
+  cmdSel.addEventListener('change', async () => {
+    clear(varsBox); clear(preview); clear(cmdErr); clear(result);
+    Object.keys(varErrs).forEach((k) => delete varErrs[k]);
+    current = runnable.find((c) => String(c.id) === cmdSel.value) || null;
+    if (!current) return;
+    preview.append(typeBadge(current.command_type), commandText(current.command));
+    if (!current.variables.length) return;
+    varsBox.append(loading());
+    try {
+      const vc = await get(`${T}/commands/${current.id}/variable-choices/?device_id=${d.id}`);
+      clear(varsBox, h('h3', {}, 'Variables'), current.variables.map((v) => varInput(v, vc.variables[v.name], varErrs)));
+    } catch (err) {
+      clear(varsBox, errorBox(err, 'Variables could not be loaded'));
+    }
+  });
+
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    clear(top); clear(result); clear(cmdErr); clear(setErr); clear(timeoutErr);
+    Object.values(varErrs).forEach((x) => clear(x));
+    const tokErr = form.querySelector('#run-token-err');
+    if (tokErr) clear(tokErr);
+    if (!current) { cmdErr.textContent = 'Choose a command.'; cmdSel.focus(); return; }
+    const setId = Number(setSel.value);
+    let token = tokens.get(setId);
+    if (!setId) { setErr.textContent = 'You need an active credential set for this platform.'; return; }
+    if (!token) {
+      token = (form.elements.token?.value || '').trim();
+      if (!token) { tokErr.textContent = 'Paste the credential token.'; form.elements.token.focus(); return; }
+    }
+    const variables = {};
+    for (const v of current.variables) {
+      const el = form.elements[`var_${v.name}`];
+      if (el && el.value !== '') variables[v.name] = el.value;
+    }
+    await run({ device_id: d.id, credential_token: token, variables, timeout: Number(timeout.value) || 30 }, setId);
+  });
+
+  async function run(body, setId) {
+    const state = form.querySelector('.run-state');
+    runBtn.disabled = true;
+    cmdSel.disabled = true;
+    const t0 = performance.now();
+    clear(runBtn, spinner(), ' Running…');
+    const tick = () => { state.textContent = `running on ${d.name}… ${Math.floor((performance.now() - t0) / 1000)} s`; };
+    tick();
+    const timer = setInterval(tick, 250);
+    form.setAttribute('aria-busy', 'true');
+    try {
+      const res = await post(`${T}/commands/${current.id}/execute/`, body);
+      tokens.set(setId, body.credential_token);
+      showToken();
+      showResult(result, res);
+      refresh();
+    } catch (err) {
+      showRunError(err);
+    } finally {
+      clearInterval(timer);
+      form.removeAttribute('aria-busy');
+      state.textContent = `finished in ${((performance.now() - t0) / 1000).toFixed(1)} s`;
+      runBtn.disabled = false;
+      cmdSel.disabled = false;
+      runBtn.textContent = 'Run';
+    }
+  }
+
+  function showRunError(err) {
+    if (err instanceof ApiError && err.status === 400 && err.body && typeof err.body === 'object') {
+      const b = err.body;
+      const place = [];
+      if (b.variables && typeof b.variables === 'object' && !Array.isArray(b.variables)) {
+        for (const [k, msgs] of Object.entries(b.variables)) {
+          if (varErrs[k]) varErrs[k].textContent = [].concat(msgs).join(' ');
+          else place.push(`${k}: ${[].concat(msgs).join(' ')}`);
+        }
+      } else if (b.variables) place.push([].concat(b.variables).join(' '));
+      if (b.credential_token) {
+        const msg = [].concat(b.credential_token).join(' ');
+        const tokErr = form.querySelector('#run-token-err');
+        tokens.delete(Number(setSel.value));
+        if (tokErr) tokErr.textContent = msg; else { setErr.textContent = msg; showToken(); }
+      }
+      if (b.timeout) timeoutErr.textContent = [].concat(b.timeout).join(' ');
+      if (b.device_id) place.push([].concat(b.device_id).join(' '));
+      if (b.detail) place.push(b.detail);
+      clear(top, errorBox(new Error(place.join(' ') || 'Fix the highlighted fields.'), 'Not run'));
+      return;
+    }
+    if (err instanceof ApiError && err.status === 429) {
+      const det = (err.body && err.body.details) || {};
+      const wait = err.retryAfter;
+      clear(top, h('div', { class: 'msg error', role: 'alert' },
+        h('strong', {}, 'Rate limit reached. '), det.reason || err.message,
+        wait != null ? h('p', {}, `The next slot frees in ${wait} s.`) : null));
+      refresh();
+      return;
+    }
+    clear(top, errorBox(err, err.status === 403 ? 'Not allowed' : 'Not run'));
+  }
+}
+
+function varInput(v, info, varErrs) {
+  const id = `var-${v.name}`;
+  const choices = (info && info.choices) || [];
+  const err = h('div', { class: 'field-error', id: `${id}-err` });
+  varErrs[v.name] = err;
+  const label = h('label', { for: id }, v.display_name || v.name, v.required ? h('span', { class: 'req' }, ' *') : null);
+  let ctl;
+  if (v.variable_type !== 'text') {
+    ctl = h('select', { id, name: `var_${v.name}`, required: v.required, 'aria-describedby': `${id}-err` },
+      h('option', { value: '' }, choices.length ? 'Choose…' : 'No choices on this device'),
+      choices.map((c) => h('option', { value: c.value, selected: c.value === v.default_value }, c.display + (c.enabled === false ? ' (disabled)' : ''))));
+  } else {
+    ctl = h('input', { id, name: `var_${v.name}`, value: v.default_value || '', required: v.required, maxlength: 500, autocomplete: 'off', 'aria-describedby': `${id}-err` });
+  }
+  return h('div', { class: 'field' }, label, ctl, v.help_text ? h('div', { class: 'help' }, v.help_text) : null, err);
+}
+
+function showResult(box, res) {
+  clear(box,
+    h('div', { class: `result-head ${res.success ? 'ok' : 'bad'}` },
+      okBadge(res.success), ' ', h('strong', {}, res.command.name), ` on ${res.device.name} · ${fmtSeconds(res.execution_time)} · `,
+      res.command_log_id ? link(`/ui/logs/${res.command_log_id}`, `log #${res.command_log_id}`) : null),
+    syntaxBanner(res.syntax_error),
+    !res.success && res.error_message && !(res.syntax_error && res.syntax_error.detected) ? h('div', { class: 'msg error', role: 'alert' }, res.error_message) : null,
+    res.parsed_output && res.parsed_output.success ? h('section', {}, h('h3', {}, 'Parsed'), parsedTable(res.parsed_output)) : null,
+    outputBlock(res.output, res.output_truncated),
+    res.parsed_output && !res.parsed_output.success && res.success ? parsedTable(res.parsed_output) : null);
+}
+
+export function registerDevice() {
+  route('/ui/devices/:id', devicePage);
+}

@@ -1,0 +1,183 @@
+// forms.js: one form builder for every create/edit page. Fields are data; server 400
+// errors land next to the field they name, anything else above the buttons.
+
+import { h, clear, errorBox, spinner, refText } from './dom.js';
+import { getAll, ApiError } from './api.js';
+
+let uid = 0;
+
+/** toInput converts a value as the API reads it into what the field edits. */
+function toInput(f, v) {
+  if (v === undefined) v = f.default;
+  switch (f.type) {
+    case 'ref': return v && typeof v === 'object' ? v.id : v ?? '';
+    case 'refs': return (v || []).map((x) => (typeof x === 'object' ? x.id : x));
+    case 'multi': return v || [];
+    case 'bool': return !!v;
+    case 'json': return v == null ? '' : JSON.stringify(v, null, 2);
+    case 'datetime': {
+      if (!v) return '';
+      const d = new Date(v);
+      const pad = (n) => String(n).padStart(2, '0');
+      return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+    }
+    default:
+      if (v && typeof v === 'object' && 'value' in v) return v.value ?? '';
+      return v ?? '';
+  }
+}
+
+function checkList(name, options, selected) {
+  const sel = new Set(selected.map(String));
+  if (!options.length) return h('p', { class: 'muted' }, 'none available');
+  return h('div', { class: 'checklist', role: 'group' }, options.map(([value, label]) =>
+    h('label', { class: 'check' },
+      h('input', { type: 'checkbox', name, value, checked: sel.has(String(value)) }), ' ', label)));
+}
+
+async function refOptions(f) {
+  const { rows } = await getAll(f.ref.path, f.ref.params || {});
+  return rows.map((o) => [o.id, f.ref.label ? f.ref.label(o) : refText(o)]);
+}
+
+/** control builds the input for one field; async because references load their options. */
+async function control(f, value, id) {
+  const common = { id, name: f.name, required: !!f.required, 'aria-describedby': `${id}-err` };
+  switch (f.type) {
+    case 'textarea':
+    case 'json':
+      return h('textarea', { ...common, rows: f.rows || (f.type === 'json' ? 6 : 3), class: f.mono || f.type === 'json' ? 'mono' : '', value, placeholder: f.placeholder, spellcheck: f.type === 'json' ? 'false' : undefined });
+    case 'number':
+      return h('input', { ...common, type: 'number', value, min: f.min, max: f.max });
+    case 'bool':
+      return h('input', { ...common, type: 'checkbox', checked: value, required: false });
+    case 'password':
+      return h('input', { ...common, type: 'password', value: '', autocomplete: 'new-password', placeholder: f.placeholder });
+    case 'datetime':
+      return h('input', { ...common, type: 'datetime-local', value });
+    case 'select':
+      return h('select', common,
+        f.required ? null : h('option', { value: '' }, f.emptyLabel || '—'),
+        f.options.map(([v, l]) => h('option', { value: v, selected: String(v) === String(value) }, l)));
+    case 'ref': {
+      const opts = await refOptions(f);
+      return h('select', common,
+        h('option', { value: '' }, f.required ? 'Choose…' : '— none —'),
+        opts.map(([v, l]) => h('option', { value: v, selected: String(v) === String(value) }, l)));
+    }
+    case 'refs':
+      return checkList(f.name, await refOptions(f), value);
+    case 'multi':
+      return checkList(f.name, f.options, value);
+    default:
+      return h('input', { ...common, type: f.inputType || 'text', value, placeholder: f.placeholder, autocomplete: f.autocomplete || 'off', maxlength: f.maxlength });
+  }
+}
+
+/** read collects one field's value for the request; throws Error for bad JSON. */
+function read(form, f) {
+  const el = form.elements[f.name];
+  switch (f.type) {
+    case 'bool': return el.checked;
+    case 'number': return el.value === '' ? null : Number(el.value);
+    case 'ref': return el.value === '' ? null : Number(el.value);
+    case 'refs': return [...form.querySelectorAll(`input[name="${f.name}"]:checked`)].map((x) => Number(x.value));
+    case 'multi': return [...form.querySelectorAll(`input[name="${f.name}"]:checked`)].map((x) => x.value);
+    case 'json': {
+      if (el.value.trim() === '') return null;
+      return JSON.parse(el.value);
+    }
+    case 'datetime': return el.value ? new Date(el.value).toISOString() : null;
+    case 'select': return el.value === '' && f.nullable ? null : el.value;
+    default: return el.value;
+  }
+}
+
+/**
+ * buildForm renders fields for initial (a read object or {}) and calls
+ * onSubmit(values) on submit (Enter works). It returns the <form>; extra is a node
+ * placed before the buttons (e.g. the variables editor) and collect(values) may add to
+ * or veto (throw) the values.
+ */
+export async function buildForm({ fields, initial = {}, onSubmit, submitLabel = 'Save', cancelHref, extra, collect, isEdit = false }) {
+  const form = h('form', { class: 'form', novalidate: true });
+  const top = h('div', { class: 'form-top' });
+  const errs = {};
+  form.append(top);
+  for (const f of fields) {
+    if (f.createOnly && isEdit) continue;
+    const id = `f${++uid}-${f.name}`;
+    const ctl = await control(f, toInput(f, initial[f.name]), id);
+    const err = h('div', { class: 'field-error', id: `${id}-err`, 'aria-live': 'polite' });
+    errs[f.name] = err;
+    if (f.type === 'json') {
+      ctl.addEventListener('input', () => {
+        try { if (ctl.value.trim()) JSON.parse(ctl.value); err.textContent = ''; ctl.removeAttribute('aria-invalid'); } catch (e) { err.textContent = `Not valid JSON: ${e.message}`; ctl.setAttribute('aria-invalid', 'true'); }
+      });
+    }
+    const help = f.help ? h('div', { class: 'help' }, isEdit && f.editHelp ? f.editHelp : f.help) : null;
+    const isGroup = f.type === 'refs' || f.type === 'multi';
+    form.append(f.type === 'bool'
+      ? h('div', { class: 'field check-field' }, h('label', { for: id }, ctl, ' ', f.label), help, err)
+      : h(isGroup ? 'fieldset' : 'div', { class: 'field' },
+        isGroup ? h('legend', {}, f.label, f.required ? h('span', { class: 'req' }, ' *') : null) : h('label', { for: id }, f.label, f.required ? h('span', { class: 'req', 'aria-hidden': 'true' }, ' *') : null),
+        ctl, help, err));
+  }
+  if (extra) form.append(extra);
+  const submit = h('button', { type: 'submit', class: 'btn primary' }, submitLabel);
+  form.append(h('div', { class: 'actions form-actions' }, submit,
+    cancelHref ? h('a', { href: cancelHref, class: 'btn' }, 'Cancel') : null));
+
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    clear(top);
+    Object.values(errs).forEach((x) => { x.textContent = ''; });
+    form.querySelectorAll('[aria-invalid]').forEach((x) => x.removeAttribute('aria-invalid'));
+    const values = {};
+    let bad = false;
+    for (const f of fields) {
+      if (f.createOnly && isEdit) continue;
+      try {
+        const v = read(form, f);
+        if (f.type === 'password' && v === '' && (isEdit || !f.required)) continue;
+        values[f.name] = v;
+      } catch (err) {
+        errs[f.name].textContent = `Not valid JSON: ${err.message}`;
+        bad = true;
+      }
+    }
+    try { if (collect) collect(values); } catch (err) { top.append(errorBox(err, 'Check the form')); bad = true; }
+    if (bad) { form.querySelector('[aria-invalid], .field-error:not(:empty)')?.scrollIntoView({ block: 'center' }); return; }
+    submit.disabled = true;
+    const label = submit.textContent;
+    clear(submit, spinner(), ' Saving…');
+    try {
+      await onSubmit(values);
+    } catch (err) {
+      showErrors(err, top, errs, form);
+    } finally {
+      submit.disabled = false;
+      submit.textContent = label;
+    }
+  });
+  return form;
+}
+
+/** showErrors puts a server error's field messages next to their fields. */
+export function showErrors(err, top, errs, form) {
+  if (err instanceof ApiError && err.status === 400) {
+    const fe = err.fieldErrors();
+    const unplaced = [];
+    for (const [k, msg] of Object.entries(fe)) {
+      if (errs[k]) {
+        errs[k].textContent = msg;
+        const c = form && form.elements[k];
+        if (c && c.setAttribute) c.setAttribute('aria-invalid', 'true');
+      } else unplaced.push(`${k}: ${msg}`);
+    }
+    top.append(errorBox(unplaced.length || err.body?.detail ? new Error(err.body?.detail || unplaced.join(' · ')) : new Error('Fix the highlighted fields.'), 'Not saved'));
+  } else {
+    top.append(errorBox(err, 'Not saved'));
+  }
+  top.scrollIntoView({ block: 'nearest' });
+}

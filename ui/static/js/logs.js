@@ -1,0 +1,154 @@
+// logs.js: command logs (filtered list, detail with output and parsed data, one log's
+// CSV) and the statistics page with its hand-drawn 24-hour chart.
+
+import { h, add, clear, link, okBadge, loading, pageHead, dl, fmtTime, fmtSeconds, table, errorBox, notice } from './dom.js';
+import { get, getAll, T, qs } from './api.js';
+import { route } from './router.js';
+import { listPage } from './list.js';
+import { parsedTable, outputBlock, syntaxBanner } from './device.js';
+import { typeBadge } from './commands.js';
+
+const LOGS = `${T}/command-logs/`;
+const localToISO = (v) => (v ? new Date(v).toISOString() : '');
+
+function listView(main) {
+  return listPage(main, {
+    title: 'Command logs', path: LOGS,
+    filters: [
+      { name: 'q', label: 'Search' },
+      { name: 'device_id', label: 'Device', type: 'ref', ref: { path: '/api/dcim/devices/' } },
+      { name: 'command_id', label: 'Command', type: 'ref', ref: { path: `${T}/commands/`, label: (c) => c.name } },
+      { name: 'username', label: 'User' },
+      { name: 'success', label: 'Result', type: 'select', options: [['true', 'success'], ['false', 'failed']] },
+      { name: 'from', label: 'From', type: 'datetime', param: 'created__gte', toParam: localToISO },
+      { name: 'to', label: 'To', type: 'datetime', param: 'created__lte', toParam: localToISO },
+    ],
+    columns: [
+      { label: '#', cell: (l) => link(`/ui/logs/${l.id}`, String(l.id)) },
+      { label: 'When', cell: (l) => fmtTime(l.created) },
+      { label: 'Command', cell: (l) => h('span', {}, l.command && l.command.id ? link(`/ui/commands/${l.command.id}`, l.command.name) : (l.command ? l.command.name : '—'), ' ', typeBadge(l.command_type)) },
+      { label: 'Device', cell: (l) => (l.device && l.device.id ? link(`/ui/devices/${l.device.id}`, l.device.name) : (l.device ? l.device.name : '—')) },
+      { label: 'User', cell: (l) => l.username },
+      { label: 'Result', cell: (l) => okBadge(l.success) },
+      { label: 'Time', cell: (l) => fmtSeconds(l.execution_duration) },
+      { label: 'Error', cell: (l) => h('span', { class: 'clip' }, l.error_message || '') },
+    ],
+    empty: 'No logs match.',
+  });
+}
+
+async function detailView(main, { id }) {
+  clear(main, loading());
+  const l = await get(`${LOGS}${id}/`);
+  const csv = `${LOGS}export/${qs({ format: 'csv', include_output: 'true', id: l.id })}`;
+  clear(main,
+    pageHead(`Log #${l.id}: ${l.command ? l.command.name : ''} on ${l.device ? l.device.name : ''}`,
+      h('a', { href: csv, class: 'btn', download: `command-log-${l.id}.csv` }, 'Download CSV')),
+    h('p', {}, link('/ui/logs/', '← all logs')),
+    h('section', { class: 'card' }, dl([
+      ['Result', okBadge(l.success)],
+      ['Command', l.command && l.command.id ? link(`/ui/commands/${l.command.id}`, l.command.name) : l.command?.name],
+      ['Type', typeBadge(l.command_type)],
+      ['Device', l.device && l.device.id ? link(`/ui/devices/${l.device.id}`, l.device.name) : l.device?.name],
+      ['User', l.username],
+      ['Started', fmtTime(l.execution_time)],
+      ['Logged', fmtTime(l.created)],
+      ['Duration', fmtSeconds(l.execution_duration)],
+      ['Error', l.error_message],
+    ])),
+    syntaxBanner(l.syntax_error),
+    l.parsed_output ? h('section', { class: 'card' }, h('h2', {}, 'Parsed data'), parsedTable(l.parsed_output)) : null,
+    h('section', { class: 'card' }, h('h2', {}, 'Output'), outputBlock(l.output)));
+}
+
+/** chart draws successes and failures per hour over the last 24 hours as inline SVG. */
+export function chart(buckets) {
+  const W = 720, H = 220, padL = 36, padB = 28, padT = 12;
+  const max = Math.max(1, ...buckets.map((b) => b.ok + b.bad));
+  const step = niceStep(max);
+  const top = Math.ceil(max / step) * step;
+  const bw = (W - padL - 8) / buckets.length;
+  const y = (v) => padT + (H - padT - padB) * (1 - v / top);
+  const svg = h('svg:svg', { viewBox: `0 0 ${W} ${H}`, class: 'chart', role: 'img', 'aria-labelledby': 'chart-title' },
+    h('svg:title', { id: 'chart-title' }, `Executions per hour over the last 24 hours: ${buckets.reduce((a, b) => a + b.ok, 0)} successful, ${buckets.reduce((a, b) => a + b.bad, 0)} failed`));
+  for (let v = 0; v <= top; v += step) {
+    svg.append(h('svg:line', { x1: padL, x2: W - 4, y1: y(v), y2: y(v), class: 'grid' }),
+      h('svg:text', { x: padL - 6, y: y(v) + 4, class: 'axis', 'text-anchor': 'end' }, String(v)));
+  }
+  buckets.forEach((b, i) => {
+    const x = padL + i * bw + 2;
+    const w = Math.max(1, bw - 4);
+    const tip = `${b.label}: ${b.ok} successful, ${b.bad} failed`;
+    if (b.ok) svg.append(h('svg:rect', { x, y: y(b.ok), width: w, height: y(0) - y(b.ok), class: 'bar-ok' }, h('svg:title', {}, tip)));
+    if (b.bad) svg.append(h('svg:rect', { x, y: y(b.ok + b.bad), width: w, height: y(b.ok) - y(b.ok + b.bad), class: 'bar-bad' }, h('svg:title', {}, tip)));
+    if ((buckets.length - 1 - i) % 3 === 0) svg.append(h('svg:text', { x: x + w / 2, y: H - 8, class: 'axis', 'text-anchor': 'middle' }, b.label));
+  });
+  return svg;
+}
+
+function niceStep(max) {
+  const raw = max / 4;
+  const p = 10 ** Math.floor(Math.log10(raw));
+  return [1, 2, 5, 10].map((m) => m * p).find((s) => s >= raw) || 1;
+}
+
+/** bucket groups logs into 24 hourly buckets ending with the current hour. */
+export function bucket(logs, now = new Date()) {
+  const end = new Date(now);
+  end.setMinutes(0, 0, 0);
+  const buckets = [];
+  for (let i = 23; i >= 0; i--) {
+    const start = new Date(end.getTime() - i * 3600e3);
+    buckets.push({ start: start.getTime(), label: `${String(start.getHours()).padStart(2, '0')}:00`, ok: 0, bad: 0 });
+  }
+  const first = buckets[0].start;
+  for (const l of logs) {
+    const t = new Date(l.created).getTime();
+    const i = Math.floor((t - first) / 3600e3);
+    if (i < 0 || i > 23) continue;
+    if (l.success) buckets[i].ok++; else buckets[i].bad++;
+  }
+  return buckets;
+}
+
+async function statsView(main) {
+  clear(main, pageHead('Statistics'), loading());
+  const since = new Date(Date.now() - 24 * 3600e3);
+  const [stats, recent] = await Promise.all([
+    get(`${LOGS}statistics/`),
+    getAll(LOGS, { created__gte: since.toISOString(), ordering: 'created' }, 20000).catch((err) => ({ err })),
+  ]);
+  const card = (label, value, sub, kind = '') => h('div', { class: `stat ${kind}` }, h('div', { class: 'stat-label' }, label), h('div', { class: 'stat-value' }, value), sub ? h('div', { class: 'stat-sub' }, sub) : null);
+  const d = stats.last_24h;
+  const chartBox = h('section', { class: 'card' }, h('h2', {}, 'Last 24 hours, per hour'));
+  if (recent.err) chartBox.append(errorBox(recent.err));
+  else {
+    add(chartBox, chart(bucket(recent.rows)),
+      h('div', { class: 'legend' }, h('span', { class: 'key ok' }), ' successful ', h('span', { class: 'key bad' }), ' failed'),
+      recent.truncated ? notice(`Only the first ${recent.rows.length} of ${recent.count} logs are drawn.`, 'muted') : null);
+  }
+  const maxTop = Math.max(1, ...stats.top_commands.map((c) => c.count));
+  clear(main, pageHead('Statistics', link('/ui/logs/', 'Browse logs', { class: 'btn' })),
+    h('div', { class: 'stats' },
+      card('Total executions', String(stats.total_logs), 'all time, logs you may see'),
+      card('Success rate', `${stats.success_rate}%`, null, stats.success_rate >= 90 ? 'ok' : stats.success_rate >= 70 ? 'warn' : 'bad'),
+      card('Last 24 hours', String(d.total), `${d.successful} successful · ${d.failed} failed`),
+      card('Failed, last 24 h', String(d.failed), null, d.failed ? 'bad' : 'ok')),
+    chartBox,
+    h('div', { class: 'two-col' },
+      h('section', { class: 'card' }, h('h2', {}, 'Top commands'),
+        stats.top_commands.length ? h('ol', { class: 'bars' }, stats.top_commands.map((c) => {
+          const fill = h('span', { class: 'hbar-fill' });
+          fill.style.width = `${Math.round((c.count / maxTop) * 100)}%`;
+          return h('li', {}, h('span', { class: 'hbar-label' }, c.command_name), h('span', { class: 'hbar' }, fill), h('span', { class: 'hbar-n' }, String(c.count)));
+        })) : h('p', { class: 'empty' }, 'Nothing has run yet.')),
+      h('section', { class: 'card' }, h('h2', {}, 'Common errors'),
+        table([{ label: 'Error', cell: (e) => h('code', { class: 'wrap' }, e.error) }, { label: 'Count', class: 'num', cell: (e) => String(e.count) }],
+          stats.common_errors, 'No failures. ✓'))));
+}
+
+export function registerLogs() {
+  route('/ui/logs', listView);
+  route('/ui/logs/:id', detailView);
+  route('/ui/statistics', statsView);
+}

@@ -1,0 +1,18 @@
+// session.js: who is logged in and which actions they hold (a hint for showing
+// buttons; the server checks every request).
+
+export const session = { user: null, permissions: {} };
+
+export function setSession(s) {
+  session.user = s ? s.user : null;
+  session.permissions = (s && s.permissions) || {};
+}
+
+/** can reports whether the user holds action on object type (e.g. 'dcim.device', 'add'). */
+export function can(type, action) {
+  if (!session.user) return false;
+  if (session.user.is_superuser) return true;
+  return (session.permissions[type] || []).includes(action);
+}
+
+export const isSuper = () => !!(session.user && session.user.is_superuser);
