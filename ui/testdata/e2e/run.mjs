@@ -1,0 +1,296 @@
+// run.mjs drives chromium through playwright-core against a running `fieldkit serve
+// --demo` (started by ui/e2e_test.go, which passes everything in FK_* variables). Each
+// step prints its name; the first failed assertion ends the run with exit status 1.
+
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const env = (k) => {
+  const v = process.env[k];
+  if (!v) { console.error(`missing ${k}`); process.exit(2); }
+  return v;
+};
+const BASE = env('FK_BASE');
+const ADMIN_PASSWORD = env('FK_ADMIN_PASSWORD');
+const API_TOKEN = env('FK_API_TOKEN');
+const SHOTS = env('FK_SCREENSHOTS');
+const require = createRequire(join(env('FK_PLAYWRIGHT_DIR'), 'node_modules', '/'));
+const { chromium } = require('playwright-core');
+
+// The demo's simulated devices accept this login (see demo.go).
+const DEVICE_USER = 'fieldkit';
+const DEVICE_PASS = 'demo-device-password';
+const DEVICE_ENABLE = 'demo-enable-secret';
+
+const t0 = Date.now();
+let current = '';
+function step(name) {
+  current = name;
+  console.log(`[${((Date.now() - t0) / 1000).toFixed(1).padStart(5)} s] ${name}`);
+}
+function check(cond, msg) {
+  if (!cond) throw new Error(`assertion failed: ${msg}`);
+}
+
+/** api calls the JSON API with the admin token (setup outside the browser). */
+async function api(method, path, body) {
+  const res = await fetch(BASE + path, {
+    method, headers: { Authorization: `Token ${API_TOKEN}`, 'Content-Type': 'application/json', Accept: 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const data = res.status === 204 ? null : await res.json();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(data)}`);
+  return data;
+}
+
+const browser = await chromium.launch({
+  executablePath: env('FK_CHROMIUM'),
+  args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync',
+    `--user-data-dir=${env('FK_PROFILE')}`],
+});
+const ctx = await browser.newContext({ viewport: { width: 1280, height: 860 }, acceptDownloads: true });
+const page = await ctx.newPage();
+page.setDefaultTimeout(10000);
+const pageErrors = [];
+page.on('pageerror', (e) => pageErrors.push(e.message));
+page.on('console', (m) => { if (m.type() === 'error') console.log(`  console error: ${m.text()}`); });
+
+async function shot(name, fullPage = true) {
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage });
+}
+/** nav clicks a link of the side navigation (an in-app navigation, no reload). */
+async function nav(label) {
+  await page.locator('#nav').getByRole('link', { name: label, exact: true }).click();
+}
+/** inPage runs fetch inside the page (same origin, session cookie) and returns {status, body}. */
+async function inPage(path, init) {
+  return page.evaluate(async ([p, i]) => {
+    const r = await fetch(p, i);
+    const text = await r.text();
+    let body = text;
+    try { body = JSON.parse(text); } catch { /* not JSON */ }
+    return { status: r.status, body };
+  }, [path, init]);
+}
+async function csrf() {
+  const s = await inPage('/ui/session', {});
+  return s.body.csrf_token;
+}
+async function login(username, password) {
+  await page.goto(`${BASE}/ui/login`);
+  await page.fill('#login-user', username);
+  await page.fill('#login-pass', password);
+  await page.press('#login-pass', 'Enter');
+  await page.locator('.topbar .user').getByText(username).waitFor();
+}
+
+async function scenarios() {
+  step('root redirects to the login page');
+  await page.goto(`${BASE}/`);
+  await page.waitForURL(/\/ui\/login/);
+  await page.locator('#login-user').waitFor();
+  await shot('01-login');
+
+  step('a wrong password is refused in place');
+  await page.fill('#login-user', 'admin');
+  await page.fill('#login-pass', 'wrong-password');
+  await page.press('#login-pass', 'Enter');
+  await page.locator('.msg.error').getByText('Invalid username or password.').waitFor();
+
+  step('log in as admin (Enter submits)');
+  await page.fill('#login-pass', ADMIN_PASSWORD);
+  await page.press('#login-pass', 'Enter');
+  await page.locator('.topbar .user').getByText('admin').waitFor();
+  await page.getByRole('heading', { name: 'Devices' }).waitFor();
+  await page.locator('table').getByRole('link', { name: 'demo-ios-1' }).waitFor();
+  await shot('02-devices');
+
+  step('a POST without X-CSRFToken is refused (403)');
+  let r = await inPage('/api/plugins/toolkit/commands/', {
+    method: 'POST', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name: 'csrf-less', command: 'show clock', platforms: [1] }),
+  });
+  check(r.status === 403, `CSRF-less POST to the API: status ${r.status} ${JSON.stringify(r.body)}`);
+  check(/CSRF/.test(r.body.detail || ''), `CSRF-less POST detail: ${JSON.stringify(r.body)}`);
+  r = await inPage('/ui/api/credential-sets/', {
+    method: 'POST', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name: 'csrf-less', username: 'x', password: 'y' }),
+  });
+  check(r.status === 403, `CSRF-less POST to credential sets: status ${r.status}`);
+
+  step('an API token cannot reach the credential endpoints (403)');
+  r = await inPage('/ui/api/credential-sets/', { headers: { Authorization: `Token ${API_TOKEN}` }, credentials: 'omit' });
+  check(r.status === 403, `token GET of credential sets: status ${r.status}`);
+  check(r.body.detail === 'Credential sets are managed in the web interface only.', `token GET detail: ${JSON.stringify(r.body)}`);
+  r = await inPage('/ui/api/credential-sets/', {
+    method: 'POST', headers: { Authorization: `Token ${API_TOKEN}`, 'Content-Type': 'application/json', 'X-CSRFToken': await csrf() },
+    body: JSON.stringify({ name: 'via-token', username: 'x', password: 'y' }),
+  });
+  check(r.status === 403, `token POST of a credential set (with the session cookie too): status ${r.status}`);
+
+  step('create a credential set; its token is shown once');
+  await nav('Credentials');
+  await page.getByRole('link', { name: 'New credential set' }).click();
+  const credForm = page.locator('form.form');
+  await credForm.locator('[name=name]').fill('e2e lab switches');
+  await credForm.locator('[name=username]').fill(DEVICE_USER);
+  await credForm.locator('[name=password]').fill(DEVICE_PASS);
+  await credForm.locator('[name=enable_secret]').fill(DEVICE_ENABLE);
+  await credForm.locator('label.check', { hasText: 'Cisco IOS' }).click();
+  await credForm.locator('[name=enable_secret]').press('Enter');
+  const tokenEl = page.locator('#new-token');
+  await tokenEl.waitFor();
+  const credToken = (await tokenEl.textContent()).trim();
+  check(/^fkc_[A-Za-z0-9_-]{43}$/.test(credToken), `token format: ${credToken}`);
+  await page.getByText('you will not see this token again', { exact: false }).waitFor();
+  const setRow = page.locator('tr', { hasText: 'e2e lab switches' });
+  await setRow.waitFor();
+  check((await setRow.textContent()).includes(credToken.slice(0, 8)), 'the list shows the token prefix');
+  await shot('03-credential-token-once');
+
+  step('create a command with an interface variable; the editor flags the mismatch as you type');
+  await nav('Commands');
+  await page.getByRole('link', { name: 'New command' }).click();
+  const cmdForm = page.locator('form.form');
+  await cmdForm.locator('[name=name]').fill('E2E port status');
+  await cmdForm.locator('[name=command]').fill('show interfaces status | include <port>');
+  await page.locator('.var-status').getByText('has no variable row').waitFor();
+  await shot('04-command-mismatch');
+  await page.locator('.chip.bad').getByRole('button', { name: 'add row' }).click();
+  check(await page.locator('.var-status .chip.ok', { hasText: '<port>' }).count() === 1, 'the placeholder is matched after add row');
+  const row = page.locator('.var-row').first();
+  check(await row.locator('.v-type').inputValue() === 'inventory_interface', 'a <port> row guesses the interface type');
+  await row.locator('.v-label').fill('Port');
+  await cmdForm.locator('[name=command]').fill('show interfaces status | include <port> <cr>');
+  check(await page.locator('.var-status .field-error').count() === 0, '<cr> is literal, not a missing variable');
+  await cmdForm.locator('fieldset', { hasText: 'Platforms' }).locator('label.check', { hasText: 'Cisco IOS' }).click();
+  await cmdForm.locator('[name=command]').fill('show interfaces status | include <port>');
+  await cmdForm.getByRole('button', { name: 'Create command' }).click();
+  await page.getByRole('heading', { name: 'Command: E2E port status' }).waitFor();
+  const cmdUrl = page.url();
+  const cmdId = Number(cmdUrl.match(/commands\/(\d+)/)[1]);
+  check(cmdId > 0, 'command id');
+
+  step('statistics before running');
+  await nav('Statistics');
+  const totalCard = page.locator('.stat', { hasText: 'Total executions' }).locator('.stat-value');
+  await totalCard.waitFor();
+  const totalBefore = Number(await totalCard.textContent());
+
+  step('open the device page, pick the interface, run against the simulated device');
+  await nav('Devices');
+  await page.locator('table').getByRole('link', { name: 'demo-ios-1' }).click();
+  await page.getByRole('heading', { name: 'Run a command' }).waitFor();
+  await page.selectOption('#run-command', { label: 'E2E port status' });
+  const portSel = page.locator('#var-port');
+  await portSel.locator('option', { hasText: 'GigabitEthernet1/0/2' }).waitFor({ state: 'attached' });
+  await portSel.selectOption('GigabitEthernet1/0/2');
+  await page.selectOption('#run-set', { label: `e2e lab switches (${DEVICE_USER})` });
+  check(await page.locator('#run-token').count() === 0, 'the token created in this tab is used without asking');
+  const runBtn = page.locator('.run-btn');
+  await runBtn.click();
+  const result = page.locator('.result .result-head');
+  await result.waitFor();
+  check(await runBtn.isEnabled(), 'the run button is enabled again');
+  check((await result.textContent()).includes('success'), `result: ${await result.textContent()}`);
+  const raw = await page.locator('pre.output').textContent();
+  check(raw.includes('Gi1/0/2') && raw.includes('desk 12'), `raw output: ${raw}`);
+  const parsed = page.locator('.parsed table');
+  await parsed.waitFor();
+  const headers = await parsed.locator('th').allTextContents();
+  check(headers.map((x) => x.toLowerCase()).includes('port'), `parsed headers: ${headers}`);
+  check((await parsed.locator('tbody').textContent()).includes('Gi1/0/2'), 'parsed row for Gi1/0/2');
+  check(await page.locator('.history li', { hasText: 'E2E port status' }).count() >= 1, 'the run shows in the recent history');
+  await shot('05-device-run');
+
+  step('a refusal from the server is shown in place (400 variable error)');
+  await page.selectOption('#run-command', { label: 'E2E port status' });
+  await portSel.waitFor();
+  await runBtn.click();
+  await page.locator('.field-error', { hasText: /required|missing|must/i }).first().waitFor();
+
+  step('find the log and download its CSV');
+  await nav('Logs');
+  await page.selectOption('select[name=command_id]', { label: 'E2E port status' });
+  await page.getByRole('button', { name: 'Filter' }).click();
+  await page.waitForURL(/command_id=/);
+  const logLink = page.locator('tbody tr').first().getByRole('link').first();
+  await logLink.waitFor();
+  check(await page.locator('tbody tr').count() === 1, 'one log for the new command');
+  await shot('06-logs');
+  await logLink.click();
+  await page.getByRole('heading', { name: /Log #\d+: E2E port status on demo-ios-1/ }).waitFor();
+  check((await page.locator('pre.output').textContent()).includes('Gi1/0/2'), 'the log shows the output');
+  check(await page.locator('.parsed table').count() === 1, 'the log shows the parsed data');
+  await shot('07-log-detail');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download CSV' }).click()]);
+  const csv = readFileSync(await download.path(), 'utf8');
+  const lines = csv.trim().split(/\r?\n/);
+  check(lines[0].startsWith('id,created,username,device_id,device,command_id,command,command_type,success,execution_duration,error_message,output'), `CSV header: ${lines[0]}`);
+  check(csv.includes('E2E port status') && csv.includes('demo-ios-1') && csv.includes('Gi1/0/2'), `CSV content: ${csv.slice(0, 400)}`);
+  check(!/E2E port status[\s\S]*\n\d+,[^\n]*E2E port status/.test(csv), 'the CSV holds that one log only');
+
+  step('the run is counted in the statistics');
+  await nav('Statistics');
+  await totalCard.waitFor();
+  const totalAfter = Number(await totalCard.textContent());
+  check(totalAfter === totalBefore + 1, `total executions ${totalBefore} → ${totalAfter}`);
+  check(await page.locator('svg.chart rect.bar-ok').count() >= 1, 'the 24-hour chart has bars');
+  await shot('08-statistics');
+
+  step('the token is not shown again after a reload');
+  await page.goto(`${BASE}/ui/credentials/`);
+  await page.locator('tr', { hasText: 'e2e lab switches' }).waitFor();
+  check(await page.locator('#new-token').count() === 0, 'no token after reload');
+  check(!(await page.content()).includes(credToken), 'the token is nowhere in the page');
+  await shot('09-credentials');
+
+  step('a user without execute_config: the server refuses a config command');
+  const user = await api('POST', '/api/users/users/', { username: 'e2e-tech', password: 'e2e-tech-password-1' });
+  await api('POST', '/api/users/permissions/', {
+    name: 'e2e show only', object_types: ['netbox_toolkit_plugin.command', 'netbox_toolkit_plugin.commandlog', 'dcim.device', 'dcim.platform', 'dcim.site', 'dcim.interface'],
+    actions: ['view', 'execute_show'], users: [user.id],
+  });
+  const cmds = await api('GET', '/api/plugins/toolkit/commands/?command_type=config&platform=cisco_ios');
+  check(cmds.count >= 1, 'the demo has a config command for Cisco IOS');
+  const configCmd = cmds.results[0];
+  await page.locator('#logout').click();
+  await page.waitForURL(/\/ui\/login/);
+  await login('e2e-tech', 'e2e-tech-password-1');
+  check(await page.locator('#nav').getByRole('link', { name: 'Users' }).count() === 0, 'no admin pages for a plain user');
+  await page.goto(`${BASE}/ui/devices/1`);
+  await page.getByRole('heading', { name: 'Run a command' }).waitFor();
+  const offered = await page.locator('#run-command option').allTextContents();
+  check(!offered.includes(configCmd.name), `the runner does not offer ${configCmd.name}: ${offered}`);
+  r = await inPage(`/api/plugins/toolkit/commands/${configCmd.id}/execute/`, {
+    method: 'POST', headers: { 'Content-Type': 'application/json', 'X-CSRFToken': await csrf() },
+    body: JSON.stringify({ device_id: 1, credential_token: credToken, variables: { interface: 'GigabitEthernet1/0/1', description: 'x' } }),
+  });
+  check(r.status === 403, `config execute without execute_config: status ${r.status} ${JSON.stringify(r.body)}`);
+  check(r.body.detail === 'You do not have permission to execute config commands.', `detail: ${JSON.stringify(r.body)}`);
+  await shot('10-device-show-only');
+
+  step('tablet width: the device page stays usable');
+  await page.setViewportSize({ width: 800, height: 1100 });
+  await page.reload();
+  await page.getByRole('heading', { name: 'Run a command' }).waitFor();
+  await page.getByRole('button', { name: /Menu/ }).waitFor();
+  await shot('11-device-tablet');
+
+  check(pageErrors.length === 0, `page errors: ${pageErrors.join('; ')}`);
+}
+
+let failed = false;
+try {
+  await scenarios();
+  step(`all scenarios passed in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+} catch (err) {
+  failed = true;
+  console.error(`FAILED in step "${current}": ${err.message}`);
+  try { await shot('failure'); console.error(`screenshot: ${join(SHOTS, 'failure.png')}`); } catch { /* the page may be gone */ }
+} finally {
+  await browser.close();
+}
+process.exit(failed ? 1 : 0);
