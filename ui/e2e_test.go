@@ -97,7 +97,7 @@ type demoServer struct {
 func (d *demoServer) print(line string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.print(line)
+	d.out.WriteString(line + "\n")
 }
 
 func (d *demoServer) log() string {

@@ -16,14 +16,19 @@ export const VAR_TYPES = [['text', 'Text (typed in)'], ['inventory_interface', '
 const PLACEHOLDER = /<([A-Za-z][A-Za-z0-9_]*)>/g;
 const ANY_ANGLE = /<([^<>\s]*)>/g;
 
+// LITERAL names look like placeholders but are command text, as the server has it:
+// <cr> is how Cisco help and pipelines spell the end of a line.
+const LITERAL = new Set(['cr']);
+const isVarName = (n) => /^[A-Za-z][A-Za-z0-9_]*$/.test(n) && !LITERAL.has(n.toLowerCase());
+
 /** placeholders returns the distinct variable names in a command text, in order. */
 export function placeholders(text) {
-  return [...new Set([...(text || '').matchAll(PLACEHOLDER)].map((m) => m[1]))];
+  return [...new Set([...(text || '').matchAll(PLACEHOLDER)].map((m) => m[1]).filter(isVarName))];
 }
 
 /** literals returns the angle-bracket texts that are not variables (<cr>, <1-4094>). */
 function literals(text) {
-  return [...new Set([...(text || '').matchAll(ANY_ANGLE)].map((m) => m[0]).filter((x) => !/^<[A-Za-z][A-Za-z0-9_]*>$/.test(x)))];
+  return [...new Set([...(text || '').matchAll(ANY_ANGLE)].map((m) => m[0]).filter((x) => !isVarName(x.slice(1, -1))))];
 }
 
 /** commandText renders a command with its placeholders highlighted. */
@@ -31,6 +36,7 @@ export function commandText(text) {
   const out = [];
   let last = 0;
   for (const m of (text || '').matchAll(PLACEHOLDER)) {
+    if (!isVarName(m[1])) continue;
     out.push(text.slice(last, m.index), h('span', { class: 'ph' }, m[0]));
     last = m.index + m[0].length;
   }
@@ -123,6 +129,7 @@ function variablesEditor(initial, getText) {
       let msg = '';
       if (!name) msg = 'Give the variable a name.';
       else if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(name)) msg = 'A name is a letter, then letters, digits or _.';
+      else if (!isVarName(name)) msg = `“${name}” cannot be a variable: <${name}> is literal command text.`;
       else if (counts[name] > 1) msg = `“${name}” is used by more than one row.`;
       else if (!ph.includes(name)) msg = `<${name}> does not appear in the command: add it or remove this row.`;
       row.querySelector('.field-error').textContent = msg;

@@ -44,18 +44,20 @@ async function api(method, path, body) {
   return data;
 }
 
-const browser = await chromium.launch({
+// A fresh user-data directory per run: no cookies, cache or service state carried over.
+const ctx = await chromium.launchPersistentContext(env('FK_PROFILE'), {
   executablePath: env('FK_CHROMIUM'),
+  headless: true,
   args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync',
-    `--user-data-dir=${env('FK_PROFILE')}`],
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  viewport: { width: 1280, height: 860 },
+  acceptDownloads: true,
 });
-const ctx = await browser.newContext({ viewport: { width: 1280, height: 860 }, acceptDownloads: true });
-const page = await ctx.newPage();
+const page = ctx.pages()[0] || await ctx.newPage();
 page.setDefaultTimeout(10000);
 const pageErrors = [];
 page.on('pageerror', (e) => pageErrors.push(e.message));
-page.on('console', (m) => { if (m.type() === 'error') console.log(`  console error: ${m.text()}`); });
+page.on('console', (m) => { if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) console.log(`  console error: ${m.text()}`); });
 
 async function shot(name, fullPage = true) {
   await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage });
@@ -155,7 +157,7 @@ async function scenarios() {
   await page.getByRole('link', { name: 'New command' }).click();
   const cmdForm = page.locator('form.form');
   await cmdForm.locator('[name=name]').fill('E2E port status');
-  await cmdForm.locator('[name=command]').fill('show interfaces status | include <port>');
+  await cmdForm.locator('[name=command]').fill('show ip interface brief | include <port>');
   await page.locator('.var-status').getByText('has no variable row').waitFor();
   await shot('04-command-mismatch');
   await page.locator('.chip.bad').getByRole('button', { name: 'add row' }).click();
@@ -163,10 +165,10 @@ async function scenarios() {
   const row = page.locator('.var-row').first();
   check(await row.locator('.v-type').inputValue() === 'inventory_interface', 'a <port> row guesses the interface type');
   await row.locator('.v-label').fill('Port');
-  await cmdForm.locator('[name=command]').fill('show interfaces status | include <port> <cr>');
+  await cmdForm.locator('[name=command]').fill('show ip interface brief | include <port> <cr>');
   check(await page.locator('.var-status .field-error').count() === 0, '<cr> is literal, not a missing variable');
   await cmdForm.locator('fieldset', { hasText: 'Platforms' }).locator('label.check', { hasText: 'Cisco IOS' }).click();
-  await cmdForm.locator('[name=command]').fill('show interfaces status | include <port>');
+  await cmdForm.locator('[name=command]').fill('show ip interface brief | include <port>');
   await cmdForm.getByRole('button', { name: 'Create command' }).click();
   await page.getByRole('heading', { name: 'Command: E2E port status' }).waitFor();
   const cmdUrl = page.url();
@@ -196,12 +198,13 @@ async function scenarios() {
   check(await runBtn.isEnabled(), 'the run button is enabled again');
   check((await result.textContent()).includes('success'), `result: ${await result.textContent()}`);
   const raw = await page.locator('pre.output').textContent();
-  check(raw.includes('Gi1/0/2') && raw.includes('desk 12'), `raw output: ${raw}`);
+  check(raw.includes('GigabitEthernet1/0/2') && !raw.includes('GigabitEthernet1/0/1'), `raw output: ${raw}`);
   const parsed = page.locator('.parsed table');
   await parsed.waitFor();
   const headers = await parsed.locator('th').allTextContents();
-  check(headers.map((x) => x.toLowerCase()).includes('port'), `parsed headers: ${headers}`);
-  check((await parsed.locator('tbody').textContent()).includes('Gi1/0/2'), 'parsed row for Gi1/0/2');
+  check(headers.map((x) => x.toLowerCase()).includes('interface') && headers.map((x) => x.toLowerCase()).includes('status'), `parsed headers: ${headers}`);
+  check(await parsed.locator('tbody tr').count() === 1, 'one parsed record');
+  check((await parsed.locator('tbody').textContent()).includes('GigabitEthernet1/0/2'), 'parsed row for GigabitEthernet1/0/2');
   check(await page.locator('.history li', { hasText: 'E2E port status' }).count() >= 1, 'the run shows in the recent history');
   await shot('05-device-run');
 
@@ -222,14 +225,14 @@ async function scenarios() {
   await shot('06-logs');
   await logLink.click();
   await page.getByRole('heading', { name: /Log #\d+: E2E port status on demo-ios-1/ }).waitFor();
-  check((await page.locator('pre.output').textContent()).includes('Gi1/0/2'), 'the log shows the output');
+  check((await page.locator('pre.output').textContent()).includes('GigabitEthernet1/0/2'), 'the log shows the output');
   check(await page.locator('.parsed table').count() === 1, 'the log shows the parsed data');
   await shot('07-log-detail');
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download CSV' }).click()]);
   const csv = readFileSync(await download.path(), 'utf8');
   const lines = csv.trim().split(/\r?\n/);
   check(lines[0].startsWith('id,created,username,device_id,device,command_id,command,command_type,success,execution_duration,error_message,output'), `CSV header: ${lines[0]}`);
-  check(csv.includes('E2E port status') && csv.includes('demo-ios-1') && csv.includes('Gi1/0/2'), `CSV content: ${csv.slice(0, 400)}`);
+  check(csv.includes('E2E port status') && csv.includes('demo-ios-1') && csv.includes('GigabitEthernet1/0/2'), `CSV content: ${csv.slice(0, 400)}`);
   check(!/E2E port status[\s\S]*\n\d+,[^\n]*E2E port status/.test(csv), 'the CSV holds that one log only');
 
   step('the run is counted in the statistics');
@@ -291,6 +294,6 @@ try {
   console.error(`FAILED in step "${current}": ${err.message}`);
   try { await shot('failure'); console.error(`screenshot: ${join(SHOTS, 'failure.png')}`); } catch { /* the page may be gone */ }
 } finally {
-  await browser.close();
+  await ctx.close();
 }
 process.exit(failed ? 1 : 0);
