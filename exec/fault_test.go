@@ -2,11 +2,16 @@ package exec
 
 import (
 	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"fieldkit/exec/devsim"
+	"golang.org/x/crypto/ssh"
 )
 
 // Fault tests run on one shell platform and on linux (exec channels).
@@ -124,5 +129,86 @@ func TestRunAfterTimeoutIsRefused(t *testing.T) {
 	res := run(t, s, time.Second, show("show version"))
 	if res.Success || res.ErrorMessage != "not run: Timed out after 0.3 s" {
 		t.Errorf("result %+v", res)
+	}
+}
+
+// silentChannels is a hand-written SSH server that logs anyone in and then
+// never answers a request to open a channel: a device stuck after login.
+func silentChannels(t *testing.T) int {
+	t.Helper()
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := ssh.NewSignerFromKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &ssh.ServerConfig{NoClientAuth: true}
+	cfg.AddHostKey(signer)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	over := false
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+		over = true
+	})
+	go func() {
+		for {
+			nc, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			if over {
+				nc.Close()
+			}
+			conns = append(conns, nc)
+			mu.Unlock()
+			go func() {
+				_, chans, reqs, err := ssh.NewServerConn(nc, cfg)
+				if err != nil {
+					return
+				}
+				go ssh.DiscardRequests(reqs)
+				for range chans { // neither accepted nor rejected
+				}
+			}()
+		}
+	}()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// The timeout bounds the channel requests after login too: a device that
+// never answers the shell's (or a command's) channel is given up on.
+func TestExecuteTimeoutBoundsSilentChannel(t *testing.T) {
+	port := silentChannels(t)
+	for _, d := range faultDrivers {
+		t.Run(d, func(t *testing.T) {
+			t.Parallel()
+			tg := Target{DeviceID: 1, Name: "stuck", Host: "127.0.0.1", Port: port, Driver: d}
+			o := Options{HostKeyPolicy: HostKeyInsecure, Timeout: 500 * time.Millisecond}
+			done := make(chan []Result, 1)
+			go func() {
+				done <- Execute(context.Background(), tg, Credentials{Username: testUser}, o, []Command{show(showFor(d))})
+			}()
+			select {
+			case res := <-done:
+				if res[0].Success || res[0].ErrorMessage != "Timed out after 0.5 s" {
+					t.Errorf("result %+v", res[0])
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("Execute still waiting for the channel long after its timeout")
+			}
+		})
 	}
 }

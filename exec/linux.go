@@ -49,7 +49,13 @@ func (s *Session) runExec(ctx context.Context, typ string, lines []string, label
 // execOne runs one command; standard output and error are kept interleaved
 // as they arrive. On ctx expiry the remote command is killed.
 func (s *Session) execOne(ctx context.Context, command string) (execOut, error) {
+	// Opening the channel waits for the device's answer with no deadline of
+	// its own: ending ctx closes the connection, as a timeout does anyway.
+	stop := context.AfterFunc(ctx, func() { s.client.Close() })
 	sess, err := s.client.NewSession()
+	if !stop() {
+		return execOut{}, ctx.Err()
+	}
 	if err != nil {
 		return execOut{}, fmt.Errorf("%w: %w", errDisconnected, err)
 	}

@@ -71,45 +71,51 @@ func Open(ctx context.Context, t Target, c Credentials, o Options) (*Session, er
 		defer cancel()
 	}
 	start := time.Now()
-	if err := s.dial(ctx); err != nil {
+	stop, err := s.dial(ctx)
+	if err != nil {
 		return nil, err
 	}
 	if !d.exec {
-		if err := s.startShell(ctx); err != nil {
-			s.client.Close()
-			return nil, err
-		}
+		err = s.startShell(ctx)
+	}
+	if !stop() {
+		s.client.Close()
+		return nil, fmt.Errorf("exec: open %s: %w", s.addr, ctx.Err())
+	}
+	if err != nil {
+		s.client.Close()
+		return nil, err
 	}
 	s.log.Debug("exec: session open", "addr", s.addr, "duration_ms", time.Since(start).Milliseconds())
 	return s, nil
 }
 
-// dial opens the TCP connection and runs the SSH handshake; cancelling ctx
-// closes the connection, which ends a handshake stuck on a silent device.
-func (s *Session) dial(ctx context.Context) error {
+// dial opens the TCP connection and runs the SSH handshake. Until stop is
+// called, ending ctx closes the connection: the handshake and the shell's
+// channel requests wait for the device without a deadline of their own, and
+// a device that goes silent must not hold Open past its context. stop
+// reports false when ctx ended first (the connection is then closed).
+func (s *Session) dial(ctx context.Context) (stop func() bool, err error) {
 	cfg, err := s.clientConfig(ctx)
 	if err != nil {
-		return fmt.Errorf("exec: connect %s: %w", s.addr, err)
+		return nil, fmt.Errorf("exec: connect %s: %w", s.addr, err)
 	}
 	var nd net.Dialer
 	conn, err := nd.DialContext(ctx, "tcp", s.addr)
 	if err != nil {
-		return fmt.Errorf("exec: connect %s: %w", s.addr, err)
+		return nil, fmt.Errorf("exec: connect %s: %w", s.addr, err)
 	}
-	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	stop = context.AfterFunc(ctx, func() { conn.Close() })
 	cc, chans, reqs, err := ssh.NewClientConn(conn, s.addr, cfg)
-	if !stop() {
-		if err == nil {
-			cc.Close()
-		}
-		return fmt.Errorf("exec: login %s: %w", s.addr, ctx.Err())
-	}
 	if err != nil {
 		conn.Close()
-		return s.handshakeError(err)
+		if !stop() {
+			return nil, fmt.Errorf("exec: login %s: %w", s.addr, ctx.Err())
+		}
+		return nil, s.handshakeError(err)
 	}
 	s.client = ssh.NewClient(cc, chans, reqs)
-	return nil
+	return stop, nil
 }
 
 // handshakeError turns the SSH library's error into ours: a host key
