@@ -34,6 +34,10 @@ SSHD=/usr/sbin/sshd
 DEB_PYTHON=/usr/bin/python3
 VALIDATOR_PKG=@seriousme/openapi-schema-validator@2.11.0
 VALIDATOR=$NPM_PREFIX/node_modules/.bin/validate-api
+# playwright-core drives Debian's chromium for the web UI's browser tests (it never
+# downloads a browser of its own).
+PLAYWRIGHT_PKG=playwright-core@1.65.1
+PLAYWRIGHT_DIR=$NPM_PREFIX
 APT_PACKAGES=(openssh-server openssh-client sshpass frr iproute2 procps
 	python3-pynetbox chromium chromium-driver)
 
@@ -82,6 +86,14 @@ cmd_install() {
 			--loglevel=error "$VALIDATOR_PKG" >/dev/null
 	fi
 	[[ -x $VALIDATOR ]] || die "validator missing after install: $VALIDATOR"
+	if [[ -f $PLAYWRIGHT_DIR/node_modules/playwright-core/package.json ]]; then
+		log "playwright-core already installed in $PLAYWRIGHT_DIR"
+	else
+		log "npm install $PLAYWRIGHT_PKG into $PLAYWRIGHT_DIR"
+		PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 retry 3 npm install --prefix "$PLAYWRIGHT_DIR" --no-audit --no-fund \
+			--loglevel=error "$PLAYWRIGHT_PKG" >/dev/null
+	fi
+	[[ -f $PLAYWRIGHT_DIR/node_modules/playwright-core/package.json ]] || die "playwright-core missing after install"
 }
 
 random_password() {
@@ -365,6 +377,8 @@ cmd_env() {
 	[[ -x /usr/bin/chromedriver ]] && printf 'export FIELDKIT_TEST_CHROMEDRIVER=%q\n' /usr/bin/chromedriver
 	[[ -x $DEB_PYTHON ]] && printf 'export FIELDKIT_TEST_PYTHON=%q\n' "$DEB_PYTHON"
 	[[ -x $VALIDATOR ]] && printf 'export FIELDKIT_OPENAPI_VALIDATOR=%q\n' "$VALIDATOR"
+	[[ -f $PLAYWRIGHT_DIR/node_modules/playwright-core/package.json ]] &&
+		printf 'export FIELDKIT_TEST_PLAYWRIGHT_DIR=%q\n' "$PLAYWRIGHT_DIR"
 	return 0
 }
 
