@@ -243,6 +243,40 @@ async function scenarios() {
   check(await page.locator('svg.chart rect.bar-ok').count() >= 1, 'the 24-hour chart has bars');
   await shot('08-statistics');
 
+  step('inventory: a VLAN through the generic pages; a server 400 lands next to its field');
+  await nav('VLANs');
+  await page.getByRole('link', { name: 'New VLAN' }).click();
+  const vlanForm = page.locator('form.form');
+  await vlanForm.locator('[name=vid]').fill('5000');
+  await vlanForm.locator('[name=name]').fill('E2E-VLAN');
+  await vlanForm.locator('[name=site]').selectOption({ label: 'Demo Lab' });
+  await vlanForm.locator('[name=name]').press('Enter');
+  const vidError = vlanForm.locator('.field:has([name=vid]) .field-error');
+  await vidError.filter({ hasText: /\S/ }).waitFor();
+  check(await vlanForm.locator('[name=vid]').getAttribute('aria-invalid') === 'true', 'the vid field is marked invalid');
+  await shot('12-vlan-field-error');
+  await vlanForm.locator('[name=vid]').fill('999');
+  await vlanForm.getByRole('button', { name: 'Create VLAN' }).click();
+  await page.getByRole('heading', { name: /^VLAN: .*E2E-VLAN/ }).waitFor();
+  await page.getByRole('link', { name: 'Edit' }).click();
+  await page.locator('form.form [name=name]').fill('E2E-VLAN-2');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('heading', { name: /^VLAN: .*E2E-VLAN-2/ }).waitFor();
+  await page.getByRole('button', { name: 'Delete' }).click();
+  await page.locator('dialog').getByRole('button', { name: 'Delete' }).click();
+  await page.getByRole('heading', { name: 'VLANs' }).waitFor();
+  await page.locator('table').waitFor();
+  check(await page.locator('tr', { hasText: 'E2E-VLAN-2' }).count() === 0, 'the VLAN is gone from the list');
+
+  step('permission constraints are checked as JSON while typing');
+  await nav('Permissions');
+  await page.getByRole('link', { name: 'New permission' }).click();
+  const constraints = page.locator('form.form [name=constraints]');
+  await constraints.fill('{"platforms__slug": ');
+  await page.locator('.field:has([name=constraints]) .field-error', { hasText: 'Not valid JSON' }).waitFor();
+  await constraints.fill('{"platforms__slug": "cisco_ios"}');
+  check(await page.locator('.field:has([name=constraints]) .field-error').textContent() === '', 'valid JSON clears the error');
+
   step('the token is not shown again after a reload');
   await page.goto(`${BASE}/ui/credentials/`);
   await page.locator('tr', { hasText: 'e2e lab switches' }).waitFor();
