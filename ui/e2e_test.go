@@ -33,6 +33,7 @@ func TestBrowserE2E(t *testing.T) {
 		t.Skip("browser tests are not short")
 	}
 	node, pwDir := browserDeps(t)
+	trackSources(t)
 	bin := filepath.Join(t.TempDir(), "fieldkit")
 	build := exec.Command("go", "build", "-o", bin, "..")
 	if out, err := build.CombinedOutput(); err != nil {
@@ -57,6 +58,30 @@ func TestBrowserE2E(t *testing.T) {
 	t.Logf("screenshots in %s", shots)
 	if err != nil {
 		t.Fatalf("browser scenarios failed: %v\nserver log:\n%s", err, demo.log())
+	}
+}
+
+// trackSources stats every source file of the module, so that `go test` caches this
+// test's result only while none of them changes: the binary is built from the whole
+// module (not just this package's imports) and run.mjs is read by node, neither of
+// which the test cache would otherwise see.
+func trackSources(t *testing.T) {
+	t.Helper()
+	err := filepath.WalkDir("..", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && strings.HasPrefix(d.Name(), ".") && path != ".." {
+			return filepath.SkipDir
+		}
+		switch filepath.Ext(path) {
+		case ".go", ".mjs", ".js", ".css", ".html", ".mod", ".sum", ".sql", ".textfsm", ".yaml":
+			_, err = os.Stat(path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 

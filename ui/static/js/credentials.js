@@ -40,6 +40,12 @@ const fields = [
   { name: 'is_active', label: 'Active (its token may run commands)', type: 'bool', default: true },
 ];
 
+// On edit, an empty secret keeps the stored one; these boxes clear it instead.
+const clearFields = [
+  { name: 'clear_enable_secret', label: 'Remove the stored enable secret', type: 'bool', secret: 'enable_secret' },
+  { name: 'clear_private_key', label: 'Remove the stored SSH private key', type: 'bool', secret: 'private_key' },
+];
+
 async function listView(main) {
   clear(main, pageHead('Credential sets', link('/ui/credentials/new', 'New credential set', { class: 'btn primary' })),
     h('p', { class: 'muted' }, 'Your device logins. Only you can use your sets, only while active, only on their platforms. Secrets are never shown again after saving.'));
@@ -107,9 +113,15 @@ async function formView(main, { id }) {
   clear(main, loading());
   const s = id ? await get(`${BASE}${id}/`) : {};
   const form = await buildForm({
-    fields: id ? fields : fields.map((f) => (f.name === 'password' ? { ...f, help: 'stored encrypted; needed unless you use a key' } : f)),
+    fields: id ? [...fields, ...clearFields.filter((f) => s[`has_${f.secret}`])] : fields.map((f) => (f.name === 'password' ? { ...f, help: 'stored encrypted; needed unless you use a key' } : f)),
     initial: s, isEdit: !!id, submitLabel: id ? 'Save' : 'Create credential set', cancelHref: '/ui/credentials/',
-    collect: (v) => { if (id && v.private_key === '') delete v.private_key; },
+    collect: (v) => {
+      if (id && v.private_key === '') delete v.private_key;
+      for (const f of clearFields) {
+        if (v[f.name]) v[f.secret] = '';
+        delete v[f.name];
+      }
+    },
     onSubmit: async (v) => {
       if (id) {
         await patch(`${BASE}${id}/`, v);

@@ -284,6 +284,25 @@ async function scenarios() {
   check(!(await page.content()).includes(credToken), 'the token is nowhere in the page');
   await shot('09-credentials');
 
+  step('after a reload the runner asks for a token; a 429 shows its reason and retry time');
+  await nav('Devices');
+  await page.locator('table').getByRole('link', { name: 'demo-eos-1' }).click();
+  await page.selectOption('#run-command', { label: 'Show version' });
+  await page.selectOption('#run-set', { label: `Demo devices (${DEVICE_USER})` });
+  await page.locator('#run-token').fill(env('FK_CREDENTIAL_TOKEN'));
+  let rateLimited = false;
+  for (let i = 0; i < 15 && !rateLimited; i++) {
+    await runBtn.click();
+    await page.locator('.run-btn:not([disabled])').waitFor();
+    await page.locator('.result .result-head, .form-top .msg').first().waitFor();
+    rateLimited = await page.locator('.form-top .msg', { hasText: 'Rate limit reached' }).count() === 1;
+  }
+  check(rateLimited, 'the device hit its rate limit');
+  const banner = await page.locator('.form-top .msg').textContent();
+  check(/successful commands in the last \d+ minutes/.test(banner) && /next slot frees in \d+ s/.test(banner), `429 banner: ${banner}`);
+  await page.locator('.card', { hasText: 'Rate limit' }).getByText(/^\d+ \/ \d+$/).waitFor();
+  await shot('13-rate-limited');
+
   step('a user without execute_config: the server refuses a config command');
   const user = await api('POST', '/api/users/users/', { username: 'e2e-tech', password: 'e2e-tech-password-1' });
   await api('POST', '/api/users/permissions/', {
