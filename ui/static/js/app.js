@@ -103,6 +103,7 @@ let renderSeq = 0;
 
 async function render() {
   const seq = ++renderSeq;
+  if (location.pathname === '/ui' || location.pathname === '/ui/') history.replaceState(null, '', '/ui/devices/');
   const path = location.pathname;
   if (path === '/ui/login') { loginPage(); return; }
   if (!session.user) {
@@ -125,7 +126,7 @@ async function render() {
     const on = path === a.dataset.nav.replace(/\/$/, '') || path.startsWith(a.dataset.nav);
     if (on) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
   }
-  const m = match(path === '/ui' || path === '/ui/' ? '/ui/devices' : path);
+  const m = match(path);
   try {
     if (m) await m.view(main, m.params); else notFound(main);
   } catch (err) {

@@ -165,9 +165,14 @@ function swatch(color) {
 
 const skip = new Set(['id', 'url', 'display', 'custom_fields']);
 
-/** detailPairs lists an object's fields for a detail page, references as links. */
-export function detailPairs(obj) {
-  return Object.entries(obj).filter(([k]) => !skip.has(k)).map(([k, v]) => [k[0].toUpperCase() + k.slice(1).replace(/_/g, ' '), showValue(v)]);
+/** detailPairs lists an object's fields for a detail page (the form's fields first, in
+ * the form's order; timestamps last), references as links. */
+export function detailPairs(obj, order = []) {
+  const rank = (k) => {
+    const i = order.indexOf(k);
+    return i >= 0 ? i : k === 'created' || k === 'last_updated' ? 1000 : 500;
+  };
+  return Object.entries(obj).filter(([k]) => !skip.has(k)).sort((a, b) => rank(a[0]) - rank(b[0])).map(([k, v]) => [k[0].toUpperCase() + k.slice(1).replace(/_/g, ' '), showValue(v)]);
 }
 
 function showValue(v) {
@@ -212,16 +217,16 @@ async function detailPage(main, key, id) {
     can(r.type, 'change') ? link(`/ui/${key}/${id}/edit`, 'Edit', { class: 'btn' }) : null,
     can(r.type, 'delete') ? deleteButton(r, obj, `/ui/${key}/`) : null),
   h('p', {}, link(`/ui/${key}/`, `← all ${r.title.toLowerCase()}`)),
-  h('section', { class: 'card' }, dl(detailPairs(obj))));
+  h('section', { class: 'card' }, dl(detailPairs(obj, r.fields.map((f) => f.name)))));
   if (key === 'sites') main.append(h('p', {}, link(`/ui/devices/?site_id=${id}`, 'Devices at this site →')));
 }
 
-function showSecret(main, r, created) {
+function showSecret(main, key, r, created) {
   main.append(h('section', { class: 'card secret-once', role: 'alert' },
     h('h2', {}, `Your new ${r.one}`),
-    h('p', {}, h('strong', {}, 'Copy it now: you will not see it again.'), ' FieldKit stores only a hash.'),
+    h('p', {}, h('strong', {}, 'Copy it now: you will not see it again.'), ' FieldKit shows it only this once.'),
     h('div', { class: 'secret-row' }, h('code', { class: 'secret', id: 'new-secret' }, created[r.secret]), copyButton(() => created[r.secret])),
-    h('p', {}, link(`/ui/${r.path.includes('tokens') ? 'tokens' : ''}/`, 'Done'))));
+    h('p', {}, link(`/ui/${key}/`, `Done: back to ${r.title}`, { class: 'btn' }))));
 }
 
 async function formPage(main, key, id) {
@@ -238,7 +243,7 @@ async function formPage(main, key, id) {
       toast(`${id ? 'Saved' : 'Created'} ${r.one} ${saved.display || saved.name || ''}`);
       if (r.secret && !id && saved[r.secret]) {
         clear(main, pageHead(`New ${r.one} created`));
-        showSecret(main, r, saved);
+        showSecret(main, key, r, saved);
         return;
       }
       navigate(key === 'devices' ? `/ui/devices/${saved.id}` : `/ui/${key}/${saved.id}`);
