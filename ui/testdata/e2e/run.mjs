@@ -192,9 +192,17 @@ async function scenarios() {
   await page.selectOption('#run-set', { label: `e2e lab switches (${DEVICE_USER})` });
   check(await page.locator('#run-token').count() === 0, 'the token created in this tab is used without asking');
   const runBtn = page.locator('.run-btn');
+  // Hold the request back a little so the running state can be seen.
+  const slow = '**/api/plugins/toolkit/commands/*/execute/';
+  await page.route(slow, async (route) => { await new Promise((r) => setTimeout(r, 2000)); await route.continue(); });
   await runBtn.click();
+  check(await runBtn.isDisabled(), 'the run button is disabled while running');
+  check(await runBtn.locator('.spinner').count() === 1, 'a spinner shows while running');
+  await page.locator('.run-state', { hasText: /running on demo-ios-1… 1 s/ }).waitFor();
+  await shot('05a-device-running', false);
   const result = page.locator('.result .result-head');
   await result.waitFor();
+  await page.unroute(slow);
   check(await runBtn.isEnabled(), 'the run button is enabled again');
   check((await result.textContent()).includes('success'), `result: ${await result.textContent()}`);
   const raw = await page.locator('pre.output').textContent();
