@@ -55,11 +55,11 @@ async function listView(main) {
   try {
     const sets = await listCredentialSets();
     clear(body, table([
-      { label: 'Name', cell: (s) => link(`/ui/credentials/${s.id}/edit`, s.name) },
+      { label: 'Name', class: 'wrap', cell: (s) => link(`/ui/credentials/${s.id}/edit`, s.name) },
       { label: 'Username', cell: (s) => s.username },
-      { label: 'Platforms', cell: (s) => (s.platforms.length ? s.platforms.map((p) => p.name).join(', ') : 'all') },
+      { label: 'Platforms', class: 'wrap', cell: (s) => (s.platforms.length ? s.platforms.map((p) => p.name).join(', ') : 'all') },
       { label: 'Status', cell: (s) => (s.is_active ? badge('active', 'ok') : badge('inactive')) },
-      { label: 'Secrets', cell: (s) => [s.has_password ? 'password' : null, s.has_enable_secret ? 'enable' : null, s.has_private_key ? 'key' : null].filter(Boolean).join(', ') || '—' },
+      { label: 'Secrets', class: 'wrap', cell: (s) => [s.has_password ? 'password' : null, s.has_enable_secret ? 'enable' : null, s.has_private_key ? 'key' : null].filter(Boolean).join(', ') || '—' },
       { label: 'Token', cell: (s) => h('code', {}, `${s.token_prefix}…`) },
       { label: 'Last used', cell: (s) => fmtAgo(s.last_used) },
       { label: 'Actions', class: 'actions-cell', cell: (s) => h('div', { class: 'actions' },
@@ -67,7 +67,7 @@ async function listView(main) {
         h('button', { type: 'button', class: 'btn small', onclick: () => regenerate(s, main) }, 'Regenerate token'),
         link(`/ui/credentials/${s.id}/edit`, 'Edit', { class: 'btn small' }),
         h('button', { type: 'button', class: 'btn small danger', onclick: () => remove(s, main) }, 'Delete')) },
-    ], sets, 'No credential sets yet. Create one to run commands on devices.'),
+    ], sets, 'No credential sets yet. Create one to run commands on devices.', { stack: true }),
     h('p', { class: 'muted count' }, `${sets.length} ${sets.length === 1 ? 'set' : 'sets'}`));
   } catch (err) {
     clear(body, errorBox(err));

@@ -155,13 +155,16 @@ export function pager(count, offset, limit, go) {
     h('button', { type: 'button', class: 'btn small', disabled: to >= count, onclick: () => go((pages - 1) * limit) }, 'Last »'));
 }
 
-/** table renders rows with columns [{label, cell(row) → node|string, class}]. */
-export function table(columns, rows, empty = 'Nothing here yet.') {
+/**
+ * table renders rows with columns [{label, cell(row) → node|string, class}]. stack: on
+ * narrow screens each row becomes a card of label/value lines instead of scrolling.
+ */
+export function table(columns, rows, empty = 'Nothing here yet.', { stack = false } = {}) {
   if (!rows.length) return h('p', { class: 'empty' }, empty);
-  return h('div', { class: 'table-wrap' },
+  return h('div', { class: stack ? 'table-wrap stack' : 'table-wrap' },
     h('table', {},
       h('thead', {}, h('tr', {}, columns.map((c) => h('th', { scope: 'col', class: c.class }, c.label)))),
-      h('tbody', {}, rows.map((r) => h('tr', {}, columns.map((c) => h('td', { class: c.class }, c.cell(r))))))));
+      h('tbody', {}, rows.map((r) => h('tr', {}, columns.map((c) => h('td', { class: c.class, 'data-label': c.label }, c.cell(r))))))));
 }
 
 /** dl renders a definition list from [label, value] pairs. */

@@ -292,6 +292,21 @@ async function scenarios() {
   check(!(await page.content()).includes(credToken), 'the token is nowhere in the page');
   await shot('09-credentials');
 
+  step('regenerating a token asks first, shows the new one once and kills the old one');
+  await page.locator('tr', { hasText: 'e2e lab switches' }).getByRole('button', { name: 'Regenerate token' }).click();
+  const dialog = page.locator('dialog[open]');
+  await dialog.getByText('stops working at once').waitFor();
+  await shot('09a-regenerate-confirm', false);
+  await dialog.getByRole('button', { name: 'Regenerate token' }).click();
+  await page.locator('#new-token').waitFor();
+  const newToken = (await page.locator('#new-token').textContent()).trim();
+  check(newToken !== credToken && newToken.startsWith('fkc_'), 'a different token');
+  r = await inPage(`/api/plugins/toolkit/commands/${cmdId}/execute/`, {
+    method: 'POST', headers: { 'Content-Type': 'application/json', 'X-CSRFToken': await csrf() },
+    body: JSON.stringify({ device_id: 1, credential_token: credToken, variables: { port: 'GigabitEthernet1/0/1' } }),
+  });
+  check(r.status === 400 && JSON.stringify(r.body).includes('Invalid credential token.'), `the old token is dead: ${r.status} ${JSON.stringify(r.body)}`);
+
   step('after a reload the runner asks for a token; a 429 shows its reason and retry time');
   await nav('Devices');
   await page.locator('table').getByRole('link', { name: 'demo-eos-1' }).click();
