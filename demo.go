@@ -221,7 +221,7 @@ func (s *seeder) commands(p map[string]int64) []int64 {
 	}{
 		{"Show version", "show version", "show", "software and hardware of the device", all, nil},
 		{"Interface status", "show interfaces status", "show", "state, VLAN and speed of every port", sw, nil},
-		{"One interface's status", "show interfaces status | include <interface>", "show", "one port's line", sw, []store.CommandVariable{iface}},
+		{"One interface's addressing", "show ip interface brief | include <interface>", "show", "one port's line of show ip interface brief", sw, []store.CommandVariable{iface}},
 		{"VLANs", "show vlan brief", "show", "VLANs and their ports", []int64{p["cisco_ios"]}, nil},
 		{"Interfaces (Junos)", "show interfaces terse", "show", "interfaces and addresses", []int64{p["juniper_junos"]}, nil},
 		{"Set interface description", "interface <interface>\n description <description>", "config", "label a port", sw,
@@ -275,7 +275,7 @@ func (s *seeder) sampleLogs(user int64, devices, commands []int64) {
 		s.err = err
 		return
 	}
-	names := []string{"Show version", "Interface status", "One interface's status", "VLANs"}
+	names := []string{"Show version", "Interface status", "One interface's addressing", "VLANs"}
 	now := time.Now().UTC()
 	var logs []store.LogInput
 	for i := 0; i < 60; i++ {

@@ -97,6 +97,7 @@ type ctxKey int
 const (
 	ctxRequestID ctxKey = iota
 	ctxPrincipal
+	ctxSession // the request was authenticated by the web UI's session, not a token
 )
 
 func requestID(r *http.Request) string {
@@ -120,6 +121,12 @@ func newRequestID() string {
 	b := make([]byte, 16)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// viaSession reports whether the request came from the web UI's session.
+func viaSession(r *http.Request) bool {
+	v, _ := r.Context().Value(ctxSession).(bool)
+	return v
 }
 
 // principal is the authenticated user of the request.
@@ -148,7 +155,11 @@ func (a *API) authed(h handlerFunc) http.Handler {
 			a.writeError(w, r, err)
 			return
 		}
-		r = r.WithContext(context.WithValue(r.Context(), ctxPrincipal, p))
+		ctx := context.WithValue(r.Context(), ctxPrincipal, p)
+		if r.Header.Get("Authorization") == "" {
+			ctx = context.WithValue(ctx, ctxSession, true)
+		}
+		r = r.WithContext(ctx)
 		if err := h(w, r); err != nil {
 			a.writeError(w, r, err)
 		}

@@ -44,6 +44,7 @@ const (
 type execRequest struct {
 	DeviceID  int64
 	Token     string
+	SetID     int64 // the web UI names one of the user's sets instead of its token
 	Variables map[string]json.RawMessage
 	Timeout   int
 }
@@ -86,6 +87,10 @@ func fieldRejection(field, msg string) *rejection {
 func readExecRequest(f *form, tokenRequired bool) execRequest {
 	var req execRequest
 	req.DeviceID, _ = f.integer("device_id", true, 1, 1<<53)
+	if f.has("credential_set_id") {
+		req.SetID, _ = f.integer("credential_set_id", true, 1, 1<<53)
+		tokenRequired = false
+	}
 	req.Token, _ = f.str("credential_token", tokenRequired, 0)
 	if raw, ok := f.raw["variables"]; ok && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &req.Variables); err != nil {
@@ -123,7 +128,12 @@ func (a *API) prepare(r *http.Request, cmd store.Command, req execRequest, check
 		return nil, err
 	}
 	p := &prepared{cmd: cmd, target: target, timeout: time.Duration(req.Timeout) * time.Second}
-	if checkToken {
+	switch {
+	case checkToken && req.SetID != 0:
+		if p.secret, err = a.credentialSet(r, req.SetID, target); err != nil {
+			return nil, err
+		}
+	case checkToken:
 		if p.secret, err = pc.credential(a, r, req.Token, target); err != nil {
 			return nil, err
 		}
@@ -185,6 +195,25 @@ func (a *API) lookupCredential(r *http.Request, token string) (store.Secret, err
 		return store.Secret{}, fieldRejection("credential_token", "This credential set is inactive; activate it in the web interface.")
 	}
 	return s, nil
+}
+
+// credentialSet is lookupCredential for a set named by id (web sessions only): another
+// user's set is as unknown as a wrong id.
+func (a *API) credentialSet(r *http.Request, id int64, target store.Target) (store.Secret, error) {
+	if a.Exec.Keyring == nil {
+		return store.Secret{}, errors.New("execution is not configured: no master key")
+	}
+	s, err := a.DB.CredentialByID(r.Context(), a.Exec.Keyring, principal(r).ID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return store.Secret{}, fieldRejection("credential_set_id", "Credential set not found.")
+	}
+	if err != nil {
+		return store.Secret{}, err
+	}
+	if !s.IsActive {
+		return store.Secret{}, fieldRejection("credential_set_id", "This credential set is inactive; activate it first.")
+	}
+	return a.credentialFor(s, target)
 }
 
 // credentialFor checks the set's platform restriction against the device.
@@ -347,7 +376,13 @@ func (a *API) execute(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	f, err := decodeForm(r, "device_id", "credential_token", "variables", "timeout")
+	fields := []string{"device_id", "credential_token", "variables", "timeout"}
+	if viaSession(r) {
+		// A logged-in web user picks one of their own sets; an API client always sends
+		// the token, as the contract says.
+		fields = append(fields, "credential_set_id")
+	}
+	f, err := decodeForm(r, fields...)
 	if err != nil {
 		return err
 	}

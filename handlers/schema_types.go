@@ -94,6 +94,7 @@ func opSchemas() obj {
 			"template": obj{"type": "string", "nullable": true},
 			"data":     obj{"type": "array", "items": described(tAnyObj, "One parsed record: lower-case header to value (a string or a list of strings).")},
 			"error":    described(tStr, "Why parsing failed or was not possible."),
+			"columns":  obj{"type": "array", "items": tStr, "description": "The record keys in the template's column order (data objects carry no order)."},
 		}),
 		"BulkExecuteRequest": props([]string{"executions"}, obj{
 			"executions": obj{"type": "array", "minItems": 1, "items": ref("BulkExecution"),

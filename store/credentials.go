@@ -302,21 +302,7 @@ func (db *DB) CredentialByToken(ctx context.Context, kr *Keyring, token string) 
 	if err != nil {
 		return Secret{}, fmt.Errorf("store: credential token: %w", err)
 	}
-	if s.Password, err = kr.open(s.SetID, "password_enc", pw); err != nil {
-		return Secret{}, err
-	}
-	if s.EnableSecret, err = kr.open(s.SetID, "enable_secret_enc", en); err != nil {
-		return Secret{}, err
-	}
-	if s.PrivateKey, err = kr.open(s.SetID, "private_key_enc", pk); err != nil {
-		return Secret{}, err
-	}
-	links, err := db.links(ctx, "credential_set_platforms", "credential_set_id", "platform_id", []int64{s.SetID})
-	if err != nil {
-		return Secret{}, err
-	}
-	s.PlatformIDs = links[s.SetID]
-	return s, nil
+	return db.openSecret(ctx, kr, s, pw, en, pk)
 }
 
 // TouchCredentialSet records that a set was used.
@@ -354,4 +340,40 @@ func (db *DB) HasCredentialSets(ctx context.Context) (bool, error) {
 	var n int
 	err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM credential_sets`).Scan(&n)
 	return n > 0, err
+}
+
+// CredentialByID finds one of the owner's sets by id and decrypts its secrets: the web
+// interface's logged-in user picks a set instead of pasting its token.
+func (db *DB) CredentialByID(ctx context.Context, kr *Keyring, ownerID, id int64) (Secret, error) {
+	var s Secret
+	var pw, en, pk []byte
+	err := db.r.QueryRowContext(ctx, `SELECT id, owner_id, is_active, username, password_enc, enable_secret_enc, private_key_enc
+		FROM credential_sets WHERE id = ? AND owner_id = ?`, id, ownerID).Scan(&s.SetID, &s.OwnerID, &s.IsActive, &s.Username, &pw, &en, &pk)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Secret{}, fmt.Errorf("credential set %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return Secret{}, fmt.Errorf("store: credential set %d: %w", id, err)
+	}
+	return db.openSecret(ctx, kr, s, pw, en, pk)
+}
+
+// openSecret decrypts a set's secrets and loads its platforms.
+func (db *DB) openSecret(ctx context.Context, kr *Keyring, s Secret, pw, en, pk []byte) (Secret, error) {
+	var err error
+	if s.Password, err = kr.open(s.SetID, "password_enc", pw); err != nil {
+		return Secret{}, err
+	}
+	if s.EnableSecret, err = kr.open(s.SetID, "enable_secret_enc", en); err != nil {
+		return Secret{}, err
+	}
+	if s.PrivateKey, err = kr.open(s.SetID, "private_key_enc", pk); err != nil {
+		return Secret{}, err
+	}
+	links, err := db.links(ctx, "credential_set_platforms", "credential_set_id", "platform_id", []int64{s.SetID})
+	if err != nil {
+		return Secret{}, err
+	}
+	s.PlatformIDs = links[s.SetID]
+	return s, nil
 }

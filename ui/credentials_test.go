@@ -339,3 +339,33 @@ func TestRateLimitStatus(t *testing.T) {
 		t.Errorf("API token on the rate-limit endpoint: %d %s", r.status, r.body)
 	}
 }
+
+// The web runner names one of the user's own sets; an API token may not.
+func TestSessionExecutesWithCredentialSetID(t *testing.T) {
+	x := newXEnv(t)
+	_, aliceKey := x.user("alice", "pw", true)
+	x.user("bob", "pw2", true)
+	alice, bob := x.browser(), x.browser()
+	alice.login("alice", "pw")
+	bob.login("bob", "pw2")
+	set := alice.must(201, "POST", setsPath, map[string]any{"name": "lab", "username": simUser, "password": simPass,
+		"enable_secret": simEnable})
+	id := num(set["id"])
+	path := fmt.Sprintf("/api/plugins/toolkit/commands/%d/execute/", x.command)
+	body := map[string]any{"device_id": x.device, "credential_set_id": id}
+	if r := alice.do("POST", path, body); r.status != 200 || !strings.Contains(string(r.body), `"success":true`) {
+		t.Fatalf("own set by id: %d %s", r.status, r.body)
+	}
+	if r := bob.do("POST", path, body); r.status != 400 || !strings.Contains(string(r.body), "credential_set_id") {
+		t.Fatalf("another user's set by id: %d %s", r.status, r.body)
+	}
+	api := x.browser()
+	r := api.do("POST", path, body, "Authorization", "Token "+aliceKey)
+	if r.status != 400 || !strings.Contains(string(r.body), `"credential_set_id":["Unknown field."]`) {
+		t.Fatalf("an API token may not name a set: %d %s", r.status, r.body)
+	}
+	alice.must(200, "PATCH", setPath(id), map[string]any{"is_active": false})
+	if r := alice.do("POST", path, body); r.status != 400 || !strings.Contains(string(r.body), "inactive") {
+		t.Fatalf("inactive set by id: %d %s", r.status, r.body)
+	}
+}

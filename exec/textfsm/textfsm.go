@@ -38,7 +38,7 @@ type Parsed struct {
 	// them), as gotextfsm returns it.
 	Data []map[string]any `json:"data"`
 	// Columns lists Data's keys in the order of the template's Value lines.
-	Columns []string `json:"-"`
+	Columns []string `json:"columns,omitempty"`
 	// Error says why Success is false: "no template for platform X and
 	// command Y" or "template error: ...".
 	Error string `json:"error,omitempty"`

@@ -9,9 +9,6 @@ import { buildForm } from './forms.js';
 
 const BASE = '/ui/api/credential-sets/';
 
-/** tokens maps a credential set id to its token, for this tab's lifetime only. */
-export const tokens = new Map();
-
 /** pending is a token to show once on the next render of the list. */
 let pending = null;
 
@@ -97,7 +94,6 @@ async function regenerate(s, main) {
   if (!ok) return;
   await act(main, async () => {
     const r = await post(`${BASE}${s.id}/regenerate/`, {});
-    tokens.set(s.id, r.token);
     pending = { set: s, token: r.token };
   }, 'New token generated');
 }
@@ -105,7 +101,6 @@ async function regenerate(s, main) {
 async function remove(s, main) {
   const ok = await confirmDialog({ title: `Delete “${s.name}”?`, body: h('p', {}, 'Its token stops working and its stored secrets are erased. This cannot be undone.'), confirm: 'Delete', danger: true });
   if (!ok) return;
-  tokens.delete(s.id);
   await act(main, () => del(`${BASE}${s.id}/`), `Deleted ${s.name}`);
 }
 
@@ -128,7 +123,6 @@ async function formView(main, { id }) {
         toast('Saved');
       } else {
         const created = await post(BASE, v);
-        tokens.set(created.id, created.token);
         pending = { set: created, token: created.token };
       }
       navigate('/ui/credentials/');

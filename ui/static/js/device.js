@@ -9,7 +9,7 @@ import { route } from './router.js';
 import { can } from './session.js';
 import { RESOURCES, deleteButton } from './resources.js';
 import { commandText, typeBadge } from './commands.js';
-import { tokens, listCredentialSets } from './credentials.js';
+import { listCredentialSets } from './credentials.js';
 
 const CMD_TYPE = 'netbox_toolkit_plugin.command';
 
@@ -144,7 +144,6 @@ async function buildRunner(box, d, refresh) {
   const setSel = h('select', { id: 'run-set', name: 'set', required: true, 'aria-describedby': 'run-set-err' },
     sets.length ? null : h('option', { value: '' }, 'No active credential set for this platform'),
     sets.map((s) => h('option', { value: s.id }, `${s.name} (${s.username})`)));
-  const tokenBox = h('div', { class: 'field' });
   const setErr = h('div', { class: 'field-error', id: 'run-set-err' });
   const timeout = h('input', { id: 'run-timeout', name: 'timeout', type: 'number', min: 5, max: 300, value: 30, 'aria-describedby': 'run-timeout-err' });
   const timeoutErr = h('div', { class: 'field-error', id: 'run-timeout-err' });
@@ -161,23 +160,8 @@ async function buildRunner(box, d, refresh) {
       h('div', { class: 'field' }, h('label', { for: 'run-set' }, 'Credential set'), setSel, setErr,
         sets.length ? null : h('div', { class: 'help' }, link('/ui/credentials/new', 'Create a credential set →'))),
       h('div', { class: 'field narrow' }, h('label', { for: 'run-timeout' }, 'Timeout (s)'), timeout, timeoutErr)),
-    tokenBox,
     h('div', { class: 'actions' }, runBtn, h('span', { class: 'run-state', 'aria-live': 'polite' })));
   box.append(form, result);
-
-  function showToken() {
-    const id = Number(setSel.value);
-    if (!id || tokens.has(id)) { clear(tokenBox); return; }
-    const s = sets.find((x) => x.id === id);
-    clear(tokenBox,
-      h('label', { for: 'run-token' }, 'Credential token'),
-      h('input', { id: 'run-token', name: 'token', type: 'password', autocomplete: 'off', spellcheck: 'false', placeholder: `${s.token_prefix}…`, 'aria-describedby': 'run-token-help run-token-err' }),
-      h('div', { class: 'help', id: 'run-token-help' }, `Paste the token of “${s.name}” (starts with ${s.token_prefix}). It is kept in this tab’s memory only. Lost it? `,
-        link('/ui/credentials/', 'Regenerate it on the Credentials page')),
-      h('div', { class: 'field-error', id: 'run-token-err' }));
-  }
-  setSel.addEventListener('change', showToken);
-  showToken();
 
   cmdSel.addEventListener('change', async () => {
     clear(varsBox); clear(preview); clear(cmdErr); clear(result);
@@ -199,25 +183,20 @@ async function buildRunner(box, d, refresh) {
     e.preventDefault();
     clear(top); clear(result); clear(cmdErr); clear(setErr); clear(timeoutErr);
     Object.values(varErrs).forEach((x) => clear(x));
-    const tokErr = form.querySelector('#run-token-err');
-    if (tokErr) clear(tokErr);
     if (!current) { cmdErr.textContent = 'Choose a command.'; cmdSel.focus(); return; }
     const setId = Number(setSel.value);
-    let token = tokens.get(setId);
     if (!setId) { setErr.textContent = 'You need an active credential set for this platform.'; return; }
-    if (!token) {
-      token = (form.elements.token?.value || '').trim();
-      if (!token) { tokErr.textContent = 'Paste the credential token.'; form.elements.token.focus(); return; }
-    }
     const variables = {};
     for (const v of current.variables) {
       const el = form.elements[`var_${v.name}`];
       if (el && el.value !== '') variables[v.name] = el.value;
     }
-    await run({ device_id: d.id, credential_token: token, variables, timeout: Number(timeout.value) || 30 }, setId);
+    // A logged-in user names one of their own sets; the server checks it is theirs,
+    // active and valid for the platform, exactly as it checks a token.
+    await run({ device_id: d.id, credential_set_id: setId, variables, timeout: Number(timeout.value) || 30 });
   });
 
-  async function run(body, setId) {
+  async function run(body) {
     const state = form.querySelector('.run-state');
     runBtn.disabled = true;
     cmdSel.disabled = true;
@@ -229,8 +208,6 @@ async function buildRunner(box, d, refresh) {
     form.setAttribute('aria-busy', 'true');
     try {
       const res = await post(`${T}/commands/${current.id}/execute/`, body);
-      tokens.set(setId, body.credential_token);
-      showToken();
       showResult(result, res);
       refresh();
     } catch (err) {
@@ -255,12 +232,8 @@ async function buildRunner(box, d, refresh) {
           else place.push(`${k}: ${[].concat(msgs).join(' ')}`);
         }
       } else if (b.variables) place.push([].concat(b.variables).join(' '));
-      if (b.credential_token) {
-        const msg = [].concat(b.credential_token).join(' ');
-        const tokErr = form.querySelector('#run-token-err');
-        tokens.delete(Number(setSel.value));
-        if (tokErr) tokErr.textContent = msg; else { setErr.textContent = msg; showToken(); }
-      }
+      const setMsg = b.credential_set_id || b.credential_token;
+      if (setMsg) setErr.textContent = [].concat(setMsg).join(' ');
       if (b.timeout) timeoutErr.textContent = [].concat(b.timeout).join(' ');
       if (b.device_id) place.push([].concat(b.device_id).join(' '));
       if (b.detail) place.push(b.detail);
