@@ -3,6 +3,7 @@ package handlers
 import (
 	"net/http"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/julienschmidt/httprouter"
@@ -12,6 +13,9 @@ import (
 // server answers.
 func (a *API) routes(rt *httprouter.Router) {
 	a.handle(rt, http.MethodGet, "/api/", a.public(a.index))
+	for _, sec := range apiSections {
+		a.handle(rt, http.MethodGet, sec, a.public(a.sectionIndex(sec)))
+	}
 	a.handle(rt, http.MethodGet, "/api/status/", a.public(a.status))
 
 	// Inventory (dcim, ipam, extras).
@@ -166,6 +170,29 @@ func (a *API) index(w http.ResponseWriter, r *http.Request) error {
 		"plugins": absURL(r, "/api/plugins/"), "status": absURL(r, "/api/status/"), "users": absURL(r, "/api/users/"),
 	})
 	return nil
+}
+
+// apiSections are the browsable section roots under /api/.
+var apiSections = []string{"/api/dcim/", "/api/ipam/", "/api/extras/", "/api/users/", "/api/plugins/", "/api/plugins/toolkit/"}
+
+// sectionIndex answers a section root with the endpoints directly under it, as NetBox's
+// browsable API does; the list is read from the routes themselves.
+func (a *API) sectionIndex(section string) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		out := map[string]string{}
+		for _, rt := range a.routeList {
+			rest, ok := strings.CutPrefix(rt[1], section)
+			if !ok || rest == "" || rt[0] != http.MethodGet {
+				continue
+			}
+			name, _, _ := strings.Cut(rest, "/")
+			if name != "" && !strings.HasPrefix(name, ":") {
+				out[name] = absURL(r, section+name+"/")
+			}
+		}
+		writeJSON(w, http.StatusOK, out)
+		return nil
+	}
 }
 
 // status answers /api/status/ without authentication.

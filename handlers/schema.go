@@ -22,7 +22,8 @@ import (
 type obj = map[string]any
 
 // publicPaths are served without authentication.
-var publicPaths = map[string]bool{"/api/": true, "/api/status/": true, "/api/schema/": true, "/api/docs/": true, "/api/redoc/": true}
+var publicPaths = map[string]bool{"/api/": true, "/api/status/": true, "/api/schema/": true, "/api/docs/": true, "/api/redoc/": true,
+	"/api/dcim/": true, "/api/ipam/": true, "/api/extras/": true, "/api/users/": true, "/api/plugins/": true, "/api/plugins/toolkit/": true}
 
 // serveSchema answers /api/schema/: JSON by default, YAML with ?format=yaml.
 func (a *API) serveSchema(w http.ResponseWriter, r *http.Request) error {

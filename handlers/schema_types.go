@@ -59,6 +59,7 @@ func opSchemas() obj {
 		"NestedLogDevice":  logRefSchema("device"),
 		"IPFamily":         props([]string{"value", "label"}, obj{"value": obj{"type": "integer", "enum": []any{4, 6}}, "label": tStr}),
 		"APIRoot":          props(nil, obj{"dcim": tStr, "extras": tStr, "ipam": tStr, "plugins": tStr, "status": tStr, "users": tStr}),
+		"SectionIndex":     obj{"type": "object", "additionalProperties": tStr, "description": "Endpoint name to its absolute URL."},
 		"Status": props([]string{"fieldkit-version", "netbox-version", "uptime_seconds"}, obj{
 			"fieldkit-version": tStr, "netbox-version": described(tStr, "The NetBox API version emulated."),
 			"python-version": obj{"type": "string", "nullable": true}, "plugins": obj{"type": "object", "additionalProperties": tStr},

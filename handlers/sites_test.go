@@ -142,3 +142,22 @@ func TestSitePermissions(t *testing.T) {
 		t.Fatalf("fail-closed: %v", m)
 	}
 }
+
+func TestSectionIndexes(t *testing.T) {
+	e := newEnv(t)
+	root := e.must(200, "GET", "/api/", "", nil)
+	for _, sec := range []string{"dcim", "ipam", "extras", "users", "plugins"} {
+		u := root[sec].(string)
+		m := e.must(200, "GET", strings.TrimPrefix(u, e.srv.URL), "", nil)
+		if len(m) == 0 {
+			t.Errorf("%s: empty index", sec)
+		}
+	}
+	m := e.must(200, "GET", "/api/plugins/toolkit/", "", nil)
+	if !strings.HasSuffix(m["commands"].(string), "/api/plugins/toolkit/commands/") || m["command-logs"] == nil {
+		t.Fatalf("toolkit index: %v", m)
+	}
+	if d := e.must(200, "GET", "/api/dcim/", "", nil); d["devices"] == nil || d["sites"] == nil {
+		t.Fatalf("dcim index: %v", d)
+	}
+}
