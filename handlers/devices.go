@@ -65,29 +65,13 @@ func hasPrimaryIP(vals []string) (store.Expr, error) {
 }
 
 func (a *API) deviceCRUD() crudSet {
-	wr := Writer{
-		Fields: []string{"name", "site", "platform", "status", "primary_ip4", "primary_ip6", "description", "tags",
-			"custom_fields", "legacy_algorithms"},
-		Create: func(ctx context.Context, f *form, guard store.Scope) (int64, error) {
-			in := a.deviceInput(ctx, f, true, false)
-			if err := f.Err(); err != nil {
-				return 0, err
-			}
-			return a.DB.CreateDevice(ctx, in, guard)
-		},
-		Update: func(ctx context.Context, id int64, f *form, partial bool, guard store.Scope) error {
-			in := a.deviceInput(ctx, f, !partial, partial)
-			if err := f.Err(); err != nil {
-				return err
-			}
-			return a.DB.UpdateDevice(ctx, id, in, guard)
-		},
-		Delete: a.DB.DeleteDevice,
-	}
+	wr := formWriter([]string{"name", "site", "platform", "status", "primary_ip4", "primary_ip6", "description", "tags",
+		"custom_fields", "legacy_algorithms"},
+		a.deviceInput, a.DB.CreateDevice, a.DB.UpdateDevice, a.DB.DeleteDevice)
 	return crudOf(a, deviceResource, wr, a.DB.Devices, func(d store.Device) int64 { return d.ID }, renderDevice(a))
 }
 
-func (a *API) deviceInput(ctx context.Context, f *form, create, partial bool) store.DeviceInput {
+func (a *API) deviceInput(ctx context.Context, f *form, create bool) store.DeviceInput {
 	var in store.DeviceInput
 	in.Name = strPtr(f, "name", create, 64)
 	in.SiteID, _ = a.ref(ctx, f, "site", store.TypeSite, create)
@@ -101,7 +85,7 @@ func (a *API) deviceInput(ctx context.Context, f *form, create, partial bool) st
 	}
 	in.LegacyAlgorithms = boolPtr(f, "legacy_algorithms")
 	if cf, ok := f.object("custom_fields"); ok {
-		merge := partial && cf != nil
+		merge := !create && cf != nil // a PATCH merges
 		if cf == nil {
 			cf = map[string]any{} // null clears them, PATCH or not
 		}

@@ -54,25 +54,9 @@ func interfaceVLAN(vals []string) (store.Expr, error) {
 }
 
 func (a *API) interfaceCRUD() crudSet {
-	wr := Writer{
-		Fields: []string{"device", "name", "type", "enabled", "description", "mode", "untagged_vlan", "tagged_vlans",
-			"tags", "custom_fields"},
-		Create: func(ctx context.Context, f *form, guard store.Scope) (int64, error) {
-			in := a.interfaceInput(ctx, f, true)
-			if err := f.Err(); err != nil {
-				return 0, err
-			}
-			return a.DB.CreateInterface(ctx, in, guard)
-		},
-		Update: func(ctx context.Context, id int64, f *form, partial bool, guard store.Scope) error {
-			in := a.interfaceInput(ctx, f, !partial)
-			if err := f.Err(); err != nil {
-				return err
-			}
-			return a.DB.UpdateInterface(ctx, id, in, guard)
-		},
-		Delete: a.DB.DeleteInterface,
-	}
+	wr := formWriter([]string{"device", "name", "type", "enabled", "description", "mode", "untagged_vlan", "tagged_vlans",
+		"tags", "custom_fields"},
+		a.interfaceInput, a.DB.CreateInterface, a.DB.UpdateInterface, a.DB.DeleteInterface)
 	return crudOf(a, interfaceResource, wr, a.DB.Interfaces, func(i store.Interface) int64 { return i.ID }, renderInterface)
 }
 

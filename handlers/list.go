@@ -493,6 +493,33 @@ type Writer struct {
 	Delete func(ctx context.Context, id int64) error
 }
 
+// formWriter is the Writer of a resource whose writes all read the form into an input,
+// stop on any field error, then call the store with the guard. parse is told create for
+// POST and PUT, when required fields must be sent; a PATCH may omit anything.
+func formWriter[In any](fields []string, parse func(ctx context.Context, f *form, create bool) In,
+	create func(ctx context.Context, in In, guard store.Scope) (int64, error),
+	update func(ctx context.Context, id int64, in In, guard store.Scope) error,
+	del func(ctx context.Context, id int64) error) Writer {
+	return Writer{
+		Fields: fields,
+		Create: func(ctx context.Context, f *form, guard store.Scope) (int64, error) {
+			in := parse(ctx, f, true)
+			if err := f.Err(); err != nil {
+				return 0, err
+			}
+			return create(ctx, in, guard)
+		},
+		Update: func(ctx context.Context, id int64, f *form, partial bool, guard store.Scope) error {
+			in := parse(ctx, f, !partial)
+			if err := f.Err(); err != nil {
+				return err
+			}
+			return update(ctx, id, in, guard)
+		},
+		Delete: del,
+	}
+}
+
 // createHandler: add permission, then the resource's Create, then 201 with the object.
 func createHandler[T any](a *API, res *Resource, wr Writer, load Loader[T], render Renderer[T]) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {

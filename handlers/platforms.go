@@ -36,28 +36,12 @@ var platformResource = &Resource{
 }
 
 func (a *API) platformCRUD() crudSet {
-	wr := Writer{
-		Fields: []string{"name", "slug", "description", "driver", "legacy_algorithms", "tags", "custom_fields"},
-		Create: func(ctx context.Context, f *form, guard store.Scope) (int64, error) {
-			in := platformInput(f, true)
-			if err := f.Err(); err != nil {
-				return 0, err
-			}
-			return a.DB.CreatePlatform(ctx, in, guard)
-		},
-		Update: func(ctx context.Context, id int64, f *form, partial bool, guard store.Scope) error {
-			in := platformInput(f, !partial)
-			if err := f.Err(); err != nil {
-				return err
-			}
-			return a.DB.UpdatePlatform(ctx, id, in, guard)
-		},
-		Delete: a.DB.DeletePlatform,
-	}
+	wr := formWriter([]string{"name", "slug", "description", "driver", "legacy_algorithms", "tags", "custom_fields"},
+		platformInput, a.DB.CreatePlatform, a.DB.UpdatePlatform, a.DB.DeletePlatform)
 	return crudOf(a, platformResource, wr, a.DB.Platforms, func(p store.Platform) int64 { return p.ID }, renderPlatform)
 }
 
-func platformInput(f *form, create bool) store.PlatformInput {
+func platformInput(_ context.Context, f *form, create bool) store.PlatformInput {
 	var in store.PlatformInput
 	in.Name = strPtr(f, "name", create, 100)
 	in.Slug = slugField(f, create)

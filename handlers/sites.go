@@ -29,28 +29,12 @@ var siteResource = &Resource{
 
 func (a *API) siteCRUD() crudSet {
 	res := siteResource
-	wr := Writer{
-		Fields: []string{"name", "slug", "description", "tags", "custom_fields"},
-		Create: func(ctx context.Context, f *form, guard store.Scope) (int64, error) {
-			in := siteInput(f, true)
-			if err := f.Err(); err != nil {
-				return 0, err
-			}
-			return a.DB.CreateSite(ctx, in, guard)
-		},
-		Update: func(ctx context.Context, id int64, f *form, partial bool, guard store.Scope) error {
-			in := siteInput(f, !partial)
-			if err := f.Err(); err != nil {
-				return err
-			}
-			return a.DB.UpdateSite(ctx, id, in, guard)
-		},
-		Delete: a.DB.DeleteSite,
-	}
+	wr := formWriter([]string{"name", "slug", "description", "tags", "custom_fields"},
+		siteInput, a.DB.CreateSite, a.DB.UpdateSite, a.DB.DeleteSite)
 	return crudOf(a, res, wr, a.DB.Sites, func(s store.Site) int64 { return s.ID }, a.renderSite)
 }
 
-func siteInput(f *form, create bool) store.SiteInput {
+func siteInput(_ context.Context, f *form, create bool) store.SiteInput {
 	var in store.SiteInput
 	if s, ok := f.str("name", create, 100); ok {
 		in.Name = &s

@@ -34,28 +34,12 @@ var tagResource = &Resource{
 var colorRE = regexp.MustCompile(`^[0-9a-fA-F]{6}$`)
 
 func (a *API) tagCRUD() crudSet {
-	wr := Writer{
-		Fields: []string{"name", "slug", "color", "description"},
-		Create: func(ctx context.Context, f *form, guard store.Scope) (int64, error) {
-			in := tagInput(f, true)
-			if err := f.Err(); err != nil {
-				return 0, err
-			}
-			return a.DB.CreateTag(ctx, in, guard)
-		},
-		Update: func(ctx context.Context, id int64, f *form, partial bool, guard store.Scope) error {
-			in := tagInput(f, !partial)
-			if err := f.Err(); err != nil {
-				return err
-			}
-			return a.DB.UpdateTag(ctx, id, in, guard)
-		},
-		Delete: a.DB.DeleteTag,
-	}
+	wr := formWriter([]string{"name", "slug", "color", "description"},
+		tagInput, a.DB.CreateTag, a.DB.UpdateTag, a.DB.DeleteTag)
 	return crudOf(a, tagResource, wr, a.DB.Tags, func(t store.Tag) int64 { return t.ID }, renderTag)
 }
 
-func tagInput(f *form, create bool) store.TagInput {
+func tagInput(_ context.Context, f *form, create bool) store.TagInput {
 	var in store.TagInput
 	in.Name = strPtr(f, "name", create, 100)
 	in.Slug = slugField(f, create)

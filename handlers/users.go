@@ -195,29 +195,16 @@ var groupResource = &Resource{
 }
 
 func (a *API) groupCRUD() crudSet {
-	wr := Writer{
-		Fields: []string{"name"},
-		Create: func(ctx context.Context, f *form, guard store.Scope) (int64, error) {
-			name, _ := f.str("name", true, 150)
-			if err := f.Err(); err != nil {
-				return 0, err
-			}
-			return a.DB.CreateGroup(ctx, name, guard)
-		},
-		Update: func(ctx context.Context, id int64, f *form, partial bool, guard store.Scope) error {
-			name, ok := f.str("name", !partial, 150)
-			if err := f.Err(); err != nil {
-				return err
-			}
-			var p *string
-			if ok {
-				p = &name
-			}
-			return a.DB.UpdateGroup(ctx, id, p, guard)
-		},
-		Delete: a.DB.DeleteGroup,
+	create := func(ctx context.Context, name *string, guard store.Scope) (int64, error) {
+		return a.DB.CreateGroup(ctx, *name, guard) // required on create: set when the form has no errors
 	}
+	wr := formWriter([]string{"name"}, groupName, create, a.DB.UpdateGroup, a.DB.DeleteGroup)
 	return crudOf(a, groupResource, wr, a.DB.Groups, func(g store.Group) int64 { return g.ID }, a.renderGroup)
+}
+
+// groupName reads a group's only writable field.
+func groupName(_ context.Context, f *form, create bool) *string {
+	return strPtr(f, "name", create, 150)
 }
 
 func (a *API) renderGroup(r *http.Request, g store.Group, brief bool) any {

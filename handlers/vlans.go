@@ -47,24 +47,8 @@ func vlanOnDevice(vals []string) (store.Expr, error) {
 }
 
 func (a *API) vlanCRUD() crudSet {
-	wr := Writer{
-		Fields: []string{"vid", "name", "site", "status", "description", "tags", "custom_fields"},
-		Create: func(ctx context.Context, f *form, guard store.Scope) (int64, error) {
-			in := a.vlanInput(ctx, f, true)
-			if err := f.Err(); err != nil {
-				return 0, err
-			}
-			return a.DB.CreateVLAN(ctx, in, guard)
-		},
-		Update: func(ctx context.Context, id int64, f *form, partial bool, guard store.Scope) error {
-			in := a.vlanInput(ctx, f, !partial)
-			if err := f.Err(); err != nil {
-				return err
-			}
-			return a.DB.UpdateVLAN(ctx, id, in, guard)
-		},
-		Delete: a.DB.DeleteVLAN,
-	}
+	wr := formWriter([]string{"vid", "name", "site", "status", "description", "tags", "custom_fields"},
+		a.vlanInput, a.DB.CreateVLAN, a.DB.UpdateVLAN, a.DB.DeleteVLAN)
 	return crudOf(a, vlanResource, wr, a.DB.VLANs, func(v store.VLAN) int64 { return v.ID }, renderVLAN(a))
 }
 
