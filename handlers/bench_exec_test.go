@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/crypto/ssh"
-
 	"fieldkit/exec/devsim"
 )
 
@@ -49,7 +47,7 @@ func BenchmarkExecuteVsBareSSH(b *testing.B) {
 		}
 	}
 	bare := func() {
-		if err := bareShow(dev.Addr(), "bench1#"); err != nil {
+		if err := devsim.BareRun(dev.Addr(), simUser, simPass, "bench1#", "terminal length 0", "show version"); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -67,53 +65,6 @@ func BenchmarkExecuteVsBareSSH(b *testing.B) {
 	b.ReportMetric(float64(apiTotal.Microseconds())/float64(b.N)/1000, "api-ms/op")
 	b.ReportMetric(float64(bareTotal.Microseconds())/float64(b.N)/1000, "bare-ms/op")
 	b.ReportMetric(float64(apiTotal)/float64(bareTotal), "ratio")
-}
-
-// bareShow is the least a client can do: log in, PTY shell, prompt, paging off,
-// show version, prompt, hang up.
-func bareShow(addr, prompt string) error {
-	cfg := &ssh.ClientConfig{User: simUser, Auth: []ssh.AuthMethod{ssh.Password(simPass)},
-		HostKeyCallback: ssh.InsecureIgnoreHostKey()}
-	client, err := ssh.Dial("tcp", addr, cfg)
-	if err != nil {
-		return err
-	}
-	defer client.Close()
-	sess, err := client.NewSession()
-	if err != nil {
-		return err
-	}
-	if err := sess.RequestPty("vt100", 200, 511, ssh.TerminalModes{ssh.ECHO: 1}); err != nil {
-		return err
-	}
-	in, _ := sess.StdinPipe()
-	out, _ := sess.StdoutPipe()
-	if err := sess.Shell(); err != nil {
-		return err
-	}
-	if err := readTo(out, prompt); err != nil {
-		return err
-	}
-	for _, c := range []string{"terminal length 0", "show version"} {
-		io.WriteString(in, c+"\n")
-		if err := readTo(out, prompt); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func readTo(r io.Reader, prompt string) error {
-	var buf []byte
-	chunk := make([]byte, 32<<10)
-	for !bytes.HasSuffix(bytes.TrimRight(buf, " "), []byte(prompt)) {
-		n, err := r.Read(chunk)
-		buf = append(buf, chunk[:n]...)
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // BenchmarkBulk1000 sends 1,000 executions over 100 simulated devices (10 each, 50 ms
