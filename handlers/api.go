@@ -16,6 +16,7 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 
+	"fieldkit/handlers/httpjson"
 	"fieldkit/store"
 )
 
@@ -89,7 +90,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (a *API) recovered(w http.ResponseWriter, r *http.Request, v any) {
 	a.Logger.Error("panic serving request", "request_id", requestID(r), "path", r.URL.Path,
 		"panic", v, "stack", string(debug.Stack()))
-	writeJSON(w, http.StatusInternalServerError, map[string]string{"detail": "Internal server error", "request_id": requestID(r)})
+	httpjson.Write(w, http.StatusInternalServerError, map[string]string{"detail": "Internal server error", "request_id": requestID(r)})
 }
 
 type ctxKey int

@@ -10,6 +10,7 @@ import (
 
 	"fieldkit/exec"
 	"fieldkit/exec/ratelimit"
+	"fieldkit/handlers/httpjson"
 	"fieldkit/store"
 )
 
@@ -30,16 +31,16 @@ func (a *API) bulkExecute(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var elems []json.RawMessage
-	raw, ok := f.raw["executions"]
+	raw, ok := f.Raw["executions"]
 	switch {
 	case !ok:
-		f.errs.Add("executions", "This field is required.")
+		f.Errs.Add("executions", "This field is required.")
 	case json.Unmarshal(raw, &elems) != nil:
-		f.errs.Add("executions", "Expected a list of execution objects.")
+		f.Errs.Add("executions", "Expected a list of execution objects.")
 	case len(elems) == 0:
-		f.errs.Add("executions", "Give at least one execution.")
+		f.Errs.Add("executions", "Give at least one execution.")
 	case len(elems) > a.bulkMax():
-		f.errs.Add("executions", fmt.Sprintf("Ensure this field has no more than %d elements.", a.bulkMax()))
+		f.Errs.Add("executions", fmt.Sprintf("Ensure this field has no more than %d elements.", a.bulkMax()))
 	}
 	if err := f.Err(); err != nil {
 		return err
@@ -58,7 +59,7 @@ func (a *API) bulkExecute(w http.ResponseWriter, r *http.Request) error {
 			ok2++
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"results": results,
+	httpjson.Write(w, http.StatusOK, map[string]any{"results": results,
 		"summary": map[string]int{"total": len(items), "successful": ok2, "failed": len(items) - ok2}})
 	return nil
 }
@@ -78,25 +79,19 @@ func (a *API) planElement(r *http.Request, i int, raw json.RawMessage, pc *planC
 			"execution_time": nil, "error": reason, "details": details}
 		return it
 	}
-	f := &form{errs: FieldErrors{}}
-	if json.Unmarshal(raw, &f.raw) != nil || f.raw == nil {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil || fields == nil {
 		return reject("Invalid execution.", map[string]any{"non_field_errors": []string{"Expected an object."}})
 	}
-	for _, k := range sortedKeys(f.raw) {
-		switch k {
-		case "command_id", "device_id", "credential_token", "variables", "timeout":
-		default:
-			f.errs.Add(k, "Unknown field.")
-		}
-	}
-	cmdID, _ := f.integer("command_id", true, 1, 1<<53)
+	f := httpjson.NewForm(fields, "command_id", "device_id", "credential_token", "variables", "timeout")
+	cmdID, _ := f.Integer("command_id", true, 1, 1<<53)
 	req := readExecRequest(f, true)
-	if len(f.errs) > 0 {
-		return reject("Invalid execution.", map[string]any(f.errs))
+	if len(f.Errs) > 0 {
+		return reject("Invalid execution.", map[string]any(f.Errs))
 	}
 	cmd, err := pc.command(a, r, cmdID)
 	if err != nil {
-		if e, ok := err.(*Error); ok && e.Status == http.StatusNotFound {
+		if e, ok := err.(*httpjson.Error); ok && e.Status == http.StatusNotFound {
 			return reject("Command not found.", map[string]any{"command_id": []string{"Command not found."}})
 		}
 		return reject("Internal error.", map[string]any{"detail": a.errorResponse(r, err).Body})

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"fieldkit/handlers/httpjson"
 	"fieldkit/store"
 )
 
@@ -61,16 +62,16 @@ func (a *API) variableChoices(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	for k := range q {
 		if k != "device_id" && k != "format" {
-			return badRequest(k, "Unknown parameter.")
+			return httpjson.BadRequest(k, "Unknown parameter.")
 		}
 	}
 	raw := q.Get("device_id")
 	if raw == "" {
-		return badRequest("device_id", "This parameter is required.")
+		return httpjson.BadRequest("device_id", "This parameter is required.")
 	}
 	deviceID, err := strconv.ParseInt(raw, 10, 64)
 	if err != nil || deviceID < 1 {
-		return badRequest("device_id", "A valid integer is required.")
+		return httpjson.BadRequest("device_id", "A valid integer is required.")
 	}
 	scope, err := a.scope(r, store.TypeDevice, "view")
 	if err != nil {
@@ -96,7 +97,7 @@ func (a *API) variableChoices(w http.ResponseWriter, r *http.Request) error {
 		vars[v.Name] = map[string]any{"type": v.VariableType, "choices": cs, "help_text": v.HelpText,
 			"default_value": v.DefaultValue, "required": v.Required, "display_name": v.DisplayName}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"device_id": deviceID, "device_name": target.Name,
+	httpjson.Write(w, http.StatusOK, map[string]any{"device_id": deviceID, "device_name": target.Name,
 		"command_id": cmd.ID, "command_name": cmd.Name, "variables": vars})
 	return nil
 }
@@ -124,6 +125,6 @@ func (a *API) validateVariables(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return asHTTP(err)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"valid": true, "command": p.text})
+	httpjson.Write(w, http.StatusOK, map[string]any{"valid": true, "command": p.text})
 	return nil
 }

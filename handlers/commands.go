@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"fieldkit/handlers/httpjson"
 	"fieldkit/store"
 )
 
@@ -94,30 +95,30 @@ func (a *API) commandInput(ctx context.Context, f *form, cur *store.Command, par
 	if s, ok := nonBlank(f, "command", full, 0); ok {
 		in.Command = &s
 	}
-	if s, ok := f.str("description", false, 0); ok {
+	if s, ok := f.Str("description", false, 0); ok {
 		in.Description = &s
 	}
-	if s, ok := f.choice("command_type", false, store.CommandShow, store.CommandConfig); ok {
+	if s, ok := f.Choice("command_type", false, store.CommandShow, store.CommandConfig); ok {
 		in.CommandType = &s
 	}
 	if ids, ok := a.refs(ctx, f, "platforms", store.TypePlatform); ok {
 		if len(ids) == 0 {
-			f.errs.Add("platforms", "This list may not be empty.")
+			f.Errs.Add("platforms", "This list may not be empty.")
 		}
 		in.Platforms = &ids
-	} else if full && !f.has("platforms") {
-		f.errs.Add("platforms", "This field is required.")
+	} else if full && !f.Has("platforms") {
+		f.Errs.Add("platforms", "This field is required.")
 	}
 	if ids, ok := a.refs(ctx, f, "tags", store.TypeTag); ok {
 		in.Tags = &ids
 	}
-	if m, ok := f.object("custom_fields"); ok {
+	if m, ok := f.Object("custom_fields"); ok {
 		in.CustomFields = &m
 	}
 	vars, varErrs, varsOK := parseVariables(f)
 	if varsOK {
 		in.Variables = &vars
-	} else if full && !f.has("variables") {
+	} else if full && !f.Has("variables") {
 		// PUT replaces the whole object: no variables sent means none.
 		vars, varsOK = []store.CommandVariable{}, true
 		in.Variables = &vars
@@ -127,53 +128,53 @@ func (a *API) commandInput(ctx context.Context, f *form, cur *store.Command, par
 	switch {
 	case in.Command != nil:
 		text, textOK = *in.Command, true
-	case !f.has("command") && cur != nil:
+	case !f.Has("command") && cur != nil:
 		text, textOK = cur.Command, true
 	}
-	if !f.has("variables") && cur != nil && partial {
+	if !f.Has("variables") && cur != nil && partial {
 		vars, varsOK = cur.Variables, true
 	}
 	if textOK && varsOK {
-		checkPlaceholders(f, text, vars, varErrs, f.has("variables"))
+		checkPlaceholders(f, text, vars, varErrs, f.Has("variables"))
 	}
 	if varErrs != nil && hasNestedErrors(varErrs) {
 		list := make([]any, len(varErrs))
 		for i, e := range varErrs {
 			list[i] = e
 		}
-		f.errs["variables"] = list
+		f.Errs["variables"] = list
 	}
 	return in
 }
 
 // nonBlank reads a string that, when sent, may not be blank.
 func nonBlank(f *form, name string, required bool, maxLen int) (string, bool) {
-	s, ok := f.str(name, required, maxLen)
+	s, ok := f.Str(name, required, maxLen)
 	if ok && strings.TrimSpace(s) == "" {
-		f.errs.Add(name, "This field may not be blank.")
+		f.Errs.Add(name, "This field may not be blank.")
 		return "", false
 	}
 	return s, ok
 }
 
-// parseVariables reads the nested variables. It returns one FieldErrors per element
+// parseVariables reads the nested variables. It returns one httpjson.FieldErrors per element
 // (empty for a valid one) so that errors come out as DRF's nested list.
-func parseVariables(f *form) ([]store.CommandVariable, []FieldErrors, bool) {
-	raw, ok := f.raw["variables"]
+func parseVariables(f *form) ([]store.CommandVariable, []httpjson.FieldErrors, bool) {
+	raw, ok := f.Raw["variables"]
 	if !ok {
 		return nil, nil, false
 	}
 	if string(raw) == "null" {
-		f.errs.Add("variables", "This field may not be null.")
+		f.Errs.Add("variables", "This field may not be null.")
 		return nil, nil, false
 	}
 	var items []json.RawMessage
 	if err := json.Unmarshal(raw, &items); err != nil {
-		f.errs.Add("variables", `Expected a list of items but got type "`+jsonType(raw)+`".`)
+		f.Errs.Add("variables", `Expected a list of items but got type "`+jsonType(raw)+`".`)
 		return nil, nil, false
 	}
 	vars := make([]store.CommandVariable, 0, len(items))
-	errs := make([]FieldErrors, len(items))
+	errs := make([]httpjson.FieldErrors, len(items))
 	seen := map[string]bool{}
 	for i, it := range items {
 		v, fe := parseVariable(it)
@@ -189,52 +190,45 @@ func parseVariables(f *form) ([]store.CommandVariable, []FieldErrors, bool) {
 	return vars, errs, !hasNestedErrors(errs)
 }
 
-func parseVariable(raw json.RawMessage) (store.CommandVariable, FieldErrors) {
-	sub := &form{errs: FieldErrors{}}
-	if err := json.Unmarshal(raw, &sub.raw); err != nil || sub.raw == nil {
-		sub.errs.Add("non_field_errors", fmt.Sprintf("Invalid data. Expected a dictionary, but got %s.", jsonType(raw)))
-		return store.CommandVariable{}, sub.errs
+func parseVariable(raw json.RawMessage) (store.CommandVariable, httpjson.FieldErrors) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+		fe := httpjson.FieldErrors{}
+		fe.Add("non_field_errors", fmt.Sprintf("Invalid data. Expected a dictionary, but got %s.", jsonType(raw)))
+		return store.CommandVariable{}, fe
 	}
-	allowed := map[string]bool{}
-	for _, k := range variableFields {
-		allowed[k] = true
-	}
-	for _, k := range sortedKeys(sub.raw) {
-		if !allowed[k] {
-			sub.errs.Add(k, "Unknown field.")
-		}
-	}
+	sub := httpjson.NewForm(fields, variableFields...)
 	v := store.CommandVariable{VariableType: "text", Required: true}
-	if s, ok := sub.str("name", true, 100); ok {
+	if s, ok := sub.Str("name", true, 100); ok {
 		switch {
 		case store.ValidVariableName(s):
 			v.Name = s
 		case store.VariableNameRE.MatchString(s):
-			sub.errs.Add("name", fmt.Sprintf("%q is reserved: <%s> is literal command text.", s, s))
+			sub.Errs.Add("name", fmt.Sprintf("%q is reserved: <%s> is literal command text.", s, s))
 		default:
-			sub.errs.Add("name", "Enter a valid variable name: a letter, then letters, digits or underscores.")
+			sub.Errs.Add("name", "Enter a valid variable name: a letter, then letters, digits or underscores.")
 		}
 	}
-	v.DisplayName, _ = sub.str("display_name", false, 100)
+	v.DisplayName, _ = sub.Str("display_name", false, 100)
 	if v.DisplayName == "" {
 		v.DisplayName = v.Name
 	}
-	if s, ok := sub.str("variable_type", false, 0); ok {
+	if s, ok := sub.Str("variable_type", false, 0); ok {
 		if t, ok := store.NormalizeVariableType(s); ok {
 			v.VariableType = t
 		} else {
-			sub.errs.Add("variable_type", fmt.Sprintf("%q is not a valid choice.", s))
+			sub.Errs.Add("variable_type", fmt.Sprintf("%q is not a valid choice.", s))
 		}
 	}
-	if b, ok := sub.boolean("required"); ok {
+	if b, ok := sub.Boolean("required"); ok {
 		v.Required = b
 	}
-	v.HelpText, _ = sub.str("help_text", false, 0)
-	v.DefaultValue, _ = sub.str("default_value", false, 0)
-	return v, sub.errs
+	v.HelpText, _ = sub.Str("help_text", false, 0)
+	v.DefaultValue, _ = sub.Str("default_value", false, 0)
+	return v, sub.Errs
 }
 
-func hasNestedErrors(errs []FieldErrors) bool {
+func hasNestedErrors(errs []httpjson.FieldErrors) bool {
 	for _, e := range errs {
 		if len(e) > 0 {
 			return true
@@ -246,7 +240,7 @@ func hasNestedErrors(errs []FieldErrors) bool {
 // checkPlaceholders makes every placeholder of the command have a variable and every
 // variable appear in the command. A variable's error goes on its own element when the
 // variables were sent, else on the command.
-func checkPlaceholders(f *form, text string, vars []store.CommandVariable, varErrs []FieldErrors, varsSent bool) {
+func checkPlaceholders(f *form, text string, vars []store.CommandVariable, varErrs []httpjson.FieldErrors, varsSent bool) {
 	declared := map[string]bool{}
 	for _, v := range vars {
 		declared[v.Name] = true
@@ -255,7 +249,7 @@ func checkPlaceholders(f *form, text string, vars []store.CommandVariable, varEr
 	for _, p := range store.Placeholders(text) {
 		used[p] = true
 		if !declared[p] {
-			f.errs.Add("command", fmt.Sprintf("Placeholder <%s> has no variable; add a variable named %q.", p, p))
+			f.Errs.Add("command", fmt.Sprintf("Placeholder <%s> has no variable; add a variable named %q.", p, p))
 		}
 	}
 	for i, v := range vars {
@@ -266,7 +260,7 @@ func checkPlaceholders(f *form, text string, vars []store.CommandVariable, varEr
 		if varsSent && i < len(varErrs) {
 			varErrs[i].Add("name", msg)
 		} else {
-			f.errs.Add("command", msg)
+			f.Errs.Add("command", msg)
 		}
 	}
 }

@@ -84,7 +84,7 @@ func (a *API) deviceInput(ctx context.Context, f *form, create bool) store.Devic
 		in.Tags = &ids
 	}
 	in.LegacyAlgorithms = boolPtr(f, "legacy_algorithms")
-	if cf, ok := f.object("custom_fields"); ok {
+	if cf, ok := f.Object("custom_fields"); ok {
 		merge := !create && cf != nil // a PATCH merges
 		if cf == nil {
 			cf = map[string]any{} // null clears them, PATCH or not
@@ -92,8 +92,8 @@ func (a *API) deviceInput(ctx context.Context, f *form, create bool) store.Devic
 		checkCustomFields(f, cf)
 		in.CustomFields, in.MergeCustomFields = cf, merge
 	}
-	if f.has("site") && f.isNull("site") && !f.errs.Has("site") {
-		f.errs.Add("site", "This field may not be null.")
+	if f.Has("site") && f.IsNull("site") && !f.Errs.Has("site") {
+		f.Errs.Add("site", "This field may not be null.")
 	}
 	return in
 }
@@ -106,7 +106,7 @@ func checkCustomFields(f *form, cf map[string]any) {
 	}
 	n, isNum := v.(float64)
 	if !isNum || n != math.Trunc(n) || n < 1 || n > 65535 {
-		f.errs.Add("custom_fields", "ssh_port: Ensure this value is an integer between 1 and 65535.")
+		f.Errs.Add("custom_fields", "ssh_port: Ensure this value is an integer between 1 and 65535.")
 	}
 }
 

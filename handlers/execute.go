@@ -15,6 +15,7 @@ import (
 	"fieldkit/exec/ratelimit"
 	"fieldkit/exec/textfsm"
 	"fieldkit/exec/variables"
+	"fieldkit/handlers/httpjson"
 	"fieldkit/store"
 )
 
@@ -70,8 +71,8 @@ type rejection struct {
 
 func (rj *rejection) Error() string { return rj.reason }
 
-func (rj *rejection) httpError() *Error {
-	e := &Error{Status: rj.status, Body: rj.body}
+func (rj *rejection) httpError() *httpjson.Error {
+	e := &httpjson.Error{Status: rj.status, Body: rj.body}
 	if rj.retryAfter > 0 {
 		e.Header = http.Header{"Retry-After": {strconv.Itoa(rj.retryAfter)}}
 	}
@@ -86,19 +87,19 @@ func fieldRejection(field, msg string) *rejection {
 // readExecRequest reads the execution fields from a form (a body, or a bulk element).
 func readExecRequest(f *form, tokenRequired bool) execRequest {
 	var req execRequest
-	req.DeviceID, _ = f.integer("device_id", true, 1, 1<<53)
-	if f.has("credential_set_id") {
-		req.SetID, _ = f.integer("credential_set_id", true, 1, 1<<53)
+	req.DeviceID, _ = f.Integer("device_id", true, 1, 1<<53)
+	if f.Has("credential_set_id") {
+		req.SetID, _ = f.Integer("credential_set_id", true, 1, 1<<53)
 		tokenRequired = false
 	}
-	req.Token, _ = f.str("credential_token", tokenRequired, 0)
-	if raw, ok := f.raw["variables"]; ok && string(raw) != "null" {
+	req.Token, _ = f.Str("credential_token", tokenRequired, 0)
+	if raw, ok := f.Raw["variables"]; ok && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &req.Variables); err != nil {
-			f.errs.Add("variables", "Must be an object of variable name to value.")
+			f.Errs.Add("variables", "Must be an object of variable name to value.")
 		}
 	}
 	req.Timeout = defaultTimeout
-	if n, ok := f.integer("timeout", false, minTimeout, maxTimeout); ok {
+	if n, ok := f.Integer("timeout", false, minTimeout, maxTimeout); ok {
 		req.Timeout = int(n)
 	}
 	return req
@@ -406,7 +407,7 @@ func (a *API) execute(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, a.executeBody(p, o))
+	httpjson.Write(w, http.StatusOK, a.executeBody(p, o))
 	return nil
 }
 

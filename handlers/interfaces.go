@@ -63,20 +63,20 @@ func (a *API) interfaceCRUD() crudSet {
 func (a *API) interfaceInput(ctx context.Context, f *form, create bool) store.InterfaceInput {
 	var in store.InterfaceInput
 	in.DeviceID, _ = a.ref(ctx, f, "device", store.TypeDevice, create)
-	if f.has("device") && f.isNull("device") && !f.errs.Has("device") {
-		f.errs.Add("device", "This field may not be null.")
+	if f.Has("device") && f.IsNull("device") && !f.Errs.Has("device") {
+		f.Errs.Add("device", "This field may not be null.")
 	}
 	in.Name = strPtr(f, "name", create, 64)
 	unwrapChoice(f, "type")
-	if s, ok := f.str("type", false, 50); ok {
+	if s, ok := f.Str("type", false, 50); ok {
 		if !validSlug(s) {
-			f.errs.Add("type", "Enter a valid interface type (a slug such as 1000base-t or virtual).")
+			f.Errs.Add("type", "Enter a valid interface type (a slug such as 1000base-t or virtual).")
 		}
 		in.Type = &s
 	}
 	in.Enabled = boolPtr(f, "enabled")
 	in.Description = strPtr(f, "description", false, 200)
-	if f.isNull("mode") {
+	if f.IsNull("mode") {
 		empty := ""
 		in.Mode = &empty
 	} else {

@@ -41,14 +41,14 @@ func choice(value string) any {
 // unwrapChoice lets a write send a choice back as it was read ({"value": "active", …})
 // as well as the bare value NetBox documents.
 func unwrapChoice(f *form, name string) {
-	raw, ok := f.raw[name]
+	raw, ok := f.Raw[name]
 	if !ok || len(raw) == 0 || raw[0] != '{' {
 		return
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err == nil {
 		if v, ok := obj["value"]; ok {
-			f.raw[name] = v
+			f.Raw[name] = v
 		}
 	}
 }
@@ -56,24 +56,24 @@ func unwrapChoice(f *form, name string) {
 // optRef reads a nullable nested reference into a store.OptRef.
 func (a *API) optRef(ctx context.Context, f *form, name, objectType string) store.OptRef {
 	id, sent := a.ref(ctx, f, name, objectType, false)
-	return store.OptRef{Set: sent && !f.errs.Has(name), ID: id}
+	return store.OptRef{Set: sent && !f.Errs.Has(name), ID: id}
 }
 
 // slugField reads a slug, checking its characters.
 func slugField(f *form, create bool) *string {
-	s, ok := f.str("slug", create, 100)
+	s, ok := f.Str("slug", create, 100)
 	if !ok {
 		return nil
 	}
 	if !validSlug(s) {
-		f.errs.Add("slug", "Enter a valid slug consisting of letters, numbers, underscores or hyphens.")
+		f.Errs.Add("slug", "Enter a valid slug consisting of letters, numbers, underscores or hyphens.")
 	}
 	return &s
 }
 
 // strPtr reads an optional string field into a pointer (nil when absent or invalid).
 func strPtr(f *form, name string, required bool, maxLen int) *string {
-	if s, ok := f.str(name, required, maxLen); ok {
+	if s, ok := f.Str(name, required, maxLen); ok {
 		return &s
 	}
 	return nil
@@ -82,14 +82,14 @@ func strPtr(f *form, name string, required bool, maxLen int) *string {
 // choicePtr reads a choice field (bare value or read shape) into a pointer.
 func choicePtr(f *form, name string, required bool, choices ...string) *string {
 	unwrapChoice(f, name)
-	if s, ok := f.choice(name, required, choices...); ok {
+	if s, ok := f.Choice(name, required, choices...); ok {
 		return &s
 	}
 	return nil
 }
 
 func boolPtr(f *form, name string) *bool {
-	if b, ok := f.boolean(name); ok {
+	if b, ok := f.Boolean(name); ok {
 		return &b
 	}
 	return nil

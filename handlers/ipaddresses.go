@@ -123,17 +123,17 @@ var dnsNameRE = regexp.MustCompile(`^([0-9A-Za-z_-]+|\*)(\.[0-9A-Za-z_-]+)*\.?$`
 
 func (a *API) ipAddressInput(ctx context.Context, f *form, create bool) (store.IPAddressInput, error) {
 	var in store.IPAddressInput
-	if s, ok := f.str("address", create, 0); ok {
+	if s, ok := f.Str("address", create, 0); ok {
 		addr, err := store.NormalizeAddress(strings.TrimSpace(s))
 		if err != nil {
-			f.errs.Add("address", "Enter a valid IPv4 or IPv6 address with a prefix length (10.0.0.1/24).")
+			f.Errs.Add("address", "Enter a valid IPv4 or IPv6 address with a prefix length (10.0.0.1/24).")
 		}
 		in.Address = &addr
 	}
 	in.Status = choicePtr(f, "status", false, store.IPStatuses...)
-	if s, ok := f.str("dns_name", false, 255); ok {
+	if s, ok := f.Str("dns_name", false, 255); ok {
 		if s != "" && !dnsNameRE.MatchString(s) {
-			f.errs.Add("dns_name", "Only alphanumeric characters, asterisks, hyphens, periods, and underscores are allowed in DNS names.")
+			f.Errs.Add("dns_name", "Only alphanumeric characters, asterisks, hyphens, periods, and underscores are allowed in DNS names.")
 		}
 		in.DNSName = &s
 	}
@@ -149,37 +149,37 @@ func (a *API) ipAddressInput(ctx context.Context, f *form, create bool) (store.I
 // assignment reads assigned_object_type and assigned_object_id, which NetBox sets as a
 // pair; the only assignable type here is an interface.
 func (a *API) assignment(ctx context.Context, f *form, create bool) (store.OptRef, error) {
-	typeSent, idSent := f.has("assigned_object_type"), f.has("assigned_object_id")
-	typeNull := f.isNull("assigned_object_type")
+	typeSent, idSent := f.Has("assigned_object_type"), f.Has("assigned_object_id")
+	typeNull := f.IsNull("assigned_object_type")
 	if typeSent && !typeNull {
-		if _, ok := f.choice("assigned_object_type", false, store.AssignedInterface); !ok {
+		if _, ok := f.Choice("assigned_object_type", false, store.AssignedInterface); !ok {
 			return store.OptRef{}, nil
 		}
 	}
 	switch {
-	case idSent && f.isNull("assigned_object_id"):
+	case idSent && f.IsNull("assigned_object_id"):
 		return store.OptRef{Set: true}, nil
 	case idSent:
-		id, ok := f.integer("assigned_object_id", false, 1, 1<<53)
+		id, ok := f.Integer("assigned_object_id", false, 1, 1<<53)
 		if !ok {
 			return store.OptRef{}, nil
 		}
 		if typeNull {
-			f.errs.Add("assigned_object_type", "This field is required when assigned_object_id is set.")
+			f.Errs.Add("assigned_object_type", "This field is required when assigned_object_id is set.")
 		}
 		found, err := a.DB.Exists(ctx, store.TypeInterface, id)
 		if err != nil {
 			return store.OptRef{}, err
 		}
 		if !found {
-			f.errs.Add("assigned_object_id", refMessage(id, nil))
+			f.Errs.Add("assigned_object_id", refMessage(id, nil))
 			return store.OptRef{}, nil
 		}
 		return store.OptRef{Set: true, ID: &id}, nil
 	case typeSent && typeNull:
 		return store.OptRef{Set: true}, nil
 	case typeSent && create:
-		f.errs.Add("assigned_object_id", "This field is required when assigned_object_type is set.")
+		f.Errs.Add("assigned_object_id", "This field is required when assigned_object_type is set.")
 	}
 	return store.OptRef{}, nil
 }

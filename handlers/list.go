@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"fieldkit/handlers/httpjson"
 	"fieldkit/store"
 )
 
@@ -99,7 +100,7 @@ func (res *Resource) parseList(r *http.Request) (store.Query, page, error) {
 	vals := r.URL.Query()
 	q := store.Query{Model: res.Type}
 	pg := page{limit: defaultLimit}
-	fe := FieldErrors{}
+	fe := httpjson.FieldErrors{}
 	if v := vals.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		switch {
@@ -379,10 +380,10 @@ func listHandler[T any](a *API, res *Resource, load Loader[T], id IDOf[T], rende
 			results[i] = render(r, o, pg.brief)
 		}
 		if !res.Cache {
-			writeJSON(w, http.StatusOK, paginate(r, total, pg, results))
+			httpjson.Write(w, http.StatusOK, paginate(r, total, pg, results))
 			return nil
 		}
-		body, err := marshalJSON(paginate(r, total, pg, results))
+		body, err := httpjson.Marshal(paginate(r, total, pg, results))
 		if err != nil {
 			return err
 		}
@@ -479,7 +480,7 @@ func detailHandler[T any](a *API, res *Resource, load Loader[T], render Renderer
 			return err
 		}
 		brief, _ := boolParam(r.URL.Query().Get("brief"))
-		writeJSON(w, http.StatusOK, render(r, obj, brief))
+		httpjson.Write(w, http.StatusOK, render(r, obj, brief))
 		return nil
 	}
 }
@@ -543,7 +544,7 @@ func createHandler[T any](a *API, res *Resource, wr Writer, load Loader[T], rend
 			return errors.Join(err, fmt.Errorf("created %s %d vanished", res.Type, id))
 		}
 		w.Header().Set("Location", res.objURL(r, id))
-		writeJSON(w, http.StatusCreated, render(r, objs[0], false))
+		httpjson.Write(w, http.StatusCreated, render(r, objs[0], false))
 		return nil
 	}
 }
@@ -592,7 +593,7 @@ func updateHandler[T any](a *API, res *Resource, wr Writer, load Loader[T], rend
 		if err != nil || len(objs) == 0 {
 			return errors.Join(err, errNotFound())
 		}
-		writeJSON(w, http.StatusOK, render(r, objs[0], false))
+		httpjson.Write(w, http.StatusOK, render(r, objs[0], false))
 		return nil
 	}
 }

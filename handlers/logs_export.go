@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"fieldkit/handlers/httpjson"
 	"fieldkit/store"
 )
 
@@ -28,7 +29,7 @@ func (a *API) logStatistics(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	fe := FieldErrors{}
+	fe := httpjson.FieldErrors{}
 	for _, k := range sortedKeys(r.URL.Query()) {
 		fe.Add(k, "Unknown parameter: statistics take no parameters.")
 	}
@@ -47,7 +48,7 @@ func (a *API) logStatistics(w http.ResponseWriter, r *http.Request) error {
 	for i, c := range st.CommonErrors {
 		errs[i] = map[string]any{"error": c.Name, "count": c.Count}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
+	httpjson.Write(w, http.StatusOK, map[string]any{
 		"total_logs":   st.Total,
 		"success_rate": st.SuccessRate,
 		"last_24h": map[string]any{"total": st.Last24h.Total, "successful": st.Last24h.Successful,
@@ -72,7 +73,7 @@ type exportRequest struct {
 // anything else is a 400 naming the parameter.
 func (a *API) parseExport(r *http.Request) (exportRequest, error) {
 	vals := r.URL.Query()
-	fe := FieldErrors{}
+	fe := httpjson.FieldErrors{}
 	req := exportRequest{format: store.FormatJSON}
 	if v := vals.Get("format"); v != "" {
 		if v != store.FormatJSON && v != store.FormatCSV {
@@ -115,7 +116,7 @@ func (a *API) parseExport(r *http.Request) (exportRequest, error) {
 }
 
 // day reads an optional YYYY-MM-DD parameter in the configured time zone.
-func (a *API) day(fe FieldErrors, v, name string) (t time.Time) {
+func (a *API) day(fe httpjson.FieldErrors, v, name string) (t time.Time) {
 	if v == "" {
 		return t
 	}

@@ -97,19 +97,19 @@ func (a *API) permissionCRUD() crudSet {
 // together, against the current values (cur) of the fields a PATCH leaves out.
 func (a *API) permissionInput(ctx context.Context, f *form, create bool, cur store.Permission) store.PermissionInput {
 	var in store.PermissionInput
-	if s, ok := f.str("name", create, 100); ok {
+	if s, ok := f.Str("name", create, 100); ok {
 		in.Name = &s
 	}
-	if s, ok := f.str("description", false, 200); ok {
+	if s, ok := f.Str("description", false, 200); ok {
 		in.Description = &s
 	}
-	if b, ok := f.boolean("enabled"); ok {
+	if b, ok := f.Boolean("enabled"); ok {
 		in.Enabled = &b
 	}
 	types, typesOK := permList(f, "object_types", create)
 	for _, t := range types {
 		if !slices.Contains(store.ObjectTypes(), t) {
-			f.errs.Add("object_types", fmt.Sprintf("Unknown object type %q.", t))
+			f.Errs.Add("object_types", fmt.Sprintf("Unknown object type %q.", t))
 		}
 	}
 	actions, actionsOK := permList(f, "actions", create)
@@ -126,9 +126,9 @@ func (a *API) permissionInput(ctx context.Context, f *form, create bool, cur sto
 	for _, act := range actions {
 		switch {
 		case !slices.Contains(permissionActions, act):
-			f.errs.Add("actions", fmt.Sprintf("Unknown action %q.", act))
+			f.Errs.Add("actions", fmt.Sprintf("Unknown action %q.", act))
 		case strings.HasPrefix(act, "execute_") && !slices.Contains(types, store.TypeCommand):
-			f.errs.Add("actions", fmt.Sprintf("Action %q applies only to %s.", act, store.TypeCommand))
+			f.Errs.Add("actions", fmt.Sprintf("Action %q applies only to %s.", act, store.TypeCommand))
 		}
 	}
 	cons, consOK := permConstraints(f, "constraints")
@@ -137,9 +137,9 @@ func (a *API) permissionInput(ctx context.Context, f *form, create bool, cur sto
 	} else {
 		cons = cur.Constraints
 	}
-	if cons != nil && string(cons) != "null" && !f.errs.Has("object_types") && !f.errs.Has("constraints") {
+	if cons != nil && string(cons) != "null" && !f.Errs.Has("object_types") && !f.Errs.Has("constraints") {
 		if err := store.ValidateConstraints(types, string(cons)); err != nil {
-			f.errs.Add("constraints", err.Error())
+			f.Errs.Add("constraints", err.Error())
 		}
 	}
 	if ids, ok := a.refs(ctx, f, "users", store.TypeUser); ok {
@@ -153,20 +153,20 @@ func (a *API) permissionInput(ctx context.Context, f *form, create bool, cur sto
 
 // strList reads a list of strings, without duplicates; required lists may not be empty.
 func permList(f *form, name string, required bool) ([]string, bool) {
-	raw, ok := f.raw[name]
+	raw, ok := f.Raw[name]
 	if !ok {
 		if required {
-			f.errs.Add(name, "This field is required.")
+			f.Errs.Add(name, "This field is required.")
 		}
 		return nil, false
 	}
 	var list []string
 	if err := json.Unmarshal(raw, &list); err != nil || list == nil {
-		f.errs.Add(name, `Expected a list of strings but got type "`+jsonType(raw)+`".`)
+		f.Errs.Add(name, `Expected a list of strings but got type "`+jsonType(raw)+`".`)
 		return nil, false
 	}
 	if len(list) == 0 {
-		f.errs.Add(name, "This list may not be empty.")
+		f.Errs.Add(name, "This list may not be empty.")
 		return nil, false
 	}
 	out := make([]string, 0, len(list))
@@ -181,7 +181,7 @@ func permList(f *form, name string, required bool) ([]string, bool) {
 // constraints reads a constraint field: null, an object, or a list of objects; it is
 // stored compacted.
 func permConstraints(f *form, name string) (json.RawMessage, bool) {
-	raw, ok := f.raw[name]
+	raw, ok := f.Raw[name]
 	if !ok {
 		return nil, false
 	}
@@ -203,12 +203,12 @@ func permConstraints(f *form, name string) (json.RawMessage, bool) {
 		}
 	}
 	if !okShape {
-		f.errs.Add(name, "Constraints must be a JSON object, a list of JSON objects, or null.")
+		f.Errs.Add(name, "Constraints must be a JSON object, a list of JSON objects, or null.")
 		return nil, false
 	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, raw); err != nil {
-		f.errs.Add(name, "Constraints must be valid JSON.")
+		f.Errs.Add(name, "Constraints must be valid JSON.")
 		return nil, false
 	}
 	return json.RawMessage(buf.Bytes()), true

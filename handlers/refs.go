@@ -15,22 +15,22 @@ type nested map[string]any
 // ref resolves a nested reference field (an id or a dict of unique fields) to an id.
 // It returns (nil, sent) for an explicit null; errors are collected on the form.
 func (a *API) ref(ctx context.Context, f *form, name, objectType string, required bool) (*int64, bool) {
-	raw, ok := f.raw[name]
+	raw, ok := f.Raw[name]
 	if !ok {
 		if required {
-			f.errs.Add(name, "This field is required.")
+			f.Errs.Add(name, "This field is required.")
 		}
 		return nil, false
 	}
 	if string(raw) == "null" {
 		if required {
-			f.errs.Add(name, "This field may not be null.")
+			f.Errs.Add(name, "This field may not be null.")
 		}
 		return nil, true
 	}
 	id, err := a.resolve(ctx, raw, objectType)
 	if err != nil {
-		f.errs.Add(name, err.Error())
+		f.Errs.Add(name, err.Error())
 		return nil, false
 	}
 	return &id, true
@@ -38,7 +38,7 @@ func (a *API) ref(ctx context.Context, f *form, name, objectType string, require
 
 // refs resolves a list of nested references.
 func (a *API) refs(ctx context.Context, f *form, name, objectType string) ([]int64, bool) {
-	raw, ok := f.raw[name]
+	raw, ok := f.Raw[name]
 	if !ok {
 		return nil, false
 	}
@@ -47,7 +47,7 @@ func (a *API) refs(ctx context.Context, f *form, name, objectType string) ([]int
 	}
 	var items []json.RawMessage
 	if err := json.Unmarshal(raw, &items); err != nil {
-		f.errs.Add(name, `Expected a list of items but got type "`+jsonType(raw)+`".`)
+		f.Errs.Add(name, `Expected a list of items but got type "`+jsonType(raw)+`".`)
 		return nil, false
 	}
 	ids := make([]int64, 0, len(items))
@@ -55,7 +55,7 @@ func (a *API) refs(ctx context.Context, f *form, name, objectType string) ([]int
 	for _, it := range items {
 		id, err := a.resolve(ctx, it, objectType)
 		if err != nil {
-			f.errs.Add(name, err.Error())
+			f.Errs.Add(name, err.Error())
 			return nil, false
 		}
 		if !seen[id] {

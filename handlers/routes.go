@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/julienschmidt/httprouter"
+
+	"fieldkit/handlers/httpjson"
 )
 
 // routes registers every route of the API. It is the one place to read to know what the
@@ -165,7 +167,7 @@ func validSlug(s string) bool { return slugRE.MatchString(s) }
 
 // index answers /api/ with its sections, as NetBox does.
 func (a *API) index(w http.ResponseWriter, r *http.Request) error {
-	writeJSON(w, http.StatusOK, map[string]string{
+	httpjson.Write(w, http.StatusOK, map[string]string{
 		"dcim": absURL(r, "/api/dcim/"), "extras": absURL(r, "/api/extras/"), "ipam": absURL(r, "/api/ipam/"),
 		"plugins": absURL(r, "/api/plugins/"), "status": absURL(r, "/api/status/"), "users": absURL(r, "/api/users/"),
 	})
@@ -190,7 +192,7 @@ func (a *API) sectionIndex(section string) handlerFunc {
 				out[name] = absURL(r, section+name+"/")
 			}
 		}
-		writeJSON(w, http.StatusOK, out)
+		httpjson.Write(w, http.StatusOK, out)
 		return nil
 	}
 }
@@ -201,7 +203,7 @@ func (a *API) status(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
+	httpjson.Write(w, http.StatusOK, map[string]any{
 		"fieldkit-version": a.Version, "netbox-version": APIVersion, "python-version": nil,
 		"plugins":        map[string]string{"netbox_toolkit_plugin": a.Version},
 		"uptime_seconds": int64(time.Since(a.started).Seconds()), "counts": counts,

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"fieldkit/handlers/httpjson"
 )
 
 // The OpenAPI document is built at request time from what is routed: every Resource
@@ -55,7 +57,7 @@ func (a *API) serveSchema(w http.ResponseWriter, r *http.Request) error {
 		_, err = w.Write(buf.Bytes())
 		return err
 	default:
-		return badRequest("format", "Unknown format '"+f+"': use json or yaml.")
+		return httpjson.BadRequest("format", "Unknown format '"+f+"': use json or yaml.")
 	}
 }
 

@@ -36,16 +36,16 @@ func (a *API) siteCRUD() crudSet {
 
 func siteInput(_ context.Context, f *form, create bool) store.SiteInput {
 	var in store.SiteInput
-	if s, ok := f.str("name", create, 100); ok {
+	if s, ok := f.Str("name", create, 100); ok {
 		in.Name = &s
 	}
-	if s, ok := f.str("slug", create, 100); ok {
+	if s, ok := f.Str("slug", create, 100); ok {
 		if !validSlug(s) {
-			f.errs.Add("slug", "Enter a valid slug consisting of letters, numbers, underscores or hyphens.")
+			f.Errs.Add("slug", "Enter a valid slug consisting of letters, numbers, underscores or hyphens.")
 		}
 		in.Slug = &s
 	}
-	if s, ok := f.str("description", false, 200); ok {
+	if s, ok := f.Str("description", false, 200); ok {
 		in.Description = &s
 	}
 	return in

@@ -43,9 +43,9 @@ func tagInput(_ context.Context, f *form, create bool) store.TagInput {
 	var in store.TagInput
 	in.Name = strPtr(f, "name", create, 100)
 	in.Slug = slugField(f, create)
-	if s, ok := f.str("color", false, 0); ok {
+	if s, ok := f.Str("color", false, 0); ok {
 		if !colorRE.MatchString(s) {
-			f.errs.Add("color", "Enter a valid hexadecimal RGB color code (six digits, e.g. 9e9e9e).")
+			f.Errs.Add("color", "Enter a valid hexadecimal RGB color code (six digits, e.g. 9e9e9e).")
 		}
 		s = strings.ToLower(s)
 		in.Color = &s

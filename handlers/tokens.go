@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"time"
 
+	"fieldkit/handlers/httpjson"
 	"fieldkit/store"
 )
 
@@ -51,10 +52,10 @@ func (a *API) tokenCRUD() crudSet {
 		Update: func(ctx context.Context, id int64, f *form, partial bool, guard store.Scope) error {
 			var in store.TokenUpdate
 			in.UserID, _ = a.ref(ctx, f, "user", store.TypeUser, !partial)
-			if s, ok := f.str("description", false, 200); ok {
+			if s, ok := f.Str("description", false, 200); ok {
 				in.Description = &s
 			}
-			if b, ok := f.boolean("write_enabled"); ok {
+			if b, ok := f.Boolean("write_enabled"); ok {
 				in.WriteEnabled = &b
 			}
 			if t, ok := a.expires(f); ok {
@@ -89,14 +90,14 @@ func (a *API) createToken(w http.ResponseWriter, r *http.Request) error {
 	if id, ok := a.ref(ctx, f, "user", store.TypeUser, false); ok && id != nil {
 		in.UserID = *id
 	}
-	in.Description, _ = f.str("description", false, 200)
-	if b, ok := f.boolean("write_enabled"); ok {
+	in.Description, _ = f.Str("description", false, 200)
+	if b, ok := f.Boolean("write_enabled"); ok {
 		in.WriteEnabled = b
 	}
 	in.Expires, _ = a.expires(f)
-	if k, ok := f.str("key", false, 0); ok {
+	if k, ok := f.Str("key", false, 0); ok {
 		if !tokenKeyRE.MatchString(k) {
-			f.errs.Add("key", "Enter exactly 40 hexadecimal characters.")
+			f.Errs.Add("key", "Enter exactly 40 hexadecimal characters.")
 		}
 		in.Key = k
 	}
@@ -106,7 +107,7 @@ func (a *API) createToken(w http.ResponseWriter, r *http.Request) error {
 	id, key, err := a.DB.CreateToken(ctx, in, scope)
 	var fe *store.FieldError
 	if errors.As(err, &fe) && errors.Is(err, store.ErrConflict) {
-		return badRequest("key", "A token with this key already exists.")
+		return httpjson.BadRequest("key", "A token with this key already exists.")
 	}
 	if err != nil {
 		return err
@@ -118,30 +119,30 @@ func (a *API) createToken(w http.ResponseWriter, r *http.Request) error {
 	body := a.renderToken(r, toks[0], false).(nested)
 	body["key"] = key
 	w.Header().Set("Location", tokenResource.objURL(r, id))
-	writeJSON(w, http.StatusCreated, body)
+	httpjson.Write(w, http.StatusCreated, body)
 	return nil
 }
 
 // expires reads the expires field: a future datetime, or null (never). The zero time
 // stands for null.
 func (a *API) expires(f *form) (time.Time, bool) {
-	if !f.has("expires") {
+	if !f.Has("expires") {
 		return time.Time{}, false
 	}
-	if f.isNull("expires") {
+	if f.IsNull("expires") {
 		return time.Time{}, true
 	}
-	s, ok := f.str("expires", false, 0)
+	s, ok := f.Str("expires", false, 0)
 	if !ok {
 		return time.Time{}, false
 	}
 	t, err := store.ParseTime(s)
 	if err != nil {
-		f.errs.Add("expires", "Datetime has wrong format. Use RFC 3339, e.g. 2030-01-02T15:04:05Z.")
+		f.Errs.Add("expires", "Datetime has wrong format. Use RFC 3339, e.g. 2030-01-02T15:04:05Z.")
 		return time.Time{}, false
 	}
 	if !t.After(a.DB.Now()) {
-		f.errs.Add("expires", "Expiration time must be in the future.")
+		f.Errs.Add("expires", "Expiration time must be in the future.")
 		return time.Time{}, false
 	}
 	return t, true

@@ -112,36 +112,36 @@ var usernameRE = regexp.MustCompile(`^[\pL\pN@.+_-]+$`)
 
 func (a *API) userInput(ctx context.Context, f *form, create bool) store.UserInput {
 	var in store.UserInput
-	if s, ok := f.str("username", create, 150); ok {
+	if s, ok := f.Str("username", create, 150); ok {
 		if !usernameRE.MatchString(s) {
-			f.errs.Add("username", "Enter a valid username: letters, numbers and @/./+/-/_ characters only.")
+			f.Errs.Add("username", "Enter a valid username: letters, numbers and @/./+/-/_ characters only.")
 		}
 		in.Username = &s
 	}
-	if s, ok := f.str("password", create, 0); ok {
+	if s, ok := f.Str("password", create, 0); ok {
 		switch {
 		case strings.TrimSpace(s) == "":
-			f.errs.Add("password", "This field may not be blank.")
+			f.Errs.Add("password", "This field may not be blank.")
 		case len(s) > 72:
-			f.errs.Add("password", "Ensure this field has no more than 72 bytes.")
+			f.Errs.Add("password", "Ensure this field has no more than 72 bytes.")
 		}
 		in.Password = &s
 	}
 	for name, dst := range map[string]**string{"first_name": &in.FirstName, "last_name": &in.LastName} {
-		if s, ok := f.str(name, false, 150); ok {
+		if s, ok := f.Str(name, false, 150); ok {
 			*dst = &s
 		}
 	}
-	if s, ok := f.str("email", false, 254); ok {
+	if s, ok := f.Str("email", false, 254); ok {
 		if s != "" && !validEmail(s) {
-			f.errs.Add("email", "Enter a valid email address.")
+			f.Errs.Add("email", "Enter a valid email address.")
 		}
 		in.Email = &s
 	}
-	if b, ok := f.boolean("is_active"); ok {
+	if b, ok := f.Boolean("is_active"); ok {
 		in.IsActive = &b
 	}
-	if b, ok := f.boolean("is_superuser"); ok {
+	if b, ok := f.Boolean("is_superuser"); ok {
 		in.IsSuperuser = &b
 	}
 	if ids, ok := a.refs(ctx, f, "groups", store.TypeGroup); ok {

@@ -54,7 +54,7 @@ func (a *API) vlanCRUD() crudSet {
 
 func (a *API) vlanInput(ctx context.Context, f *form, create bool) store.VLANInput {
 	var in store.VLANInput
-	if n, ok := f.integer("vid", create, 1, 4094); ok {
+	if n, ok := f.Integer("vid", create, 1, 4094); ok {
 		in.VID = &n
 	}
 	in.Name = strPtr(f, "name", create, 64)

@@ -150,31 +150,31 @@ func (u *UI) readSet(r *http.Request, cur *store.CredentialSet) (store.Credentia
 	}
 	create := cur == nil
 	var in store.CredentialInput
-	if s, ok := f.str("name", create, 0); ok {
+	if s, ok := f.Str("name", create, 0); ok {
 		s = strings.TrimSpace(s)
 		switch n := len([]rune(s)); {
 		case n == 0:
-			f.errs.add("name", "This field may not be blank.")
+			f.Errs.Add("name", "This field may not be blank.")
 		case n > 100:
-			f.errs.add("name", "Ensure this field has no more than 100 characters.")
+			f.Errs.Add("name", "Ensure this field has no more than 100 characters.")
 		default:
 			in.Name = &s
 		}
 	}
-	in.Description = optional(f.str("description", false, 200))
-	in.Username = optional(f.str("username", create, 100))
-	in.Password = optional(f.str("password", false, maxSecret))
-	in.EnableSecret = optional(f.str("enable_secret", false, maxSecret))
-	in.PrivateKey = optional(f.str("private_key", false, maxPrivateKey))
+	in.Description = optional(f.Str("description", false, 200))
+	in.Username = optional(f.Str("username", create, 100))
+	in.Password = optional(f.Str("password", false, maxSecret))
+	in.EnableSecret = optional(f.Str("enable_secret", false, maxSecret))
+	in.PrivateKey = optional(f.Str("private_key", false, maxPrivateKey))
 	if in.PrivateKey != nil && *in.PrivateKey != "" {
 		if msg := checkPrivateKey(*in.PrivateKey); msg != "" {
-			f.errs.add("private_key", msg)
+			f.Errs.Add("private_key", msg)
 		}
 	}
-	if b, ok := f.boolean("is_active"); ok {
+	if b, ok := f.Boolean("is_active"); ok {
 		in.IsActive = &b
 	}
-	if f.has("platforms") {
+	if f.Has("platforms") {
 		ids, err := u.readPlatforms(r.Context(), f)
 		if err != nil {
 			return in, err
@@ -184,10 +184,10 @@ func (u *UI) readSet(r *http.Request, cur *store.CredentialSet) (store.Credentia
 	// A set must be able to log in: a password or a key, after this change.
 	hasPW := secretAfter(in.Password, cur != nil && cur.HasPassword)
 	hasKey := secretAfter(in.PrivateKey, cur != nil && cur.HasPrivateKey)
-	if !hasPW && !hasKey && !f.errs.has("password") && !f.errs.has("private_key") {
-		f.errs.add("password", "A password is required unless a private key is given.")
+	if !hasPW && !hasKey && !f.Errs.Has("password") && !f.Errs.Has("private_key") {
+		f.Errs.Add("password", "A password is required unless a private key is given.")
 	}
-	return in, f.errs.err()
+	return in, f.Err()
 }
 
 func optional(s string, ok bool) *string {
@@ -222,8 +222,8 @@ func checkPrivateKey(key string) string {
 // own JSON shows them), each of which must exist.
 func (u *UI) readPlatforms(ctx context.Context, f *form) (*[]int64, error) {
 	var items []json.RawMessage
-	if raw := f.raw["platforms"]; string(raw) == "null" || json.Unmarshal(raw, &items) != nil {
-		f.errs.add("platforms", "Expected a list of platform ids.")
+	if raw := f.Raw["platforms"]; string(raw) == "null" || json.Unmarshal(raw, &items) != nil {
+		f.Errs.Add("platforms", "Expected a list of platform ids.")
 		return nil, nil
 	}
 	ids := []int64{}
@@ -237,7 +237,7 @@ func (u *UI) readPlatforms(ctx context.Context, f *form) (*[]int64, error) {
 			id, err = ref.ID, nil
 		}
 		if err != nil || id < 1 {
-			f.errs.add("platforms", "Expected a list of platform ids.")
+			f.Errs.Add("platforms", "Expected a list of platform ids.")
 			return nil, nil
 		}
 		if seen[id] {
@@ -249,7 +249,7 @@ func (u *UI) readPlatforms(ctx context.Context, f *form) (*[]int64, error) {
 			return nil, err
 		}
 		if !ok {
-			f.errs.add("platforms", fmt.Sprintf("Related object not found using the provided numeric ID: %d", id))
+			f.Errs.Add("platforms", fmt.Sprintf("Related object not found using the provided numeric ID: %d", id))
 			return nil, nil
 		}
 		ids = append(ids, id)

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"fieldkit/handlers/httpjson"
 	"fieldkit/store"
 )
 
@@ -75,7 +76,7 @@ func (u *UI) requireSession(r *http.Request) (store.Session, error) {
 	s, ok, err := u.session(r)
 	switch {
 	case errors.Is(err, store.ErrInactive):
-		return s, detail(http.StatusUnauthorized, "User inactive or deleted.")
+		return s, httpjson.Detail(http.StatusUnauthorized, "User inactive or deleted.")
 	case err != nil:
 		return s, err
 	case !ok:
@@ -92,7 +93,7 @@ func (u *UI) requireSession(r *http.Request) (store.Session, error) {
 func (u *UI) webOnly(msg string, h handlerFunc) http.Handler {
 	return u.adapt(func(w http.ResponseWriter, r *http.Request) error {
 		if strings.TrimSpace(r.Header.Get("Authorization")) != "" {
-			return detail(http.StatusForbidden, msg)
+			return httpjson.Detail(http.StatusForbidden, msg)
 		}
 		s, err := u.requireSession(r)
 		if err != nil {
@@ -107,29 +108,29 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) error {
 	// A cross-site HTML form cannot send application/json, so this stands in for the CSRF
 	// token a login cannot have yet.
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
-		return detail(http.StatusUnsupportedMediaType, fmt.Sprintf("Unsupported media type %q in request.", r.Header.Get("Content-Type")))
+		return httpjson.Detail(http.StatusUnsupportedMediaType, fmt.Sprintf("Unsupported media type %q in request.", r.Header.Get("Content-Type")))
 	}
 	f, err := decodeForm(r, "username", "password")
 	if err != nil {
 		return err
 	}
-	username, _ := f.str("username", true, 150)
-	password, _ := f.str("password", true, 0)
-	if err := f.errs.err(); err != nil {
+	username, _ := f.Str("username", true, 150)
+	password, _ := f.Str("password", true, 0)
+	if err := f.Err(); err != nil {
 		return err
 	}
 	key := strings.ToLower(username) + "\x00" + clientIP(r)
 	if wait := u.throttle.wait(key); wait > 0 {
 		secs := int(math.Ceil(wait.Seconds()))
-		e := detail(http.StatusTooManyRequests, fmt.Sprintf("Too many failed logins; try again in %d s.", secs))
-		e.header = http.Header{"Retry-After": {strconv.Itoa(secs)}}
+		e := httpjson.Detail(http.StatusTooManyRequests, fmt.Sprintf("Too many failed logins; try again in %d s.", secs))
+		e.Header = http.Header{"Retry-After": {strconv.Itoa(secs)}}
 		return e
 	}
 	p, err := u.db.CheckPassword(r.Context(), username, password)
 	if errors.Is(err, store.ErrBadLogin) || errors.Is(err, store.ErrInactive) {
 		u.throttle.fail(key)
 		u.log.Warn("login failed", "username", username, "client_ip", clientIP(r), "inactive", errors.Is(err, store.ErrInactive))
-		return detail(http.StatusUnauthorized, "Invalid username or password.")
+		return httpjson.Detail(http.StatusUnauthorized, "Invalid username or password.")
 	}
 	if err != nil {
 		return err
