@@ -120,7 +120,7 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	key := strings.ToLower(username) + "\x00" + clientIP(r)
-	if wait := u.throttle.wait(key); wait > 0 {
+	if wait := max(u.throttle.wait(key), u.addrThrottle.wait(clientIP(r))); wait > 0 {
 		secs := int(math.Ceil(wait.Seconds()))
 		e := httpjson.Detail(http.StatusTooManyRequests, fmt.Sprintf("Too many failed logins; try again in %d s.", secs))
 		e.Header = http.Header{"Retry-After": {strconv.Itoa(secs)}}
@@ -129,6 +129,7 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) error {
 	p, err := u.db.CheckPassword(r.Context(), username, password)
 	if errors.Is(err, store.ErrBadLogin) || errors.Is(err, store.ErrInactive) {
 		u.throttle.fail(key)
+		u.addrThrottle.fail(clientIP(r))
 		u.log.Warn("login failed", "username", username, "client_ip", clientIP(r), "inactive", errors.Is(err, store.ErrInactive))
 		return httpjson.Detail(http.StatusUnauthorized, "Invalid username or password.")
 	}

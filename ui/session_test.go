@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -134,6 +135,23 @@ func TestLoginThrottle(t *testing.T) {
 		b.do("POST", "/ui/login", map[string]any{"username": "alice", "password": "nope"})
 	}
 	b.login("alice", "pw")
+}
+
+// One address guessing a few passwords at many accounts is throttled as a whole, and a
+// successful login of its own does not clear the count.
+func TestLoginThrottlePerAddress(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	e.user("dave", "pw", false)
+	b := e.browser()
+	for i := 0; i < 19; i++ {
+		wantDetail(t, b.do("POST", "/ui/login", map[string]any{"username": fmt.Sprintf("user%d", i), "password": "guess"}), 401, "Invalid username or password.")
+	}
+	b.login("dave", "pw") // no reset of the address's count
+	wantDetail(t, b.do("POST", "/ui/login", map[string]any{"username": "user99", "password": "guess"}), 401, "Invalid username or password.")
+	r := b.do("POST", "/ui/login", map[string]any{"username": "dave", "password": "pw"})
+	wantDetail(t, r, 429, "Too many failed logins; try again in 900 s.")
+	e.clock.advance(15*time.Minute + time.Second)
+	b.login("dave", "pw")
 }
 
 func TestCSRF(t *testing.T) {

@@ -5,10 +5,13 @@ import (
 	"time"
 )
 
-// Failed logins allowed per username and client address in the trailing window.
+// Failed logins allowed in the trailing window: per username and client address, and
+// per client address across all usernames (one address spraying a few guesses at many
+// accounts).
 const (
-	loginFailures = 5
-	loginWindow   = 15 * time.Minute
+	loginFailures     = 5
+	loginAddrFailures = 20
+	loginWindow       = 15 * time.Minute
 )
 
 // sweepAt is the number of keys past which a failure sweeps forgotten keys, so that a

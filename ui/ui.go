@@ -42,7 +42,10 @@ type UI struct {
 	ttl      time.Duration
 	static   fs.FS
 	throttle *throttle
-	gets     []getRoute
+	// addrThrottle counts failures per client address alone; a successful login does not
+	// reset it, or any valid account could clear the way for more guesses.
+	addrThrottle *throttle
+	gets         []getRoute
 }
 
 // New builds the web interface.
@@ -65,7 +68,7 @@ func New(o Options) *UI {
 	}
 	u := &UI{db: o.DB, keyring: o.Keyring, limiter: o.Limiter, log: o.Logger,
 		ttl: time.Duration(o.SessionHours) * time.Hour, static: o.Static,
-		throttle: newThrottle(loginFailures, loginWindow, o.Now)}
+		throttle: newThrottle(loginFailures, loginWindow, o.Now), addrThrottle: newThrottle(loginAddrFailures, loginWindow, o.Now)}
 	u.gets = u.getRoutes()
 	return u
 }
