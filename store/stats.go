@@ -54,10 +54,16 @@ func (db *DB) LogStatistics(ctx context.Context, where Expr, now time.Time) (Log
 	if err != nil {
 		return LogStats{}, fmt.Errorf("store: log statistics: %w", err)
 	}
+	// Two counts rather than count plus sum(success): each is answered from an index alone
+	// ((device_id, created) or (created) for all; (device_id, success, created) or
+	// (success, created) for the successful), where the sum would fetch every table row.
 	since := Expr{SQL: "t.created >= ?", Args: []any{Stamp(now.Add(-24 * time.Hour))}}
+	all, succeeded := And(since, where), And(Expr{SQL: "t.success = 1"}, since, where)
 	var ok int64
-	if err := tx.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(t.success), 0) FROM command_logs t WHERE `+
-		And(since, where).SQL, And(since, where).Args...).Scan(&st.Last24h.Total, &ok); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM command_logs t WHERE `+all.SQL, all.Args...).Scan(&st.Last24h.Total); err != nil {
+		return LogStats{}, fmt.Errorf("store: log statistics: %w", err)
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM command_logs t WHERE `+succeeded.SQL, succeeded.Args...).Scan(&ok); err != nil {
 		return LogStats{}, fmt.Errorf("store: log statistics: %w", err)
 	}
 	st.Last24h.Successful, st.Last24h.Failed = ok, st.Last24h.Total-ok
