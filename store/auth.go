@@ -65,7 +65,7 @@ func (db *DB) Authenticate(ctx context.Context, key string) (Principal, error) {
 		return Principal{}, err
 	}
 	if !lastUsed.Valid || now.Sub(ParseStamp(lastUsed.String)) > lastUsedEvery {
-		if _, err := db.w.ExecContext(ctx, `UPDATE tokens SET last_used = ? WHERE id = ?`, Stamp(now), tokenID); err != nil {
+		if _, err := db.execer(ctx).ExecContext(ctx, `UPDATE tokens SET last_used = ? WHERE id = ?`, Stamp(now), tokenID); err != nil {
 			return Principal{}, fmt.Errorf("store: token last_used: %w", err)
 		}
 	}

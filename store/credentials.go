@@ -307,7 +307,7 @@ func (db *DB) CredentialByToken(ctx context.Context, kr *Keyring, token string) 
 
 // TouchCredentialSet records that a set was used.
 func (db *DB) TouchCredentialSet(ctx context.Context, id int64) error {
-	_, err := db.w.ExecContext(ctx, `UPDATE credential_sets SET last_used = ? WHERE id = ?`, Stamp(db.now()), id)
+	_, err := db.execer(ctx).ExecContext(ctx, `UPDATE credential_sets SET last_used = ? WHERE id = ?`, Stamp(db.now()), id)
 	return err
 }
 

@@ -178,8 +178,13 @@ func (db *DB) apply(ctx context.Context, version, name string) error {
 	return tx.Commit()
 }
 
-// Write runs fn in one write transaction on the writer connection.
+// Write runs fn in one write transaction on the writer connection. Inside a Batch it
+// joins the batch's transaction instead, within a savepoint: a failing fn undoes only
+// its own changes, and nothing is committed (nor Generation bumped) until the batch is.
 func (db *DB) Write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if tx := db.batchTx(ctx); tx != nil {
+		return savepoint(ctx, tx, fn)
+	}
 	tx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -193,6 +198,79 @@ func (db *DB) Write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	}
 	db.gen.Add(1)
 	return nil
+}
+
+// batchKey is the context key of a Batch's transaction.
+type batchKey struct{}
+
+// batch is what a Batch puts in the context: the transaction, and whose it is (a
+// context may pass through more than one DB, as in tests).
+type batch struct {
+	db *DB
+	tx *sql.Tx
+}
+
+// Batch runs fn with one write transaction in its context: every Write made with that
+// context (the store's existing write methods) joins it, so they commit together when
+// fn returns nil, or not at all. Generation is bumped once, at the commit.
+//
+// Reads through the reader pool (the lookups a handler makes while validating) do not
+// see the batch's uncommitted rows; only the writes themselves, and the checks made on
+// their tx (CheckScope, uniqueness), do. A Batch inside a Batch joins the outer one.
+func (db *DB) Batch(ctx context.Context, fn func(ctx context.Context) error) error {
+	if db.batchTx(ctx) != nil {
+		return fn(ctx)
+	}
+	tx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := fn(context.WithValue(ctx, batchKey{}, batch{db: db, tx: tx})); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	db.gen.Add(1)
+	return nil
+}
+
+// batchTx is the transaction of the Batch ctx runs in on this DB, or nil.
+func (db *DB) batchTx(ctx context.Context) *sql.Tx {
+	if b, ok := ctx.Value(batchKey{}).(batch); ok && b.db == db {
+		return b.tx
+	}
+	return nil
+}
+
+// savepoint runs fn on tx so that its changes are undone if it fails, leaving tx
+// usable: a batch goes on to check its later elements.
+func savepoint(ctx context.Context, tx *sql.Tx, fn func(tx *sql.Tx) error) error {
+	if _, err := tx.ExecContext(ctx, `SAVEPOINT write`); err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		if _, rerr := tx.ExecContext(ctx, `ROLLBACK TO write`); rerr != nil {
+			return errors.Join(err, rerr)
+		}
+		_, rerr := tx.ExecContext(ctx, `RELEASE write`)
+		return errors.Join(err, rerr)
+	}
+	_, err := tx.ExecContext(ctx, `RELEASE write`)
+	return err
+}
+
+// execer is where a single statement written outside Write goes: the Batch's
+// transaction when ctx runs in one (the writer pool has one connection, which the batch
+// holds: going to db.w would wait for it forever), else the writer pool.
+func (db *DB) execer(ctx context.Context) interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+} {
+	if tx := db.batchTx(ctx); tx != nil {
+		return tx
+	}
+	return db.w
 }
 
 // Generation changes after every committed Write, so a cache of anything read from the

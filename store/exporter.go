@@ -293,7 +293,7 @@ const pruneBatch = 5000
 func (db *DB) PruneLogs(ctx context.Context, olderThan time.Time) (int64, error) {
 	var total int64
 	for {
-		res, err := db.w.ExecContext(ctx, `DELETE FROM command_logs WHERE id IN
+		res, err := db.execer(ctx).ExecContext(ctx, `DELETE FROM command_logs WHERE id IN
 			(SELECT id FROM command_logs WHERE created < ? ORDER BY created LIMIT ?)`, Stamp(olderThan), pruneBatch)
 		if err != nil {
 			return total, fmt.Errorf("store: prune logs: %w", err)

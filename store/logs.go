@@ -85,7 +85,7 @@ func nullStr(s string) any {
 
 // CreateLog records one execution and returns the log's id.
 func (db *DB) CreateLog(ctx context.Context, in LogInput) (int64, error) {
-	res, err := db.w.ExecContext(ctx, insertLogSQL, db.logArgs(in)...)
+	res, err := db.execer(ctx).ExecContext(ctx, insertLogSQL, db.logArgs(in)...)
 	if err != nil {
 		return 0, fmt.Errorf("store: create log: %w", constraintErr(err, "command log"))
 	}

@@ -81,7 +81,7 @@ func (db *DB) SessionByID(ctx context.Context, id string) (Session, error) {
 		return Session{}, err
 	}
 	if now.Sub(s.LastSeen) > lastSeenEvery {
-		if _, err := db.w.ExecContext(ctx, `UPDATE sessions SET last_seen = ? WHERE id_hash = ?`, Stamp(now), HashKey(id)); err != nil {
+		if _, err := db.execer(ctx).ExecContext(ctx, `UPDATE sessions SET last_seen = ? WHERE id_hash = ?`, Stamp(now), HashKey(id)); err != nil {
 			return Session{}, fmt.Errorf("store: session last_seen: %w", err)
 		}
 		s.LastSeen = now
@@ -92,7 +92,7 @@ func (db *DB) SessionByID(ctx context.Context, id string) (Session, error) {
 // DeleteSession ends a login; deleting an unknown session is not an error (logging out
 // twice is fine).
 func (db *DB) DeleteSession(ctx context.Context, id string) error {
-	if _, err := db.w.ExecContext(ctx, `DELETE FROM sessions WHERE id_hash = ?`, HashKey(id)); err != nil {
+	if _, err := db.execer(ctx).ExecContext(ctx, `DELETE FROM sessions WHERE id_hash = ?`, HashKey(id)); err != nil {
 		return fmt.Errorf("store: delete session: %w", err)
 	}
 	return nil
@@ -100,7 +100,7 @@ func (db *DB) DeleteSession(ctx context.Context, id string) error {
 
 // DeleteExpiredSessions removes sessions past their expiry and returns how many.
 func (db *DB) DeleteExpiredSessions(ctx context.Context) (int64, error) {
-	res, err := db.w.ExecContext(ctx, `DELETE FROM sessions WHERE expires <= ?`, Stamp(db.now()))
+	res, err := db.execer(ctx).ExecContext(ctx, `DELETE FROM sessions WHERE expires <= ?`, Stamp(db.now()))
 	if err != nil {
 		return 0, fmt.Errorf("store: delete expired sessions: %w", err)
 	}
