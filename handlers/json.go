@@ -23,6 +23,11 @@ func decodeForm(r *http.Request, allowed ...string) (*form, error) {
 	if err != nil {
 		return nil, err
 	}
+	return formOf(body, allowed...)
+}
+
+// formOf reads a JSON value already read (see readBody) as a form.
+func formOf(body json.RawMessage, allowed ...string) (*form, error) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(body, &raw); err != nil || raw == nil {
 		return nil, badRequestNF("Invalid data. Expected a dictionary (JSON object).")

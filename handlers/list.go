@@ -522,7 +522,8 @@ func formWriter[In any](fields []string, parse func(ctx context.Context, f *form
 }
 
 // createHandler: add permission, then the resource's Create, then 201 with the object.
-func createHandler[T any](a *API, res *Resource, wr Writer, load Loader[T], render Renderer[T]) handlerFunc {
+// A list body is a bulk create (see bulkCreate).
+func createHandler[T any](a *API, res *Resource, wr Writer, load Loader[T], idOf IDOf[T], render Renderer[T]) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		scope, err := a.resScope(r, res, "add")
 		if err != nil {
@@ -531,7 +532,14 @@ func createHandler[T any](a *API, res *Resource, wr Writer, load Loader[T], rend
 		if !scope.Granted {
 			return errForbidden("")
 		}
-		f, err := decodeForm(r, wr.Fields...)
+		body, err := readBody(r)
+		if err != nil {
+			return err
+		}
+		if isList(body) {
+			return bulkCreate(a, w, r, wr, scope, body, load, idOf, render)
+		}
+		f, err := formOf(body, wr.Fields...)
 		if err != nil {
 			return err
 		}

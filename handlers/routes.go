@@ -90,9 +90,11 @@ func (a *API) routes(rt *httprouter.Router) {
 	a.handle(rt, http.MethodGet, "/api/redoc/:file", a.public(a.redocAsset))
 }
 
-// crudSet is the five handlers of a NetBox-style resource; nil ones are not routed.
+// crudSet is the handlers of a NetBox-style resource: the single-object ones and the
+// bulk ones on the list path (bulkwrite.go); nil ones are not routed.
 type crudSet struct {
 	list, detail, create, put, patch, del handlerFunc
+	bulkPut, bulkPatch, bulkDel           handlerFunc
 }
 
 // crudOf builds the standard handlers of a resource from its loader, renderer and writer.
@@ -102,14 +104,17 @@ func crudOf[T any](a *API, res *Resource, wr Writer, load Loader[T], id IDOf[T],
 		detail: detailHandler(a, res, load, render),
 	}
 	if wr.Create != nil {
-		c.create = createHandler(a, res, wr, load, render)
+		c.create = createHandler(a, res, wr, load, id, render)
 	}
 	if wr.Update != nil {
 		c.put = updateHandler(a, res, wr, load, render, false)
 		c.patch = updateHandler(a, res, wr, load, render, true)
+		c.bulkPut = bulkUpdateHandler(a, res, wr, load, id, render, false)
+		c.bulkPatch = bulkUpdateHandler(a, res, wr, load, id, render, true)
 	}
 	if wr.Delete != nil {
 		c.del = deleteHandler(a, res, wr, load)
+		c.bulkDel = bulkDeleteHandler(a, res, wr)
 	}
 	return c
 }
@@ -117,7 +122,8 @@ func crudOf[T any](a *API, res *Resource, wr Writer, load Loader[T], id IDOf[T],
 // resources lists every Resource routed, for the schema.
 var resources []*Resource
 
-// crud routes a resource at its list path and its detail path.
+// crud routes a resource at its list path (list, create, and the bulk writes) and its
+// detail path.
 func (a *API) crud(rt *httprouter.Router, res *Resource, c crudSet) {
 	registerResource(res)
 	for _, h := range []struct {
@@ -126,6 +132,9 @@ func (a *API) crud(rt *httprouter.Router, res *Resource, c crudSet) {
 	}{
 		{http.MethodGet, res.Path, c.list},
 		{http.MethodPost, res.Path, c.create},
+		{http.MethodPut, res.Path, c.bulkPut},
+		{http.MethodPatch, res.Path, c.bulkPatch},
+		{http.MethodDelete, res.Path, c.bulkDel},
 		{http.MethodGet, res.Path + ":id/", c.detail},
 		{http.MethodPut, res.Path + ":id/", c.put},
 		{http.MethodPatch, res.Path + ":id/", c.patch},

@@ -189,6 +189,7 @@ type operation struct {
 	okStatus                        string
 	ok                              obj // the success response
 	rateLimited                     bool
+	bulk                            bool // the body may be a list: a 400 lists each element's errors
 }
 
 func (a *API) put(paths obj, op operation) {
@@ -218,7 +219,10 @@ func (a *API) put(paths obj, op operation) {
 		o["requestBody"] = obj{"required": true, "content": obj{"application/json": obj{"schema": op.body}}}
 		resp["413"] = respRef("PayloadTooLarge")
 	}
-	if op.body != nil || len(op.params) > 0 {
+	switch {
+	case op.bulk:
+		resp["400"] = respRef("BulkBadRequest")
+	case op.body != nil || len(op.params) > 0:
 		resp["400"] = respRef("BadRequest")
 	}
 	if strings.Contains(op.path, "/:") {

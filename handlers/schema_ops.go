@@ -112,8 +112,8 @@ func (a *API) opRouted(op opDoc) bool {
 func isCRUDRoute(method, path string) bool {
 	for _, res := range resources {
 		switch {
-		case path == res.Path && (method == http.MethodGet || method == http.MethodPost):
-			return true
+		case path == res.Path:
+			return true // list, create and the bulk writes
 		case path == res.Path+":id/" && method != http.MethodPost:
 			return true
 		}
@@ -153,6 +153,7 @@ func errorResponses() obj {
 	limited := jsonResponse("Rate limit exceeded for the device.", ref("RateLimitError"))
 	limited["headers"] = obj{"Retry-After": obj{"description": "Seconds until a slot frees.", "schema": obj{"type": "integer"}}}
 	return obj{
+		"BulkBadRequest":  jsonResponse("Invalid body: for a list, the errors of each element in request order.", ref("BulkValidationError")),
 		"BadRequest":      jsonResponse("Invalid parameters or body: messages by field (nested for nested objects), or non_field_errors.", ref("ValidationError")),
 		"Unauthorized":    unauth,
 		"Forbidden":       detail("The user or token lacks the permission.", "You do not have permission to perform this action."),

@@ -14,8 +14,23 @@ func (a *API) resourcePaths(paths, schemas obj, res *Resource) {
 	ops := []operation{
 		{method: http.MethodGet, path: list, id: opID(list, "list"), summary: "List " + plural(name),
 			params: listParamsOf(res), okStatus: "200", ok: jsonResponse("A page of "+plural(name)+".", ref("Paginated"+name+"List"))},
-		{method: http.MethodPost, path: list, id: opID(list, "create"), summary: "Create a " + name,
-			body: write, okStatus: "201", ok: jsonResponse("The created "+name+".", ref(name))},
+		{method: http.MethodPost, path: list, id: opID(list, "create"), summary: "Create a " + name + " or several",
+			desc: "One object, or a list of them (a bulk create: " + bulkDoc + ").",
+			body: obj{"oneOf": []any{write, bulkOf(write)}}, okStatus: "201", bulk: true,
+			ok: jsonResponse("The created "+name+", or the list of them in request order.", obj{"oneOf": []any{ref(name), bulkOf(ref(name))}})},
+		{method: http.MethodPut, path: list, id: opID(list, "bulk_update"), summary: "Replace several " + plural(name),
+			desc: "Full update of each listed object (required fields must be sent); " + bulkDoc + ". An id that " +
+				"does not exist or is not visible is that element's 400.",
+			body: bulkOf(ref("BulkWritable" + name + "Request")), okStatus: "200", bulk: true,
+			ok: jsonResponse("The updated "+plural(name)+", in request order.", bulkOf(ref(name)))},
+		{method: http.MethodPatch, path: list, id: opID(list, "bulk_partial_update"), summary: "Update some fields of several " + plural(name),
+			desc: "Each element names its object by id; " + bulkDoc + ". An id that does not exist or is not " +
+				"visible is that element's 400.",
+			body: bulkOf(ref("BulkPatchedWritable" + name + "Request")), okStatus: "200", bulk: true,
+			ok: jsonResponse("The updated "+plural(name)+", in request order.", bulkOf(ref(name)))},
+		{method: http.MethodDelete, path: list, id: opID(list, "bulk_destroy"), summary: "Delete several " + plural(name),
+			desc: "Each element is {\"id\": n}; " + bulkDoc + ".",
+			body: bulkOf(ref("BulkObjectID")), okStatus: "204", bulk: true, ok: obj{"description": "Deleted; no body."}},
 		{method: http.MethodGet, path: detail, id: opID(list, "retrieve"), summary: "Get a " + name,
 			params:   []any{queryParam("brief", "Return the brief form: id, url, display and key fields.", obj{"type": "boolean"}, false)},
 			okStatus: "200", ok: jsonResponse("The "+name+".", ref(name))},
@@ -63,7 +78,32 @@ func addResourceSchemas(schemas obj, res *Resource) {
 	if write != nil {
 		schemas["Writable"+res.Name+"Request"] = write
 		schemas["PatchedWritable"+res.Name+"Request"] = patch
+		schemas["BulkWritable"+res.Name+"Request"] = withID(write)
+		schemas["BulkPatchedWritable"+res.Name+"Request"] = withID(patch)
 	}
+}
+
+// bulkDoc is what every bulk write shares.
+const bulkDoc = "1 to 1000 elements, each checked as the single-object request checks it, all written in " +
+	"one transaction or none: a 400 answers a list with one entry per element in request order ({} for a good " +
+	"one), a 403 means an element is outside the permitted scope"
+
+// bulkOf is the schema of a bulk body or answer: a list of items.
+func bulkOf(items obj) obj {
+	return obj{"type": "array", "items": items, "minItems": 1, "maxItems": maxBulk}
+}
+
+// withID is a write schema with the required id that names the object in a bulk update.
+func withID(s obj) obj {
+	p := obj{"id": obj{"type": "integer", "minimum": 1}}
+	for k, v := range s["properties"].(obj) {
+		p[k] = v
+	}
+	req := []any{"id"}
+	if r, ok := s["required"].([]any); ok {
+		req = append(req, r...)
+	}
+	return obj{"type": "object", "properties": p, "required": req, "additionalProperties": false}
 }
 
 // objectSchemas builds the read, write and patch schemas of a field table; write and

@@ -45,8 +45,13 @@ func opSchemas() obj {
 		"additionalProperties": obj{"oneOf": []any{obj{"type": "string", "maxLength": 500}, tNum}}}
 	token := described(tStr, "Token of one of the user's credential sets (shown once in the web UI). Never a username or password.")
 	return obj{
-		"Detail":          props([]string{"detail"}, obj{"detail": tStr}),
-		"ServerError":     props([]string{"detail", "request_id"}, obj{"detail": described(tStr, "Internal server error"), "request_id": tStr}),
+		"Detail":      props([]string{"detail"}, obj{"detail": tStr}),
+		"ServerError": props([]string{"detail", "request_id"}, obj{"detail": described(tStr, "Internal server error"), "request_id": tStr}),
+		"BulkObjectID": obj{"type": "object", "required": []any{"id"}, "additionalProperties": false,
+			"properties": obj{"id": obj{"type": "integer", "minimum": 1}}},
+		"BulkValidationError": described(obj{"oneOf": []any{ref("ValidationError"), obj{"type": "array", "items": ref("ValidationError")}}},
+			"For a list body: one entry per element in request order, {} for a good element, e.g. [{}, {\"name\": [\"This field is required.\"]}]; "+
+				"a problem with the list itself (empty, too long, not a list) is one object with non_field_errors."),
 		"ValidationError": described(obj{"type": "object", "additionalProperties": true}, "Field name (or non_field_errors) to a list of messages, or to nested errors for nested objects, e.g. {\"name\": [\"This field is required.\"]}."),
 		"RateLimitError": props([]string{"error", "details"}, obj{
 			"error":   described(tStr, "Rate limit exceeded"),

@@ -39,7 +39,7 @@ func TestSitesValidation(t *testing.T) {
 		{"bad slug", map[string]any{"name": "X", "slug": "a b"}, "slug"},
 		{"duplicate slug", map[string]any{"name": "X", "slug": "alpha"}, "slug"},
 		{"unknown field", map[string]any{"name": "X", "slug": "x", "colour": 1}, "colour"},
-		{"not an object", `[1,2]`, "non_field_errors"},
+		{"not an object", `"site"`, "non_field_errors"},
 		{"invalid json", `{"name":`, "non_field_errors"},
 	}
 	for _, c := range cases {

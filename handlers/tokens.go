@@ -74,19 +74,55 @@ func (a *API) tokenCRUD() crudSet {
 	return c
 }
 
+// tokenCreateFields are the keys a token create may carry: the key only on create.
+var tokenCreateFields = []string{"user", "description", "expires", "write_enabled", "key"}
+
 // createToken is the one create that cannot go through createHandler: the response
-// carries the key, which exists nowhere after this request.
+// carries the key, which exists nowhere after this request. A list body is a bulk
+// create, each created token with its key.
 func (a *API) createToken(w http.ResponseWriter, r *http.Request) error {
 	scope, err := a.resScope(r, tokenResource, "add")
 	if err != nil {
 		return err
 	}
-	f, err := decodeForm(r, "user", "description", "expires", "write_enabled", "key")
+	body, err := readBody(r)
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
-	in := store.TokenInput{UserID: principal(r).ID, WriteEnabled: true}
+	keys := map[int64]string{}
+	wr := Writer{Fields: tokenCreateFields, Create: func(ctx context.Context, f *form, guard store.Scope) (int64, error) {
+		id, key, err := a.tokenCreate(ctx, f, guard)
+		keys[id] = key
+		return id, err
+	}}
+	render := func(r *http.Request, t store.Token, _ bool) any {
+		body := a.renderToken(r, t, false).(nested)
+		body["key"] = keys[t.ID]
+		return body
+	}
+	if isList(body) {
+		return bulkCreate(a, w, r, wr, scope, body, a.DB.Tokens, func(t store.Token) int64 { return t.ID }, render)
+	}
+	f, err := formOf(body, tokenCreateFields...)
+	if err != nil {
+		return err
+	}
+	id, err := wr.Create(r.Context(), f, scope)
+	if err != nil {
+		return err
+	}
+	toks, err := a.DB.Tokens(r.Context(), []int64{id})
+	if err != nil || len(toks) == 0 {
+		return errors.Join(err, fmt.Errorf("created token %d vanished", id))
+	}
+	w.Header().Set("Location", tokenResource.objURL(r, id))
+	httpjson.Write(w, http.StatusCreated, render(r, toks[0], false))
+	return nil
+}
+
+// tokenCreate reads one token create and stores it within guard, returning its id and key.
+func (a *API) tokenCreate(ctx context.Context, f *form, guard store.Scope) (int64, string, error) {
+	in := store.TokenInput{UserID: requestUser(ctx).ID, WriteEnabled: true}
 	if id, ok := a.ref(ctx, f, "user", store.TypeUser, false); ok && id != nil {
 		in.UserID = *id
 	}
@@ -102,25 +138,14 @@ func (a *API) createToken(w http.ResponseWriter, r *http.Request) error {
 		in.Key = k
 	}
 	if err := f.Err(); err != nil {
-		return err
+		return 0, "", err
 	}
-	id, key, err := a.DB.CreateToken(ctx, in, scope)
+	id, key, err := a.DB.CreateToken(ctx, in, guard)
 	var fe *store.FieldError
 	if errors.As(err, &fe) && errors.Is(err, store.ErrConflict) {
-		return httpjson.BadRequest("key", "A token with this key already exists.")
+		return 0, "", httpjson.BadRequest("key", "A token with this key already exists.")
 	}
-	if err != nil {
-		return err
-	}
-	toks, err := a.DB.Tokens(ctx, []int64{id})
-	if err != nil || len(toks) == 0 {
-		return errors.Join(err, fmt.Errorf("created token %d vanished", id))
-	}
-	body := a.renderToken(r, toks[0], false).(nested)
-	body["key"] = key
-	w.Header().Set("Location", tokenResource.objURL(r, id))
-	httpjson.Write(w, http.StatusCreated, body)
-	return nil
+	return id, key, err
 }
 
 // expires reads the expires field: a future datetime, or null (never). The zero time
