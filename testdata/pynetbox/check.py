@@ -160,13 +160,55 @@ def check_commands(nb, ios, eos):
     return c
 
 
+def check_bulk(nb, ios):
+    """NetBox's bulk writes: a list to create, update or delete many objects at once."""
+    sites = nb.dcim.sites.create([
+        {"name": "Bulk North", "slug": "bulk-north"},
+        {"name": "Bulk South", "slug": "bulk-south", "description": "second"},
+    ])
+    check(isinstance(sites, list) and [x.slug for x in sites] == ["bulk-north", "bulk-south"],
+          "sites.create(list) returns the records in order", sites)
+    check(all(nb.dcim.sites.get(x.id).name == x.name for x in sites), "bulk-created sites are stored")
+
+    cmds = nb.plugins.toolkit.commands
+    made = cmds.create([
+        {"name": "Bulk show", "command": "show interfaces <intf>", "platforms": [ios.id],
+         "variables": [{"name": "intf", "variable_type": "netbox_interface"}]},
+        {"name": "Bulk ping", "command": "ping <dst>", "platforms": [ios.id],
+         "variables": [{"name": "dst", "help_text": "address"}]},
+    ])
+    check(len(made) == 2 and [x.name for x in made] == ["Bulk show", "Bulk ping"], "commands.create(list)", made)
+    check(made[0].variables[0].variable_type == "inventory_interface" and made[1].variables[0].name == "dst",
+          "bulk-created commands carry their variables", made[0].variables, made[1].variables)
+
+    updated = cmds.update([{"id": made[0].id, "description": "one"}, {"id": made[1].id, "description": "two"}])
+    check([x.description for x in updated] == ["one", "two"], "commands.update(list)", updated)
+    check(cmds.get(made[1].id).description == "two", "bulk update stored")
+
+    before = cmds.count()
+    try:
+        cmds.create([{"name": "Bulk ok", "command": "show clock", "platforms": [ios.id]},
+                     {"name": "Bulk bad", "command": "show clock"}])
+        raise AssertionError("a bulk create with a bad element was accepted")
+    except pynetbox.RequestError as e:
+        body = e.req.json()
+        check(e.req.status_code == 400 and isinstance(body, list) and body[0] == {} and "platforms" in body[1],
+              "per-element errors", e.req.status_code, body)
+    check(cmds.count() == before, "a failed bulk create writes nothing", cmds.count(), before)
+
+    check(cmds.delete([x.id for x in made]), "commands.delete(ids)")
+    check(cmds.count() == before - 2, "bulk delete", cmds.count(), before)
+    check(nb.dcim.sites.delete(sites), "sites.delete(records)")
+    check(nb.dcim.sites.count(slug=["bulk-north", "bulk-south"]) == 0, "bulk-deleted sites are gone")
+
+
 def check_pagination(nb, ios):
     cmds = nb.plugins.toolkit.commands
     before = cmds.count()
-    # NetBox creates many objects from one POST of a list; FieldKit takes one
-    # object per POST, so the 120 are created one by one.
-    for i in range(PAGE_COMMANDS):
-        cmds.create(name="bulk-%03d" % i, command="show run | include %d" % i, platforms=[ios.id])
+    # one POST of a list, as NetBox's bulk create
+    made = cmds.create([{"name": "bulk-%03d" % i, "command": "show run | include %d" % i, "platforms": [ios.id]}
+                        for i in range(PAGE_COMMANDS)])
+    check(len(made) == PAGE_COMMANDS, "bulk create of the page commands", len(made))
     total = cmds.count()
     check(total == before + PAGE_COMMANDS, "count after creating", total)
     every = list(cmds.all())
@@ -247,6 +289,7 @@ def main():
     check_api_root(nb)
     ios, eos, _ = build_inventory(nb)
     check_commands(nb, ios, eos)
+    check_bulk(nb, ios)
     check_pagination(nb, ios)
     check_logs(nb, base, token)
     bad = pynetbox.api(base, token="0" * 40)
