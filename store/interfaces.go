@@ -81,23 +81,9 @@ func (db *DB) Interfaces(ctx context.Context, ids []int64) ([]Interface, error) 
 }
 
 func (db *DB) taggedVLANs(ctx context.Context, ids []int64) (map[int64][]VLANRef, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT l.interface_id, v.id, v.vid, v.name FROM interface_tagged_vlans l
+	return grouped(ctx, db, "tagged vlans", `SELECT l.interface_id, v.id, v.vid, v.name FROM interface_tagged_vlans l
 		JOIN vlans v ON v.id = l.vlan_id WHERE l.interface_id IN (`+placeholders(len(ids))+`)
-		ORDER BY l.interface_id, v.vid, v.id`, int64Args(ids)...)
-	if err != nil {
-		return nil, fmt.Errorf("store: tagged vlans: %w", err)
-	}
-	defer rows.Close()
-	out := map[int64][]VLANRef{}
-	for rows.Next() {
-		var owner int64
-		var v VLANRef
-		if err := rows.Scan(&owner, &v.ID, &v.VID, &v.Name); err != nil {
-			return nil, err
-		}
-		out[owner] = append(out[owner], v)
-	}
-	return out, rows.Err()
+		ORDER BY l.interface_id, v.vid, v.id`, int64Args(ids), func(v *VLANRef) []any { return []any{&v.ID, &v.VID, &v.Name} })
 }
 
 // ifaceState is the part of an interface that the 802.1Q rules look at.

@@ -63,23 +63,9 @@ func (db *DB) Permissions(ctx context.Context, ids []int64) ([]Permission, error
 }
 
 func (db *DB) userRefs(ctx context.Context, permIDs []int64) (map[int64][]UserRef, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT l.permission_id, u.id, u.username FROM permission_users l
+	return grouped(ctx, db, "permission users", `SELECT l.permission_id, u.id, u.username FROM permission_users l
 		JOIN users u ON u.id = l.user_id WHERE l.permission_id IN (`+placeholders(len(permIDs))+`)
-		ORDER BY u.username, u.id`, int64Args(permIDs)...)
-	if err != nil {
-		return nil, fmt.Errorf("store: permission users: %w", err)
-	}
-	defer rows.Close()
-	out := map[int64][]UserRef{}
-	for rows.Next() {
-		var owner int64
-		var u UserRef
-		if err := rows.Scan(&owner, &u.ID, &u.Username); err != nil {
-			return nil, err
-		}
-		out[owner] = append(out[owner], u)
-	}
-	return out, rows.Err()
+		ORDER BY u.username, u.id`, int64Args(permIDs), func(u *UserRef) []any { return []any{&u.ID, &u.Username} })
 }
 
 // UpdatePermission changes the fields set in in; the result must stay within guard.

@@ -161,19 +161,7 @@ func setLinks(ctx context.Context, tx *sql.Tx, table, local, remote string, id i
 
 // links loads a link table for many owners at once: owner id → related ids in order.
 func (db *DB) links(ctx context.Context, table, local, remote string, ids []int64) (map[int64][]int64, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT `+local+`, `+remote+` FROM `+table+
-		` WHERE `+local+` IN (`+placeholders(len(ids))+`) ORDER BY `+local+`, `+remote, int64Args(ids)...)
-	if err != nil {
-		return nil, fmt.Errorf("store: %s: %w", table, err)
-	}
-	defer rows.Close()
-	out := map[int64][]int64{}
-	for rows.Next() {
-		var a, b int64
-		if err := rows.Scan(&a, &b); err != nil {
-			return nil, err
-		}
-		out[a] = append(out[a], b)
-	}
-	return out, rows.Err()
+	return grouped(ctx, db, table, `SELECT `+local+`, `+remote+` FROM `+table+
+		` WHERE `+local+` IN (`+placeholders(len(ids))+`) ORDER BY `+local+`, `+remote, int64Args(ids),
+		func(id *int64) []any { return []any{id} })
 }

@@ -250,22 +250,9 @@ func (db *DB) Users(ctx context.Context, ids []int64) ([]User, error) {
 
 // groupRefs loads the groups linked to many owners through a link table.
 func (db *DB) groupRefs(ctx context.Context, table, local string, ids []int64) (map[int64][]GroupRef, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT l.`+local+`, g.id, g.name FROM `+table+` l JOIN groups g ON g.id = l.group_id
-		WHERE l.`+local+` IN (`+placeholders(len(ids))+`) ORDER BY g.name, g.id`, int64Args(ids)...)
-	if err != nil {
-		return nil, fmt.Errorf("store: %s: %w", table, err)
-	}
-	defer rows.Close()
-	out := map[int64][]GroupRef{}
-	for rows.Next() {
-		var owner int64
-		var g GroupRef
-		if err := rows.Scan(&owner, &g.ID, &g.Name); err != nil {
-			return nil, err
-		}
-		out[owner] = append(out[owner], g)
-	}
-	return out, rows.Err()
+	return grouped(ctx, db, table, `SELECT l.`+local+`, g.id, g.name FROM `+table+` l JOIN groups g ON g.id = l.group_id
+		WHERE l.`+local+` IN (`+placeholders(len(ids))+`) ORDER BY g.name, g.id`, int64Args(ids),
+		func(g *GroupRef) []any { return []any{&g.ID, &g.Name} })
 }
 
 // UpdateUser changes the fields set in in; the result must stay within guard, and at
