@@ -105,25 +105,9 @@ func (a *API) variableChoices(w http.ResponseWriter, r *http.Request) error {
 // validateVariables serves POST commands/{id}/validate-variables/: the checks execute
 // would make, without a credential token, without contacting the device or logging.
 func (a *API) validateVariables(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r)
+	p, err := a.checkedRequest(r, false, "device_id", "variables")
 	if err != nil {
 		return err
-	}
-	cmd, err := visible(a, r, commandResource, id, a.DB.Commands)
-	if err != nil {
-		return err
-	}
-	f, err := decodeForm(r, "device_id", "variables")
-	if err != nil {
-		return err
-	}
-	req := readExecRequest(f, false)
-	if err := f.Err(); err != nil {
-		return err
-	}
-	p, err := a.prepare(r, cmd, req, false, nil)
-	if err != nil {
-		return asHTTP(err)
 	}
 	httpjson.Write(w, http.StatusOK, map[string]any{"valid": true, "command": p.text})
 	return nil

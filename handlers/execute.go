@@ -367,33 +367,44 @@ func notParsed(why string) textfsm.Parsed {
 	return textfsm.Parsed{Data: []map[string]any{}, Error: why}
 }
 
-// execute serves POST commands/{id}/execute/.
-func (a *API) execute(w http.ResponseWriter, r *http.Request) error {
+// checkedRequest is the front half of execute and validate-variables: the command must
+// be visible (404), the body valid (400), then every check of prepare in its order.
+// withToken says whether the credential is checked too.
+func (a *API) checkedRequest(r *http.Request, withToken bool, fields ...string) (*prepared, error) {
 	id, err := pathID(r)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	cmd, err := visible(a, r, commandResource, id, a.DB.Commands)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	f, err := decodeForm(r, fields...)
+	if err != nil {
+		return nil, err
+	}
+	req := readExecRequest(f, withToken)
+	if err := f.Err(); err != nil {
+		return nil, err
+	}
+	p, err := a.prepare(r, cmd, req, withToken, nil)
+	if err != nil {
+		return nil, asHTTP(err)
+	}
+	return p, nil
+}
+
+// execute serves POST commands/{id}/execute/.
+func (a *API) execute(w http.ResponseWriter, r *http.Request) error {
 	fields := []string{"device_id", "credential_token", "variables", "timeout"}
 	if viaSession(r) {
 		// A logged-in web user picks one of their own sets; an API client always sends
 		// the token, as the contract says.
 		fields = append(fields, "credential_set_id")
 	}
-	f, err := decodeForm(r, fields...)
+	p, err := a.checkedRequest(r, true, fields...)
 	if err != nil {
 		return err
-	}
-	req := readExecRequest(f, true)
-	if err := f.Err(); err != nil {
-		return err
-	}
-	p, err := a.prepare(r, cmd, req, true, nil)
-	if err != nil {
-		return asHTTP(err)
 	}
 	slot, err := a.acquire(r, p.target.ID)
 	if err != nil {
