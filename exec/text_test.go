@@ -27,6 +27,12 @@ func TestDriverFor(t *testing.T) {
 		{"", "Junos", "juniper_junos"},
 		{"", "mikrotik", "generic"},
 		{"", "", "generic"},
+		{"", "cisco-ios", "cisco_ios"},
+		{"", "arista_eos", "arista_eos"},
+		{"", "Cisco_IOS", "cisco_ios"},
+		{"", "vyos", "generic"},
+		{"linux", "ios", "linux"},
+		{"generic", "eos", "generic"},
 	}
 	for _, tt := range tests {
 		if got := DriverFor(tt.driver, tt.slug); got != tt.want {

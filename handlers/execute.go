@@ -306,12 +306,21 @@ func (a *API) execOptions() exec.Options {
 		HostKeys: a.DB, Logger: a.Logger}
 }
 
+// driverOf is the driver a device runs with: exec decides from its platform's configured
+// driver and slug; a device without a platform is driven generically.
+func driverOf(t store.Target) string {
+	if t.PlatformID == nil {
+		return "generic"
+	}
+	return exec.DriverFor(t.PlatformDriver, t.PlatformSlug)
+}
+
 func credentials(s store.Secret) exec.Credentials {
 	return exec.Credentials{Username: s.Username, Password: s.Password, EnableSecret: s.EnableSecret, PrivateKey: []byte(s.PrivateKey)}
 }
 
 func execTarget(t store.Target) exec.Target {
-	return exec.Target{DeviceID: t.ID, Name: t.Name, Host: t.Host, Port: t.Port, Driver: t.Driver, LegacyAlgorithms: t.LegacyAlgorithms}
+	return exec.Target{DeviceID: t.ID, Name: t.Name, Host: t.Host, Port: t.Port, Driver: driverOf(t), LegacyAlgorithms: t.LegacyAlgorithms}
 }
 
 // outcome is a finished execution, logged.
@@ -356,7 +365,7 @@ func (a *API) parse(p *prepared, res exec.Result) textfsm.Parsed {
 	case a.Exec.TextFSM == nil:
 		return notParsed("no templates loaded")
 	}
-	parsed := a.Exec.TextFSM.Parse(p.target.Driver, p.text, res.Output)
+	parsed := a.Exec.TextFSM.Parse(driverOf(p.target), p.text, res.Output)
 	if parsed.Data == nil {
 		parsed.Data = []map[string]any{}
 	}

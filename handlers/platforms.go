@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"fieldkit/exec"
 	"fieldkit/store"
 )
 
@@ -25,9 +26,9 @@ var platformResource = &Resource{
 		{Name: "name", Type: "string", Required: true, MaxLength: 100},
 		{Name: "slug", Type: "string", Required: true, MaxLength: 100},
 		{Name: "description", Type: "string", MaxLength: 200},
-		{Name: "driver", Type: "string", Enum: append([]string{""}, store.Drivers...),
+		{Name: "driver", Type: "string", Enum: append([]string{""}, exec.Drivers()...),
 			Doc: `SSH driver; "" infers it from the slug (ios, iosxe, cisco_xe → cisco_ios; nxos → cisco_nxos; iosxr, cisco_xr → cisco_iosxr; eos → arista_eos; junos → juniper_junos; otherwise generic)`},
-		{Name: "effective_driver", Type: "string", ReadOnly: true, Enum: store.Drivers, Doc: "the driver actually used"},
+		{Name: "effective_driver", Type: "string", ReadOnly: true, Enum: exec.Drivers(), Doc: "the driver actually used"},
 		{Name: "legacy_algorithms", Type: "boolean", Doc: "also offer legacy SSH algorithms (SHA-1 key exchange, CBC ciphers, ssh-rsa) to this platform's devices"},
 		{Name: "tags", Type: "array", Items: "Tag", ReadOnly: true},
 		{Name: "custom_fields", Type: "object", ReadOnly: true},
@@ -46,7 +47,7 @@ func platformInput(_ context.Context, f *form, create bool) store.PlatformInput 
 	in.Name = strPtr(f, "name", create, 100)
 	in.Slug = slugField(f, create)
 	in.Description = strPtr(f, "description", false, 200)
-	in.Driver = choicePtr(f, "driver", false, append([]string{""}, store.Drivers...)...)
+	in.Driver = choicePtr(f, "driver", false, append([]string{""}, exec.Drivers()...)...)
 	in.LegacyAlgorithms = boolPtr(f, "legacy_algorithms")
 	return in
 }
@@ -58,7 +59,7 @@ func renderPlatform(r *http.Request, p store.Platform, brief bool) any {
 		return n
 	}
 	n["driver"] = p.Driver
-	n["effective_driver"] = p.EffectiveDriver()
+	n["effective_driver"] = exec.DriverFor(p.Driver, p.Slug)
 	n["legacy_algorithms"] = p.LegacyAlgorithms
 	n["tags"] = []any{}
 	n["custom_fields"] = map[string]any{}

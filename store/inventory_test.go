@@ -55,20 +55,6 @@ func newLab(t *testing.T, db *DB) lab {
 	return l
 }
 
-func TestEffectiveDriver(t *testing.T) {
-	for _, c := range []struct{ driver, slug, want string }{
-		{"", "ios", "cisco_ios"}, {"", "iosxe", "cisco_ios"}, {"", "cisco_xe", "cisco_ios"}, {"", "cisco-ios", "cisco_ios"},
-		{"", "nxos", "cisco_nxos"}, {"", "iosxr", "cisco_iosxr"}, {"", "cisco_xr", "cisco_iosxr"},
-		{"", "eos", "arista_eos"}, {"", "arista_eos", "arista_eos"}, {"", "junos", "juniper_junos"},
-		{"", "linux", "linux"}, {"", "Cisco_IOS", "cisco_ios"}, {"", "vyos", "generic"}, {"", "", "generic"},
-		{"linux", "ios", "linux"}, {"generic", "eos", "generic"},
-	} {
-		if got := EffectiveDriver(c.driver, c.slug); got != c.want {
-			t.Errorf("EffectiveDriver(%q, %q) = %q, want %q", c.driver, c.slug, got, c.want)
-		}
-	}
-}
-
 func TestDeviceTarget(t *testing.T) {
 	db := openInvDB(t)
 	ctx := context.Background()
@@ -77,7 +63,7 @@ func TestDeviceTarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tg.Host != "" || tg.Port != 2222 || tg.Driver != "arista_eos" || tg.PlatformSlug != "eos" || *tg.PlatformID != l.platform || tg.LegacyAlgorithms {
+	if tg.Host != "" || tg.Port != 2222 || tg.PlatformDriver != "" || tg.PlatformSlug != "eos" || *tg.PlatformID != l.platform || tg.LegacyAlgorithms {
 		t.Fatalf("target without primary: %+v", tg)
 	}
 	// IPv6 alone is used; IPv4 wins once set; the platform's legacy flag counts
@@ -94,13 +80,13 @@ func TestDeviceTarget(t *testing.T) {
 	if err := db.UpdatePlatform(ctx, l.platform, PlatformInput{LegacyAlgorithms: ptr(true), Driver: ptr("linux")}, All); err != nil {
 		t.Fatal(err)
 	}
-	if tg, _ = db.DeviceTarget(ctx, l.device); tg.Host != "192.0.2.10" || tg.Port != 22 || !tg.LegacyAlgorithms || tg.Driver != "linux" {
+	if tg, _ = db.DeviceTarget(ctx, l.device); tg.Host != "192.0.2.10" || tg.Port != 22 || !tg.LegacyAlgorithms || tg.PlatformDriver != "linux" {
 		t.Fatalf("ip4 host: %+v", tg)
 	}
 	if err := db.DeletePlatform(ctx, l.platform); err != nil {
 		t.Fatal(err)
 	}
-	if tg, _ = db.DeviceTarget(ctx, l.device); tg.PlatformID != nil || tg.Driver != "generic" || tg.LegacyAlgorithms {
+	if tg, _ = db.DeviceTarget(ctx, l.device); tg.PlatformID != nil || tg.PlatformDriver != "" || tg.LegacyAlgorithms {
 		t.Fatalf("without platform: %+v", tg)
 	}
 	if _, err := db.DeviceTarget(ctx, 999); !errors.Is(err, ErrNotFound) {

@@ -5,53 +5,17 @@ import (
 	"database/sql"
 	"fmt"
 	"sort"
-	"strings"
 	"time"
 )
-
-// Drivers are the SSH driver names a platform may choose; "" means infer from the slug.
-var Drivers = []string{"cisco_ios", "cisco_nxos", "cisco_iosxr", "arista_eos", "juniper_junos", "linux", "generic"}
-
-// slugDrivers maps well-known platform slugs (with "-" read as "_") to drivers. It
-// mirrors exec.DriverFor's table: the two must agree on every slug.
-var slugDrivers = map[string]string{
-	"ios": "cisco_ios", "iosxe": "cisco_ios", "ios_xe": "cisco_ios", "cisco_xe": "cisco_ios",
-	"cisco_iosxe": "cisco_ios", "cisco_ios_xe": "cisco_ios",
-	"nxos": "cisco_nxos", "nx_os": "cisco_nxos", "cisco_nx_os": "cisco_nxos",
-	"iosxr": "cisco_iosxr", "ios_xr": "cisco_iosxr", "cisco_xr": "cisco_iosxr", "cisco_ios_xr": "cisco_iosxr",
-	"eos":   "arista_eos",
-	"junos": "juniper_junos", "juniper": "juniper_junos",
-}
-
-// EffectiveDriver is the driver a platform runs with: its explicit driver, else the one
-// its slug names (a canonical driver name or a well-known alias), else "generic".
-func EffectiveDriver(driver, slug string) string {
-	if d := strings.ToLower(strings.TrimSpace(driver)); d != "" {
-		return d
-	}
-	s := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(slug)), "-", "_")
-	for _, d := range Drivers {
-		if s == d {
-			return d
-		}
-	}
-	if d, ok := slugDrivers[s]; ok {
-		return d
-	}
-	return "generic"
-}
 
 // Platform is a dcim.platform.
 type Platform struct {
 	ID                      int64
 	Name, Slug, Description string
-	Driver                  string // as configured; see EffectiveDriver
+	Driver                  string // as configured; "" means exec.DriverFor infers it from the slug
 	LegacyAlgorithms        bool
 	Created, LastUpdated    time.Time
 }
-
-// EffectiveDriver is the driver the platform's devices are driven with.
-func (p Platform) EffectiveDriver() string { return EffectiveDriver(p.Driver, p.Slug) }
 
 // PlatformInput is a create or a partial update: nil fields are left as they are.
 type PlatformInput struct {

@@ -17,7 +17,7 @@ type Target struct {
 	Port             int    // custom_fields.ssh_port, else 22
 	PlatformID       *int64
 	PlatformSlug     string
-	Driver           string // the platform's effective driver; "generic" without a platform
+	PlatformDriver   string // the platform's configured driver ("" = infer from the slug; exec.DriverFor decides)
 	LegacyAlgorithms bool   // enabled on the device or on its platform
 }
 
@@ -36,10 +36,7 @@ func (db *DB) DeviceTarget(ctx context.Context, id int64) (Target, error) {
 	}
 	d := ds[0]
 	t := Target{ID: d.ID, Name: d.Name, Port: SSHPort(d.CustomFields), PlatformID: d.PlatformID,
-		PlatformSlug: d.PlatformSlug, Driver: "generic", LegacyAlgorithms: d.LegacyAlgorithms || d.PlatformLegacy}
-	if d.PlatformID != nil {
-		t.Driver = EffectiveDriver(d.PlatformDriver, d.PlatformSlug)
-	}
+		PlatformSlug: d.PlatformSlug, PlatformDriver: d.PlatformDriver, LegacyAlgorithms: d.LegacyAlgorithms || d.PlatformLegacy}
 	t.Host = PrimaryHost(d.PrimaryIP4, d.PrimaryIP6)
 	return t, nil
 }
