@@ -22,7 +22,7 @@ type Library struct {
 	logger *slog.Logger
 }
 
-// Parsed is the parsed_output of an execution (PRODUCT.md §6.2).
+// Parsed is the parsed_output of an execution.
 //
 // Success means a template was selected and ran without error. A template
 // that runs cleanly but finds no record — including on empty output — is
