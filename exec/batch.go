@@ -31,7 +31,7 @@ func RunBatch(ctx context.Context, t Target, c Credentials, o Options, steps []S
 	octx, cancel := context.WithTimeout(ctx, steps[0].Timeout)
 	s, err := Open(octx, t, c, o)
 	if err != nil {
-		msg := openFailure(octx, err, timeoutLabel(octx, steps[0].Timeout), c)
+		msg := openFailure(octx, err, timeoutLabel(octx, steps[0].Timeout))
 		cancel()
 		for i := range steps {
 			r := Result{ErrorMessage: msg}

@@ -171,7 +171,7 @@ var guidance = map[string]string{
 	IncompleteCommand: "The command is missing a required keyword or argument; complete it (type '?' on the device to list what it expects).",
 	AmbiguousCommand:  "An abbreviated keyword matches several commands; spell the keyword out in full.",
 	UnknownCommand:    "The device does not know this command; check that it exists on this platform and software version.",
-	PermissionDenied:  "The account is not authorised for this command; use credentials with a higher privilege level or an enable secret.",
+	PermissionDenied:  "The account is not authorised for this command; use credentials with a higher privilege level or an enable password.",
 	ConfigRejected:    "The device refused the configuration change; fix the rejected line and run the command again, the lines after it were not sent.",
 }
 

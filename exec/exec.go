@@ -4,7 +4,13 @@
 // (prompt patterns, enable, paging and width commands, config mode entry and
 // exit, error strings). Shell drivers use a PTY and an interactive shell; the
 // linux driver opens one exec channel per command. Every read has a deadline
-// taken from the context, and no secret ever reaches Output, an error or a log.
+// taken from the context.
+//
+// Output is what the device sent, minus the echoed command, the prompt and
+// the pager: nothing in it is rewritten. Secrets stay out of errors and logs
+// by construction: no message FieldKit builds ever interpolates a credential,
+// and a secret is only ever written to the device at its login or enable
+// prompt, an exchange that is never part of any Output.
 package exec
 
 import (
@@ -35,11 +41,6 @@ func (Credentials) String() string { return "REDACTED" }
 
 // GoString keeps %#v from printing the fields.
 func (Credentials) GoString() string { return "REDACTED" }
-
-// secrets lists the secret strings to scrub from any text a user can see.
-func (c Credentials) secrets() []string {
-	return []string{c.Password, c.EnableSecret}
-}
 
 // HostKeyPolicy says how an unknown or changed device host key is handled.
 type HostKeyPolicy string

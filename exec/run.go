@@ -14,7 +14,8 @@ import (
 // failure "Timed out after N s" (N: the time ctx had left when Run began)
 // with the partial output kept, and the
 // session is left unusable (Close still tidies up). Run never returns an
-// error; the outcome is in the Result, with secrets scrubbed.
+// error; the outcome is in the Result, the output exactly as the device
+// sent it.
 func (s *Session) Run(ctx context.Context, cmd Command) Result {
 	return s.runLabelled(ctx, cmd, timeoutLabel(ctx, 0))
 }
@@ -25,11 +26,6 @@ func (s *Session) runLabelled(ctx context.Context, cmd Command, label string) Re
 	start := time.Now()
 	r := s.run(ctx, cmd, label)
 	r.Duration = time.Since(start)
-	secrets := s.creds.secrets()
-	r.Output = scrub(r.Output, secrets)
-	r.ErrorMessage = scrub(r.ErrorMessage, secrets)
-	r.Syntax.Line = scrub(r.Syntax.Line, secrets)
-	r.Syntax.Input = scrub(r.Syntax.Input, secrets)
 	s.log.Debug("exec: command done", "command_type", cmd.Type, "success", r.Success,
 		"duration_ms", r.Duration.Milliseconds(), "output_bytes", len(r.Output), "truncated", r.Truncated)
 	return r
@@ -160,7 +156,7 @@ func Execute(ctx context.Context, t Target, c Credentials, o Options, cmds []Com
 	}
 	s, err := Open(ctx, t, c, o)
 	if err != nil {
-		msg := openFailure(ctx, err, label, c)
+		msg := openFailure(ctx, err, label)
 		for i := range results {
 			results[i] = Result{ErrorMessage: msg}
 		}
@@ -178,12 +174,13 @@ func Execute(ctx context.Context, t Target, c Credentials, o Options, cmds []Com
 	return results
 }
 
-// openFailure is the user's message for a failed Open.
-func openFailure(ctx context.Context, err error, label string, c Credentials) string {
+// openFailure is the user's message for a failed Open. Open's errors name
+// the address and the step, never a credential, so the text is shown as is.
+func openFailure(ctx context.Context, err error, label string) string {
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return label
 	}
-	return scrub(err.Error(), c.secrets())
+	return err.Error()
 }
 
 // closeBudget is how long Close may wait for a polite logout: at most two

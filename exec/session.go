@@ -18,7 +18,7 @@ import (
 // Errors a caller may want to tell apart, matched with errors.Is.
 var (
 	ErrAuth          = errors.New("authentication failed")
-	ErrEnable        = errors.New("enable rejected, check the enable secret")
+	ErrEnable        = errors.New("enable refused by the device, check the enable password")
 	ErrUnknownDriver = errors.New("unknown driver")
 )
 

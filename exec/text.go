@@ -137,26 +137,3 @@ func (d *driver) detectSyntax(out string) SyntaxError {
 	}
 	return SyntaxError{}
 }
-
-// mask replaces a scrubbed secret.
-const mask = "********"
-
-// scrub removes secrets from text shown to users or logged. Secrets shorter
-// than four characters are replaced only as whole words, so that a short
-// password does not mangle unrelated output.
-func scrub(s string, secrets []string) string {
-	for _, sec := range secrets {
-		if sec == "" || !strings.Contains(s, sec) {
-			continue
-		}
-		if len(sec) >= 4 {
-			s = strings.ReplaceAll(s, sec, mask)
-			continue
-		}
-		re := regexp.MustCompile(`(^|[^\w])` + regexp.QuoteMeta(sec) + `($|[^\w])`)
-		for range 2 { // a second pass catches matches that shared a separator
-			s = re.ReplaceAllString(s, "${1}"+mask+"${2}")
-		}
-	}
-	return s
-}
