@@ -69,7 +69,7 @@ func (s *Session) runShow(ctx context.Context, lines []string, label string) Res
 	truncated := false
 	for _, line := range lines {
 		r, err := s.send(ctx, line)
-		out := s.d.cleanOutput(normalize(string(r.raw)), line)
+		out := s.d.cleanOutput(normalize(string(r.raw)), line, r.prompt)
 		parts = append(parts, out)
 		truncated = truncated || r.truncated
 		if err != nil {
@@ -139,24 +139,30 @@ func timeoutLabel(ctx context.Context, configured time.Duration) string {
 }
 
 // Execute opens one session, runs the commands in order and closes it, all
-// within ctx and Options.Timeout. A failure to open yields one failed Result
-// per command. The durations add up to the wall time: opening is counted in
-// the first result, closing in the last.
+// within ctx and Options.Timeout. A target's ConnectTimeout and
+// CommandTimeout replace Options.Timeout for opening and for each command.
+// A failure to open yields one failed Result per command. The durations add
+// up to the wall time: opening is counted in the first result, closing in
+// the last.
 func Execute(ctx context.Context, t Target, c Credentials, o Options, cmds []Command) []Result {
 	start := time.Now()
-	label := timeoutLabel(ctx, o.Timeout)
-	if o.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
-		defer cancel()
-	}
 	results := make([]Result, len(cmds))
 	if len(cmds) == 0 {
 		return results
 	}
-	s, err := Open(ctx, t, c, o)
+	whole, label := ctx, timeoutLabel(ctx, o.Timeout)
+	if o.Timeout > 0 {
+		var cancel context.CancelFunc
+		whole, cancel = context.WithTimeout(ctx, o.Timeout)
+		defer cancel()
+	}
+	octx, olabel := whole, label
+	if t.ConnectTimeout > 0 {
+		octx, olabel = ctx, timeoutLabel(ctx, t.ConnectTimeout)
+	}
+	s, err := Open(octx, t, c, o)
 	if err != nil {
-		msg := openFailure(ctx, err, label)
+		msg := openFailure(octx, err, olabel)
 		for i := range results {
 			results[i] = Result{ErrorMessage: msg}
 		}
@@ -164,11 +170,19 @@ func Execute(ctx context.Context, t Target, c Credentials, o Options, cmds []Com
 		return results
 	}
 	opened := time.Since(start)
+	last := whole
 	for i, cmd := range cmds {
-		results[i] = s.runLabelled(ctx, cmd, label)
+		cctx, clabel, cancel := whole, label, context.CancelFunc(func() {})
+		if t.CommandTimeout > 0 {
+			cctx, cancel = context.WithTimeout(ctx, t.CommandTimeout)
+			clabel = timeoutLabel(ctx, t.CommandTimeout)
+		}
+		results[i] = s.runLabelled(cctx, cmd, clabel)
+		cancel()
+		last = cctx
 	}
 	closeStart := time.Now()
-	_ = s.closeWithin(closeBudget(ctx))
+	_ = s.closeWithin(closeBudget(last))
 	results[0].Duration += opened
 	results[len(results)-1].Duration += time.Since(closeStart)
 	return results
