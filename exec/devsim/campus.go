@@ -89,7 +89,9 @@ func procurveVendor() (*vendor, campus) {
 			ambiguous:  "Ambiguous input: %[1]s",
 		},
 		// The prompt is drawn with cursor positioning, as the switch does.
-		prompt: func(s *session) string { return "\x1b[24;1H" + strings.TrimSuffix(ciscoPrompt(s, " "), " ") + " \x1b[?25h" },
+		prompt: func(s *session) string {
+			return "\x1b[24;1H" + strings.TrimSuffix(ciscoPrompt(s, " "), " ") + " \x1b[?25h"
+		},
 		modes: func(s *session) string {
 			switch s.cli.mode {
 			case modeIf:

@@ -90,15 +90,6 @@ func asaRunning(st *state) []string {
 		"Cryptochecksum:5b1e4c2d9a0f7e31c46d8b127f3a9e05", ": end")
 }
 
-// procurveMAC is the ProCurve spelling of a MAC address, "0050a1-000001".
-func procurveMAC(m string) string {
-	h := strings.ReplaceAll(m, ".", "")
-	if len(h) != 12 {
-		return m
-	}
-	return h[:6] + "-" + h[6:]
-}
-
 func procurveVersion(*state) []string {
 	return []string{
 		"Image stamp:    /ws/swbuildm/rel_venice_qaoff/code/build/tam(swbuildm_rel_venice_qaoff_rel_venice)",

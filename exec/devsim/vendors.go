@@ -38,8 +38,6 @@ type vendor struct {
 	enableFail  []string
 	// configBanner is printed on entering configuration mode.
 	configBanner string
-	// loginOptions lets the login name carry "+options" (RouterOS).
-	loginOptions bool
 }
 
 // vendors is filled by each vendor file's init.
