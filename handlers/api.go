@@ -17,6 +17,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"fieldkit/handlers/httpjson"
+	"fieldkit/observe"
 	"fieldkit/store"
 )
 
@@ -37,6 +38,10 @@ type Options struct {
 	Exec ExecOptions
 	// Extra registers routes owned by other packages (the web UI) on the same router.
 	Extra func(rt *httprouter.Router)
+	// Observer is told of executions, rate-limit refusals and the bulk queue; nil: none.
+	Observer Observer
+	// Health adds the server's health (database, schedules) to /api/status/; nil: none.
+	Health func(ctx context.Context) map[string]any
 }
 
 // API is the HTTP handler.
@@ -156,6 +161,7 @@ func (a *API) authed(h handlerFunc) http.Handler {
 			a.writeError(w, r, err)
 			return
 		}
+		observe.SetUser(r, p.Username)
 		ctx := context.WithValue(r.Context(), ctxPrincipal, p)
 		if r.Header.Get("Authorization") == "" {
 			ctx = context.WithValue(ctx, ctxSession, true)
