@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/kardianos/service"
+
+	"fieldkit/handlers"
 )
 
 const serviceName = "fieldkit"
@@ -18,6 +20,9 @@ const serviceName = "fieldkit"
 // defaultServiceUser is the account the Linux service runs as unless --user says
 // otherwise; "root" keeps the service as root.
 const defaultServiceUser = "fieldkit"
+
+// maxExecution is the longest execution the API runs.
+const maxExecution = handlers.MaxTimeout * time.Second
 
 // stopMargin is what a service manager waits beyond server.shutdown_timeout before it
 // gives up on a stop: the process itself gives up at shutdown_timeout, so the manager

@@ -157,11 +157,13 @@ func (a *API) public(h handlerFunc) http.Handler {
 func (a *API) authed(h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, err := a.authenticate(r)
+		if p.Username != "" {
+			observe.SetUser(r, p.Username) // also when refused: a read-only token's write
+		}
 		if err != nil {
 			a.writeError(w, r, err)
 			return
 		}
-		observe.SetUser(r, p.Username)
 		ctx := context.WithValue(r.Context(), ctxPrincipal, p)
 		if r.Header.Get("Authorization") == "" {
 			ctx = context.WithValue(ctx, ctxSession, true)

@@ -40,6 +40,10 @@ const (
 	maxTimeout     = 300
 )
 
+// MaxTimeout is the longest execution a request may ask for, in seconds: a graceful
+// shutdown must wait longer than this.
+const MaxTimeout = maxTimeout
+
 // execRequest is one execution as asked for.
 type execRequest struct {
 	DeviceID  int64
