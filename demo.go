@@ -46,7 +46,7 @@ func seedDemo(ctx context.Context, e env, db *store.DB, kr *store.Keyring, cfg C
 	adminPass := randomPassword()
 	admin := s.user("admin", adminPass)
 	siteID := s.ref(store.TypeSite, map[string]any{"slug": "demo-lab"}, func() (int64, error) {
-		return db.CreateSite(ctx, store.SiteInput{Name: ptr("Demo Lab"), Slug: ptr("demo-lab"), Description: ptr("simulated devices")}, store.All)
+		return db.Create(ctx, store.Sites, store.Values{"name": "Demo Lab", "slug": "demo-lab", "description": "simulated devices"}, store.All)
 	})
 	vlans := []int64{s.vlan(siteID, 10, "USERS"), s.vlan(siteID, 20, "VOICE")}
 	var devs []*devsim.Device
@@ -171,13 +171,13 @@ func (s *seeder) user(name, password string) int64 {
 
 func (s *seeder) vlan(site, vid int64, name string) int64 {
 	return s.ref(store.TypeVLAN, map[string]any{"vid": vid, "site": site}, func() (int64, error) {
-		return s.db.CreateVLAN(s.ctx, store.VLANInput{VID: &vid, Name: &name, Site: store.OptRef{Set: true, ID: &site}}, store.All)
+		return s.db.Create(s.ctx, store.VLANs, store.Values{"vid": vid, "name": name, "site": site}, store.All)
 	})
 }
 
 func (s *seeder) platform(name, driver string) int64 {
 	return s.ref(store.TypePlatform, map[string]any{"slug": driver}, func() (int64, error) {
-		return s.db.CreatePlatform(s.ctx, store.PlatformInput{Name: &name, Slug: &driver, Driver: &driver}, store.All)
+		return s.db.Create(s.ctx, store.Platforms, store.Values{"name": name, "slug": driver, "driver": driver}, store.All)
 	})
 }
 
@@ -185,23 +185,23 @@ func (s *seeder) platform(name, driver string) int64 {
 // and the port it listens on this run.
 func (s *seeder) device(dd demoDevice, site, platform int64, port int, vlans []int64) int64 {
 	id := s.ref(store.TypeDevice, map[string]any{"name": dd.name}, func() (int64, error) {
-		return s.db.CreateDevice(s.ctx, store.DeviceInput{Name: ptr(dd.name), SiteID: &site, Status: ptr("active"),
-			Platform: store.OptRef{Set: true, ID: &platform}, Description: ptr("simulated " + dd.vendor + " device")}, store.All)
+		return s.db.Create(s.ctx, store.Devices, store.Values{"name": dd.name, "site": site, "status": "active",
+			"platform": platform, "description": "simulated " + dd.vendor + " device"}, store.All)
 	})
 	for i, n := range dd.ifaces {
 		v := vlans[i%2]
 		ifc := s.ref(store.TypeInterface, map[string]any{"device": id, "name": n}, func() (int64, error) {
-			return s.db.CreateInterface(s.ctx, store.InterfaceInput{DeviceID: &id, Name: ptr(n), Type: ptr("1000base-t"),
-				Enabled: ptr(true), Mode: ptr("access"), UntaggedVLAN: store.OptRef{Set: true, ID: &v}}, store.All)
+			return s.db.Create(s.ctx, store.Interfaces, store.Values{"device": id, "name": n, "type": "1000base-t",
+				"enabled": true, "mode": "access", "untagged_vlan": v}, store.All)
 		})
 		if i == 0 {
 			ip := s.ref(store.TypeIPAddress, map[string]any{"assigned_object_id": ifc}, func() (int64, error) {
-				return s.db.CreateIPAddress(s.ctx, store.IPAddressInput{Address: ptr("127.0.0.1/8"), Status: ptr("active"),
-					Interface: store.OptRef{Set: true, ID: &ifc}}, store.All)
+				return s.db.Create(s.ctx, store.IPAddresses, store.Values{"address": "127.0.0.1/8", "status": "active",
+					"assigned_object_id": ifc}, store.All)
 			})
 			if s.err == nil {
-				s.err = s.db.UpdateDevice(s.ctx, id, store.DeviceInput{PrimaryIP4: store.OptRef{Set: true, ID: &ip},
-					CustomFields: map[string]any{"ssh_port": port}, MergeCustomFields: true}, store.All)
+				s.err = s.db.Update(s.ctx, store.Devices, id, store.Values{"primary_ip4": ip,
+					"custom_fields": store.Patch{"ssh_port": port}}, store.All)
 			}
 		}
 	}
@@ -212,28 +212,27 @@ func (s *seeder) device(dd demoDevice, site, platform int64, port int, vlans []i
 func (s *seeder) commands(p map[string]int64) []int64 {
 	all := []int64{p["cisco_ios"], p["arista_eos"], p["juniper_junos"]}
 	sw := []int64{p["cisco_ios"], p["arista_eos"]}
-	iface := store.CommandVariable{Name: "interface", DisplayName: "Interface", VariableType: "inventory_interface", Required: true,
-		HelpText: "an interface of the device"}
+	iface := store.Values{"name": "interface", "display_name": "Interface", "variable_type": "inventory_interface",
+		"help_text": "an interface of the device"}
 	defs := []struct {
 		name, text, typ, desc string
 		platforms             []int64
-		vars                  []store.CommandVariable
+		vars                  []store.Values
 	}{
 		{"Show version", "show version", "show", "software and hardware of the device", all, nil},
 		{"Interface status", "show interfaces status", "show", "state, VLAN and speed of every port", sw, nil},
-		{"One interface's addressing", "show ip interface brief | include <interface>", "show", "one port's line of show ip interface brief", sw, []store.CommandVariable{iface}},
+		{"One interface's addressing", "show ip interface brief | include <interface>", "show", "one port's line of show ip interface brief", sw, []store.Values{iface}},
 		{"VLANs", "show vlan brief", "show", "VLANs and their ports", []int64{p["cisco_ios"]}, nil},
 		{"Interfaces (Junos)", "show interfaces terse", "show", "interfaces and addresses", []int64{p["juniper_junos"]}, nil},
 		{"Set interface description", "interface <interface>\n description <description>", "config", "label a port", sw,
-			[]store.CommandVariable{iface, {Name: "description", DisplayName: "Description", VariableType: "text", Required: true}}},
+			[]store.Values{iface, {"name": "description", "display_name": "Description"}}},
 	}
 	var ids []int64
 	for _, d := range defs {
 		d := d
 		ids = append(ids, s.ref(store.TypeCommand, map[string]any{"name": d.name}, func() (int64, error) {
-			vars := d.vars
-			return s.db.CreateCommand(s.ctx, store.CommandInput{Name: &d.name, Command: &d.text, CommandType: &d.typ,
-				Description: &d.desc, Platforms: &d.platforms, Variables: &vars}, store.All)
+			return s.db.Create(s.ctx, store.Commands, store.Values{"name": d.name, "command": d.text, "command_type": d.typ,
+				"description": d.desc, "platforms": d.platforms, "variables": d.vars}, store.All)
 		}))
 	}
 	return ids

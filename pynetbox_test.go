@@ -93,14 +93,13 @@ func seedLogs(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	name, slug := "Seed site", "seed-site"
-	site, err := db.CreateSite(ctx, store.SiteInput{Name: &name, Slug: &slug}, store.All)
+	site, err := db.Create(ctx, store.Sites, store.Values{"name": "Seed site", "slug": "seed-site"}, store.All)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var devs [2]int64
 	for i, n := range []string{"seed-1", "seed-2"} {
-		if devs[i], err = db.CreateDevice(ctx, store.DeviceInput{Name: &n, SiteID: &site}, store.All); err != nil {
+		if devs[i], err = db.Create(ctx, store.Devices, store.Values{"name": n, "site": site}, store.All); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"regexp"
 	"sync"
 	"time"
 )
@@ -114,7 +115,7 @@ func (c *capture) lastLine() string { return lastLine(normalize(string(c.tail)))
 
 // readOpts says what ends a read.
 type readOpts struct {
-	password    bool // a password prompt also ends the read
+	password    bool // a password or enable user name prompt also ends the read
 	needNewline bool // a prompt counts only after a complete (echo) line
 	limit       int
 }
@@ -123,8 +124,9 @@ type readOpts struct {
 type readResult struct {
 	raw       []byte
 	truncated bool
-	prompt    string // the prompt line that ended the read
+	prompt    string // the prompt that ended the read
 	password  bool   // ended at a password prompt
+	user      bool   // ended at an enable user name prompt
 }
 
 // quietPrompt is how long a line that looks like a prompt but does not start
@@ -138,13 +140,18 @@ const quietPrompt = time.Second
 func (s *Session) readUntil(ctx context.Context, o readOpts) (readResult, error) {
 	c := &capture{limit: o.limit}
 	var quiet <-chan time.Time
+	var pending string // a prompt of another host name, waiting out quietPrompt
 	for {
 		data, closed := s.sink.take()
 		if len(data) > 0 {
 			quiet = nil
 			c.add(data)
-			if r, done := s.examine(c, o, &quiet); done {
+			r, done, foreign := s.examine(c, o)
+			if done {
 				return r, nil
+			}
+			if foreign != "" {
+				pending, quiet = foreign, time.After(quietPrompt)
 			}
 		}
 		if closed {
@@ -153,45 +160,59 @@ func (s *Session) readUntil(ctx context.Context, o readOpts) (readResult, error)
 		select {
 		case <-s.sink.wake:
 		case <-quiet:
-			line := c.lastLine()
-			s.base = promptBase(line)
-			return c.result(line), nil
+			s.base = s.d.baseOf(pending)
+			return c.result(pending), nil
 		case <-ctx.Done():
 			return c.result(""), ctx.Err()
 		}
 	}
 }
 
-// examine looks at the end of what was read: a pager is answered, a prompt
-// or password prompt ends the read.
-func (s *Session) examine(c *capture, o readOpts, quiet *<-chan time.Time) (readResult, bool) {
+// examine looks at the end of what was read: a pager or a question is
+// answered, a prompt or password prompt ends the read. A prompt that does
+// not start with the known host name is returned as foreign instead.
+func (s *Session) examine(c *capture, o readOpts) (r readResult, done bool, foreign string) {
 	line := c.lastLine()
 	for _, p := range s.d.pagers {
 		if p.MatchString(line) {
 			c.dropLastLine()
 			s.write(" ")
-			return readResult{}, false
+			return readResult{}, false, ""
 		}
 	}
 	for _, q := range s.d.questions {
 		if q.re.MatchString(line) {
-			s.write(q.answer + "\n")
-			return readResult{}, false
+			s.write(q.answer)
+			return readResult{}, false, ""
 		}
 	}
-	if o.password && s.d.passwordPrompt != nil && s.d.passwordPrompt.MatchString(line) {
-		r := c.result(line)
-		r.password = true
-		return r, true
+	if o.password {
+		for _, ask := range []struct {
+			re   *regexp.Regexp
+			user bool
+		}{{s.d.passwordPrompt, false}, {s.d.enableUser, true}} {
+			if ask.re != nil && ask.re.MatchString(line) {
+				r = c.result(line)
+				r.password, r.user = !ask.user, ask.user
+				return r, true, ""
+			}
+		}
 	}
-	if !s.d.prompt.MatchString(line) || (o.needNewline && !bytes.ContainsRune(c.tail, '\n')) {
-		return readResult{}, false
+	if o.needNewline && !bytes.ContainsRune(c.tail, '\n') {
+		return readResult{}, false, ""
 	}
-	if s.base == "" || len(line) >= len(s.base) && line[:len(s.base)] == s.base {
-		return c.result(line), true
+	prompt := line
+	if !s.d.prompt.MatchString(line) {
+		i := s.d.gluedPrompt(line, s.base)
+		if i < 0 {
+			return readResult{}, false, ""
+		}
+		prompt = line[i:]
 	}
-	*quiet = time.After(quietPrompt)
-	return readResult{}, false
+	if s.base == "" || hasBase(prompt, s.base) {
+		return c.result(prompt), true, ""
+	}
+	return readResult{}, false, prompt
 }
 
 func (c *capture) result(prompt string) readResult {
@@ -203,3 +224,6 @@ func (c *capture) result(prompt string) readResult {
 func (s *Session) write(text string) {
 	_, _ = io.WriteString(s.stdin, text)
 }
+
+// writeLine sends one line with the platform's line end.
+func (s *Session) writeLine(line string) { s.write(line + s.d.newline()) }

@@ -72,7 +72,7 @@ func TestReadUntilAnswersPager(t *testing.T) {
 	if in.String() != " " {
 		t.Errorf("sent %q, want one space", in.String())
 	}
-	if got := drivers["cisco_ios"].cleanOutput(normalize(string(r.raw)), "show log"); got != "line 1\nline 2" {
+	if got := drivers["cisco_ios"].cleanOutput(normalize(string(r.raw)), "show log", r.prompt); got != "line 1\nline 2" {
 		t.Errorf("output %q", got)
 	}
 }

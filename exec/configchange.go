@@ -16,55 +16,98 @@ type configRun struct {
 	s          *Session
 	ctx        context.Context
 	label      string
+	first      string // the first line sent, whose echo opens the transcript
 	transcript strings.Builder
 	truncated  bool
 }
 
 // runConfig enters config mode, sends each line, commits where the platform
 // needs it and leaves config mode. The first rejected line stops the rest;
-// the change is then aborted (IOS-XR, Junos) or config mode is just left
-// (IOS, NX-OS, EOS apply each line at once).
+// the change is then aborted (IOS-XR, Junos, PAN-OS) or config mode is just
+// left (IOS, NX-OS, EOS apply each line at once). Platforms without a config
+// mode (RouterOS, EXOS) run the lines at their prompt.
 func (s *Session) runConfig(ctx context.Context, lines []string, label string) Result {
 	c := &configRun{s: s, ctx: ctx, label: label}
-	out, err := c.step(s.d.configEnter)
-	if err != nil {
-		return c.result(SyntaxError{}, s.readError(err, label))
-	}
-	if se := s.d.detectSyntax(out); se.Detected {
-		return c.result(se, "")
-	}
-	if s.d.configPrompt != nil && !s.d.configPrompt.MatchString(s.prompt) {
-		return c.result(SyntaxError{}, "Could not enter configuration mode")
-	}
-	s.inConfig = true
-	steps := append(append([]string{}, lines...), s.d.configCommit...)
-	for _, line := range steps {
-		out, err := c.step(line)
+	if s.d.configEnter != "" {
+		out, err := c.step(s.d.configEnter)
 		if err != nil {
 			return c.result(SyntaxError{}, s.readError(err, label))
 		}
 		if se := s.d.detectSyntax(out); se.Detected {
-			se.Input = line
-			return c.abort(se)
+			return c.result(se, "")
+		}
+		if s.d.configMark != nil && !s.d.isConfig(s.prompt) {
+			return c.result(SyntaxError{}, "Could not enter configuration mode")
 		}
 	}
-	for _, line := range s.d.configExit {
-		if _, err := c.step(line); err != nil {
-			return c.result(SyntaxError{}, s.readError(err, label))
+	s.inConfig = s.d.isConfig(s.prompt)
+	for _, line := range lines {
+		if se, msg, ok := c.checked(line); !ok {
+			return c.failed(se, msg)
 		}
 	}
-	s.inConfig = s.d.configPrompt != nil && s.d.configPrompt.MatchString(s.prompt)
+	if s.d.commitWhen == nil || s.d.commitWhen.MatchString(strings.TrimSpace(s.prompt)) {
+		for _, line := range s.d.configCommit {
+			if se, msg, ok := c.checked(line); !ok {
+				return c.failed(se, msg)
+			}
+		}
+	}
+	if err := c.leave(s.d.configExit); err != nil {
+		return c.result(SyntaxError{}, s.readError(err, label))
+	}
 	return c.result(SyntaxError{}, "")
+}
+
+// checked sends one line and reports a refusal (a syntax error) or a lost
+// session (a message); ok is true when neither happened.
+func (c *configRun) checked(line string) (se SyntaxError, msg string, ok bool) {
+	out, err := c.step(line)
+	if err != nil {
+		return SyntaxError{}, c.s.readError(err, c.label), false
+	}
+	if se := c.s.d.detectSyntax(out); se.Detected {
+		se.Input = line
+		return se, "", false
+	}
+	return SyntaxError{}, "", true
+}
+
+// failed ends a change after a refused line (discarding it) or a lost
+// session.
+func (c *configRun) failed(se SyntaxError, msg string) Result {
+	if msg != "" {
+		return c.result(SyntaxError{}, msg)
+	}
+	return c.abort(se)
+}
+
+// leave sends lines while the prompt is still a configuration prompt, so
+// that a user's own "end" (or FortiOS's nesting) needs no extra line.
+func (c *configRun) leave(lines []string) error {
+	for _, line := range lines {
+		if !c.s.d.isConfig(c.s.prompt) {
+			break
+		}
+		if _, err := c.step(line); err != nil {
+			return err
+		}
+	}
+	c.s.inConfig = c.s.d.isConfig(c.s.prompt)
+	return nil
 }
 
 // step sends one line, adds the exchange to the transcript and returns the
 // device's answer without echo and prompt.
 func (c *configRun) step(line string) (string, error) {
+	if c.first == "" {
+		c.first = line
+	}
 	r, err := c.s.send(c.ctx, line)
 	text := normalize(string(r.raw))
 	c.transcript.WriteString(text)
 	c.truncated = c.truncated || r.truncated
-	return c.s.d.cleanOutput(text, line), err
+	return c.s.d.cleanOutput(text, line, r.prompt), err
 }
 
 // abort discards the change and leaves config mode after a rejected line.
@@ -72,19 +115,17 @@ func (c *configRun) abort(se SyntaxError) Result {
 	ctx, cancel := context.WithTimeout(c.ctx, abortBound)
 	defer cancel()
 	c.ctx = ctx
-	for _, line := range c.s.d.configAbort {
-		if _, err := c.step(line); err != nil {
-			c.s.readError(err, c.label)
-			break
-		}
-	}
-	if c.s.broken == "" {
-		c.s.inConfig = c.s.d.configPrompt != nil && c.s.d.configPrompt.MatchString(c.s.prompt)
+	if err := c.leave(c.s.d.configAbort); err != nil {
+		c.s.readError(err, c.label)
 	}
 	return c.result(se, "")
 }
 
 func (c *configRun) result(se SyntaxError, errMsg string) Result {
-	out := c.s.d.cleanOutput(c.transcript.String(), c.s.d.configEnter)
+	first := c.s.d.configEnter
+	if first == "" {
+		first = c.first
+	}
+	out := c.s.d.cleanOutput(c.transcript.String(), first, c.s.prompt)
 	return c.s.result([]string{out}, c.truncated, se, errMsg)
 }

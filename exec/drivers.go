@@ -1,53 +1,6 @@
 package exec
 
-import (
-	"regexp"
-	"sort"
-	"strings"
-)
-
-// driver describes one platform as data. Prompt patterns are matched against
-// the last line of the buffer only, after ANSI escapes are stripped.
-type driver struct {
-	name string
-	exec bool // one exec channel per command instead of a PTY shell
-
-	prompt       *regexp.Regexp // any prompt of the CLI
-	privPrompt   *regexp.Regexp // privileged exec prompt; nil: no enable step
-	configPrompt *regexp.Regexp
-	// promptPreamble matches lines the CLI prints just above its prompt
-	// (Junos "[edit]"), removed with the prompt.
-	promptPreamble *regexp.Regexp
-
-	enable         string
-	passwordPrompt *regexp.Regexp
-	setup          []string // paging off; the width comes with the PTY request (ptyCols), which these CLIs honour over SSH, so a width command would only cost a device round trip
-	pagers         []*regexp.Regexp
-	// questions are answered on the way to a prompt: leaving config mode
-	// with a pending change (a user's own "end" or "exit") stays put, so
-	// that the commit that follows still decides.
-	questions []question
-
-	configEnter  string
-	configCommit []string // sent after the lines; output checked for errors
-	configExit   []string // back to exec mode after a successful change
-	configAbort  []string // back to exec mode discarding the change
-	logout       string
-
-	errors []errorPattern
-}
-
-// question is a device prompt for an answer other than a command.
-type question struct {
-	re     *regexp.Regexp
-	answer string
-}
-
-// errorPattern maps one vendor error line to a SyntaxError type.
-type errorPattern struct {
-	re  *regexp.Regexp
-	typ string
-}
+import "regexp"
 
 // Prompt building blocks: a host name of the usual characters, optional
 // "(config...)" mode, then the privilege character.
@@ -58,14 +11,13 @@ const (
 
 var (
 	ciscoPrompt  = regexp.MustCompile(`^` + hostChars + modePart + `[>#]\s?$`)
-	ciscoPriv    = regexp.MustCompile(`^` + hostChars + `#\s?$`)
-	ciscoConfig  = regexp.MustCompile(`^` + hostChars + `\(conf[^)]*\)#\s?$`)
+	privHash     = regexp.MustCompile(`#$`)
+	ciscoConfig  = regexp.MustCompile(`\(conf[^)]*\)#$`)
 	passwordLine = regexp.MustCompile(`(?i)password:\s?$`)
 	ciscoMore    = regexp.MustCompile(`^\s*-+\s?More\s?-+\s*$`)
 	junosMore    = regexp.MustCompile(`^\s*---\(more( \d+%)?\)---\s*$`)
 
 	junosPrompt   = regexp.MustCompile(`^` + hostChars + `[>#%]\s?$`)
-	junosConfig   = regexp.MustCompile(`^` + hostChars + `#\s?$`)
 	junosPreamble = regexp.MustCompile(`^(\[edit[^\]]*\]|\{[\w:]+\})$`)
 
 	genericPrompt = regexp.MustCompile(`[>#$%]\s*$`)
@@ -83,7 +35,7 @@ var ciscoErrors = []errorPattern{
 
 var drivers = map[string]*driver{
 	"cisco_ios": {
-		name: "cisco_ios", prompt: ciscoPrompt, privPrompt: ciscoPriv, configPrompt: ciscoConfig,
+		name: "cisco_ios", prompt: ciscoPrompt, privMark: privHash, configMark: ciscoConfig,
 		enable: "enable", passwordPrompt: passwordLine,
 		setup:       []string{"terminal length 0"},
 		pagers:      []*regexp.Regexp{ciscoMore},
@@ -91,7 +43,7 @@ var drivers = map[string]*driver{
 		logout: "exit", errors: ciscoErrors,
 	},
 	"cisco_nxos": {
-		name: "cisco_nxos", prompt: ciscoPrompt, privPrompt: ciscoPriv, configPrompt: ciscoConfig,
+		name: "cisco_nxos", prompt: ciscoPrompt, privMark: privHash, configMark: ciscoConfig,
 		enable: "enable", passwordPrompt: passwordLine,
 		setup:       []string{"terminal length 0"},
 		pagers:      []*regexp.Regexp{ciscoMore},
@@ -106,10 +58,10 @@ var drivers = map[string]*driver{
 		},
 	},
 	"cisco_iosxr": {
-		name: "cisco_iosxr", prompt: ciscoPrompt, configPrompt: ciscoConfig,
+		name: "cisco_iosxr", prompt: ciscoPrompt, configMark: ciscoConfig,
 		setup:       []string{"terminal length 0"},
 		pagers:      []*regexp.Regexp{ciscoMore},
-		questions:   []question{{regexp.MustCompile(`^Uncommitted changes found, commit them.*\[cancel\]:\s*$`), "cancel"}},
+		questions:   []question{{regexp.MustCompile(`^Uncommitted changes found, commit them.*\[cancel\]:\s*$`), "cancel\n"}},
 		configEnter: "configure terminal", configCommit: []string{"commit"},
 		configExit: []string{"end"}, configAbort: []string{"abort"},
 		logout: "exit",
@@ -119,7 +71,7 @@ var drivers = map[string]*driver{
 		}, ciscoErrors...),
 	},
 	"arista_eos": {
-		name: "arista_eos", prompt: ciscoPrompt, privPrompt: ciscoPriv, configPrompt: ciscoConfig,
+		name: "arista_eos", prompt: ciscoPrompt, privMark: privHash, configMark: ciscoConfig,
 		enable: "enable", passwordPrompt: passwordLine,
 		setup:       []string{"terminal length 0"},
 		pagers:      []*regexp.Regexp{ciscoMore},
@@ -135,10 +87,10 @@ var drivers = map[string]*driver{
 		},
 	},
 	"juniper_junos": {
-		name: "juniper_junos", prompt: junosPrompt, configPrompt: junosConfig, promptPreamble: junosPreamble,
+		name: "juniper_junos", prompt: junosPrompt, configMark: privHash, promptPreamble: junosPreamble,
 		setup:       []string{"set cli screen-length 0"},
 		pagers:      []*regexp.Regexp{junosMore},
-		questions:   []question{{regexp.MustCompile(`^Exit with uncommitted changes\? \[yes,no\] \(yes\)\s*$`), "no"}},
+		questions:   []question{{regexp.MustCompile(`^Exit with uncommitted changes\? \[yes,no\] \(yes\)\s*$`), "no\n"}},
 		configEnter: "configure", configCommit: []string{"commit and-quit"},
 		configAbort: []string{"rollback 0", "exit configuration-mode"},
 		logout:      "exit",
@@ -171,18 +123,8 @@ var guidance = map[string]string{
 	IncompleteCommand: "The command is missing a required keyword or argument; complete it (type '?' on the device to list what it expects).",
 	AmbiguousCommand:  "An abbreviated keyword matches several commands; spell the keyword out in full.",
 	UnknownCommand:    "The device does not know this command; check that it exists on this platform and software version.",
-	PermissionDenied:  "The account is not authorised for this command; use credentials with a higher privilege level or an enable secret.",
+	PermissionDenied:  "The account is not authorised for this command; use credentials with a higher privilege level or an enable password.",
 	ConfigRejected:    "The device refused the configuration change; fix the rejected line and run the command again, the lines after it were not sent.",
-}
-
-// Drivers returns the names of the built-in drivers, sorted.
-func Drivers() []string {
-	names := make([]string, 0, len(drivers))
-	for n := range drivers {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }
 
 // slugDrivers maps platform slugs to driver names. Keys use "_" for "-".
@@ -193,20 +135,4 @@ var slugDrivers = map[string]string{
 	"iosxr": "cisco_iosxr", "ios_xr": "cisco_iosxr", "cisco_xr": "cisco_iosxr", "cisco_ios_xr": "cisco_iosxr",
 	"eos":   "arista_eos",
 	"junos": "juniper_junos", "juniper": "juniper_junos",
-}
-
-// DriverFor chooses the driver of a platform: its explicit driver wins;
-// otherwise the driver is inferred from the slug, "generic" when unknown.
-func DriverFor(platformDriver, platformSlug string) string {
-	if d := strings.ToLower(strings.TrimSpace(platformDriver)); d != "" {
-		return d
-	}
-	slug := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(platformSlug)), "-", "_")
-	if _, ok := drivers[slug]; ok {
-		return slug
-	}
-	if d, ok := slugDrivers[slug]; ok {
-		return d
-	}
-	return "generic"
 }

@@ -4,7 +4,13 @@
 // (prompt patterns, enable, paging and width commands, config mode entry and
 // exit, error strings). Shell drivers use a PTY and an interactive shell; the
 // linux driver opens one exec channel per command. Every read has a deadline
-// taken from the context, and no secret ever reaches Output, an error or a log.
+// taken from the context.
+//
+// Output is what the device sent, minus the echoed command, the prompt and
+// the pager: nothing in it is rewritten. Secrets stay out of errors and logs
+// by construction: no message FieldKit builds ever interpolates a credential,
+// and a secret is only ever written to the device at its login or enable
+// prompt, an exchange that is never part of any Output.
 package exec
 
 import (
@@ -23,7 +29,42 @@ type Credentials struct {
 	Username     string
 	Password     string
 	EnableSecret string
-	PrivateKey   []byte // PEM or OpenSSH format, unencrypted
+	// EnableMode says what is typed when enable asks for a password.
+	EnableMode EnableMode
+	PrivateKey []byte // PEM or OpenSSH format, unencrypted
+}
+
+// EnableMode says what answers the enable password prompt.
+type EnableMode string
+
+// Enable modes. The zero value types the enable secret when one is set and
+// the login password otherwise.
+const (
+	EnableModeAuto     EnableMode = ""
+	EnableModeSecret   EnableMode = "secret"   // the enable secret, even when empty
+	EnableModePassword EnableMode = "password" // the login password
+	EnableModeNone     EnableMode = "none"     // an empty line: the device asks, but has no enable password
+)
+
+// EnableModes lists the valid enable modes, EnableModeAuto first.
+func EnableModes() []EnableMode {
+	return []EnableMode{EnableModeAuto, EnableModeSecret, EnableModePassword, EnableModeNone}
+}
+
+// enablePassword is what to type at the enable password prompt.
+func (c Credentials) enablePassword() string {
+	switch c.EnableMode {
+	case EnableModeSecret:
+		return c.EnableSecret
+	case EnableModePassword:
+		return c.Password
+	case EnableModeNone:
+		return ""
+	}
+	if c.EnableSecret != "" {
+		return c.EnableSecret
+	}
+	return c.Password
 }
 
 // LogValue implements slog.LogValuer so that a logged Credentials value
@@ -35,11 +76,6 @@ func (Credentials) String() string { return "REDACTED" }
 
 // GoString keeps %#v from printing the fields.
 func (Credentials) GoString() string { return "REDACTED" }
-
-// secrets lists the secret strings to scrub from any text a user can see.
-func (c Credentials) secrets() []string {
-	return []string{c.Password, c.EnableSecret}
-}
 
 // HostKeyPolicy says how an unknown or changed device host key is handled.
 type HostKeyPolicy string
@@ -59,7 +95,8 @@ type HostKeyStore interface {
 	SaveHostKey(ctx context.Context, deviceID int64, key string) error
 }
 
-// Target is the device to connect to.
+// Target is the device to connect to, with the overrides its platform or
+// the device itself sets.
 type Target struct {
 	DeviceID         int64
 	Name             string
@@ -67,6 +104,17 @@ type Target struct {
 	Port             int    // 22 when zero
 	Driver           string // a name from Drivers() ("generic" when empty); see DriverFor
 	LegacyAlgorithms bool   // also offer SHA-1 key exchange, CBC ciphers, ssh-rsa
+
+	// ConnectTimeout, when set, bounds opening the session on its own: TCP,
+	// SSH login, first prompt, enable and setup. CommandTimeout, when set,
+	// bounds each command on its own. Either replaces Options.Timeout (or a
+	// batch step's timeout) for its part of the work; ctx still bounds all.
+	ConnectTimeout time.Duration
+	CommandTimeout time.Duration
+	// PromptPattern, when set, is a regular expression every prompt of the
+	// device matches as a whole line, replacing the driver's (for a host
+	// name with characters the driver does not expect, or a custom prompt).
+	PromptPattern string
 }
 
 // Options tune a session. The zero value is usable except for HostKeys,

@@ -14,7 +14,8 @@ import (
 // failure "Timed out after N s" (N: the time ctx had left when Run began)
 // with the partial output kept, and the
 // session is left unusable (Close still tidies up). Run never returns an
-// error; the outcome is in the Result, with secrets scrubbed.
+// error; the outcome is in the Result, the output exactly as the device
+// sent it.
 func (s *Session) Run(ctx context.Context, cmd Command) Result {
 	return s.runLabelled(ctx, cmd, timeoutLabel(ctx, 0))
 }
@@ -25,11 +26,6 @@ func (s *Session) runLabelled(ctx context.Context, cmd Command, label string) Re
 	start := time.Now()
 	r := s.run(ctx, cmd, label)
 	r.Duration = time.Since(start)
-	secrets := s.creds.secrets()
-	r.Output = scrub(r.Output, secrets)
-	r.ErrorMessage = scrub(r.ErrorMessage, secrets)
-	r.Syntax.Line = scrub(r.Syntax.Line, secrets)
-	r.Syntax.Input = scrub(r.Syntax.Input, secrets)
 	s.log.Debug("exec: command done", "command_type", cmd.Type, "success", r.Success,
 		"duration_ms", r.Duration.Milliseconds(), "output_bytes", len(r.Output), "truncated", r.Truncated)
 	return r
@@ -73,7 +69,7 @@ func (s *Session) runShow(ctx context.Context, lines []string, label string) Res
 	truncated := false
 	for _, line := range lines {
 		r, err := s.send(ctx, line)
-		out := s.d.cleanOutput(normalize(string(r.raw)), line)
+		out := s.d.cleanOutput(normalize(string(r.raw)), line, r.prompt)
 		parts = append(parts, out)
 		truncated = truncated || r.truncated
 		if err != nil {
@@ -143,24 +139,30 @@ func timeoutLabel(ctx context.Context, configured time.Duration) string {
 }
 
 // Execute opens one session, runs the commands in order and closes it, all
-// within ctx and Options.Timeout. A failure to open yields one failed Result
-// per command. The durations add up to the wall time: opening is counted in
-// the first result, closing in the last.
+// within ctx and Options.Timeout. A target's ConnectTimeout and
+// CommandTimeout replace Options.Timeout for opening and for each command.
+// A failure to open yields one failed Result per command. The durations add
+// up to the wall time: opening is counted in the first result, closing in
+// the last.
 func Execute(ctx context.Context, t Target, c Credentials, o Options, cmds []Command) []Result {
 	start := time.Now()
-	label := timeoutLabel(ctx, o.Timeout)
-	if o.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
-		defer cancel()
-	}
 	results := make([]Result, len(cmds))
 	if len(cmds) == 0 {
 		return results
 	}
-	s, err := Open(ctx, t, c, o)
+	whole, label := ctx, timeoutLabel(ctx, o.Timeout)
+	if o.Timeout > 0 {
+		var cancel context.CancelFunc
+		whole, cancel = context.WithTimeout(ctx, o.Timeout)
+		defer cancel()
+	}
+	octx, olabel := whole, label
+	if t.ConnectTimeout > 0 {
+		octx, olabel = ctx, timeoutLabel(ctx, t.ConnectTimeout)
+	}
+	s, err := Open(octx, t, c, o)
 	if err != nil {
-		msg := openFailure(ctx, err, label, c)
+		msg := openFailure(octx, err, olabel)
 		for i := range results {
 			results[i] = Result{ErrorMessage: msg}
 		}
@@ -168,22 +170,31 @@ func Execute(ctx context.Context, t Target, c Credentials, o Options, cmds []Com
 		return results
 	}
 	opened := time.Since(start)
+	last := whole
 	for i, cmd := range cmds {
-		results[i] = s.runLabelled(ctx, cmd, label)
+		cctx, clabel, cancel := whole, label, context.CancelFunc(func() {})
+		if t.CommandTimeout > 0 {
+			cctx, cancel = context.WithTimeout(ctx, t.CommandTimeout)
+			clabel = timeoutLabel(ctx, t.CommandTimeout)
+		}
+		results[i] = s.runLabelled(cctx, cmd, clabel)
+		cancel()
+		last = cctx
 	}
 	closeStart := time.Now()
-	_ = s.closeWithin(closeBudget(ctx))
+	_ = s.closeWithin(closeBudget(last))
 	results[0].Duration += opened
 	results[len(results)-1].Duration += time.Since(closeStart)
 	return results
 }
 
-// openFailure is the user's message for a failed Open.
-func openFailure(ctx context.Context, err error, label string, c Credentials) string {
+// openFailure is the user's message for a failed Open. Open's errors name
+// the address and the step, never a credential, so the text is shown as is.
+func openFailure(ctx context.Context, err error, label string) string {
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return label
 	}
-	return scrub(err.Error(), c.secrets())
+	return err.Error()
 }
 
 // closeBudget is how long Close may wait for a polite logout: at most two

@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,7 +20,7 @@ import (
 // Errors a caller may want to tell apart, matched with errors.Is.
 var (
 	ErrAuth          = errors.New("authentication failed")
-	ErrEnable        = errors.New("enable rejected, check the enable secret")
+	ErrEnable        = errors.New("enable refused by the device, check the enable password")
 	ErrUnknownDriver = errors.New("unknown driver")
 )
 
@@ -55,9 +57,12 @@ func Open(ctx context.Context, t Target, c Credentials, o Options) (*Session, er
 	if name == "" {
 		name = "generic"
 	}
-	d, ok := drivers[name]
-	if !ok {
-		return nil, fmt.Errorf("exec: open %s: %w %q", t.Name, ErrUnknownDriver, t.Driver)
+	d, err := driverFor(name, t)
+	if err != nil {
+		return nil, fmt.Errorf("exec: open %s: %w", t.Name, err)
+	}
+	if !slices.Contains(EnableModes(), c.EnableMode) {
+		return nil, fmt.Errorf("exec: open %s: unknown enable mode %q", t.Name, c.EnableMode)
 	}
 	port := t.Port
 	if port == 0 {
@@ -68,6 +73,11 @@ func Open(ctx context.Context, t Target, c Credentials, o Options) (*Session, er
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, openBound)
+		defer cancel()
+	}
+	if t.ConnectTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, t.ConnectTimeout)
 		defer cancel()
 	}
 	start := time.Now()
@@ -88,6 +98,25 @@ func Open(ctx context.Context, t Target, c Credentials, o Options) (*Session, er
 	}
 	s.log.Debug("exec: session open", "addr", s.addr, "duration_ms", time.Since(start).Milliseconds())
 	return s, nil
+}
+
+// driverFor looks a driver up and applies the target's prompt override to
+// a copy of it.
+func driverFor(name string, t Target) (*driver, error) {
+	d, ok := drivers[name]
+	if !ok {
+		return nil, fmt.Errorf("%w %q", ErrUnknownDriver, t.Driver)
+	}
+	if t.PromptPattern == "" || d.exec {
+		return d, nil
+	}
+	re, err := regexp.Compile(t.PromptPattern)
+	if err != nil {
+		return nil, fmt.Errorf("prompt pattern: %w", err)
+	}
+	own := *d
+	own.prompt = re
+	return &own, nil
 }
 
 // dial opens the TCP connection and runs the SSH handshake. Until stop is
@@ -137,12 +166,16 @@ func (s *Session) clientConfig(ctx context.Context) (*ssh.ClientConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	auth, err := authMethods(s.creds)
+	auth, err := authMethods(s.creds, s.d.loginAnswers)
 	if err != nil {
 		return nil, err
 	}
+	user := s.creds.Username
+	if s.d.userSuffix != "" && !strings.Contains(user, "+") {
+		user += s.d.userSuffix
+	}
 	cfg := &ssh.ClientConfig{
-		User:              s.creds.Username,
+		User:              user,
 		Auth:              auth,
 		HostKeyCallback:   check,
 		HostKeyAlgorithms: hostAlgos,
@@ -155,8 +188,9 @@ func (s *Session) clientConfig(ctx context.Context) (*ssh.ClientConfig, error) {
 }
 
 // authMethods offers the private key first, then the password both as
-// "password" and as the answer to every keyboard-interactive question.
-func authMethods(c Credentials) ([]ssh.AuthMethod, error) {
+// "password" and as the answer to every keyboard-interactive question the
+// driver has no other answer for.
+func authMethods(c Credentials, answers []question) ([]ssh.AuthMethod, error) {
 	var methods []ssh.AuthMethod
 	if len(c.PrivateKey) > 0 {
 		signer, err := ssh.ParsePrivateKey(c.PrivateKey)
@@ -171,11 +205,16 @@ func authMethods(c Credentials) ([]ssh.AuthMethod, error) {
 		pw := c.Password
 		methods = append(methods, ssh.Password(pw),
 			ssh.KeyboardInteractive(func(_, _ string, questions []string, _ []bool) ([]string, error) {
-				answers := make([]string, len(questions))
-				for i := range answers {
-					answers[i] = pw
+				out := make([]string, len(questions))
+				for i, q := range questions {
+					out[i] = pw
+					for _, a := range answers {
+						if a.re.MatchString(q) {
+							out[i] = a.answer
+						}
+					}
 				}
-				return answers, nil
+				return out, nil
 			}))
 	}
 	return methods, nil
@@ -227,7 +266,7 @@ func (s *Session) logout(wait time.Duration) {
 	go func() {
 		defer close(sent)
 		for _, l := range lines {
-			s.write(l + "\n")
+			s.writeLine(l)
 		}
 	}()
 	timer := time.NewTimer(max(min(wait, 200*time.Millisecond), 50*time.Millisecond))

@@ -63,7 +63,7 @@ func (s *Session) prepare(ctx context.Context) error {
 	if err := s.setup(ctx); err != nil {
 		return fmt.Errorf("exec: setup %s: %w", s.addr, err)
 	}
-	s.inConfig = s.d.configPrompt != nil && s.d.configPrompt.MatchString(s.prompt)
+	s.inConfig = s.d.isConfig(s.prompt)
 	return nil
 }
 
@@ -76,7 +76,7 @@ func (s *Session) setup(ctx context.Context) error {
 		return nil
 	}
 	s.drain()
-	s.write(strings.Join(s.d.setup, "\n") + "\n")
+	s.write(strings.Join(s.d.setup, s.d.newline()) + s.d.newline())
 	prompt := strings.TrimSpace(s.prompt)
 	var seen int
 	for range len(s.d.setup) + 2 {
@@ -99,7 +99,7 @@ func (s *Session) firstPrompt(ctx context.Context) error {
 	r, err := s.readUntil(short, readOpts{limit: rawSlack})
 	cancel()
 	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-		s.write("\n")
+		s.writeLine("")
 		r, err = s.readUntil(ctx, readOpts{limit: rawSlack})
 	}
 	if err != nil {
@@ -112,41 +112,44 @@ func (s *Session) firstPrompt(ctx context.Context) error {
 func (s *Session) setPrompt(p string) {
 	s.prompt = p
 	if s.base == "" {
-		s.base = promptBase(p)
+		s.base = s.d.baseOf(p)
 	}
 }
 
-// enable raises an unprivileged session with the enable secret (the login
-// password when no secret is set). The secret is typed at a no-echo prompt
-// and this exchange is never part of any Output.
+// enable raises an unprivileged session. The enable password (see
+// Credentials.EnableMode) is typed at a no-echo prompt, after the login
+// name where the device asks for one, and this exchange is never part of
+// any Output.
 func (s *Session) enable(ctx context.Context) error {
 	d := s.d
-	if d.enable == "" || d.privPrompt == nil || d.privPrompt.MatchString(s.prompt) {
+	if d.enable == "" || d.isPriv(s.prompt) {
 		return nil
 	}
-	secret := s.creds.EnableSecret
-	if secret == "" {
-		secret = s.creds.Password
-	}
 	s.drain()
-	s.write(d.enable + "\n")
+	s.writeLine(d.enable)
 	opts := readOpts{password: true, needNewline: true, limit: rawSlack}
 	r, err := s.readUntil(ctx, opts)
+	if err == nil && r.user {
+		s.drain()
+		s.writeLine(s.creds.Username)
+		opts.needNewline = false
+		r, err = s.readUntil(ctx, opts)
+	}
 	if err == nil && r.password {
 		s.drain()
-		s.write(secret + "\n")
+		s.writeLine(s.creds.enablePassword())
 		opts.needNewline = false
 		r, err = s.readUntil(ctx, opts)
 	}
 	if err != nil {
 		return err
 	}
-	if r.password {
-		// The device asks again after a wrong secret; Open fails and closes.
+	if r.password || r.user {
+		// The device asks again after a wrong password; Open fails and closes.
 		return ErrEnable
 	}
 	s.setPrompt(r.prompt)
-	if !d.privPrompt.MatchString(s.prompt) {
+	if !d.isPriv(s.prompt) {
 		return ErrEnable
 	}
 	return nil
@@ -155,7 +158,7 @@ func (s *Session) enable(ctx context.Context) error {
 // send writes one line and reads until the next prompt.
 func (s *Session) send(ctx context.Context, line string) (readResult, error) {
 	s.drain()
-	s.write(line + "\n")
+	s.writeLine(line)
 	r, err := s.readUntil(ctx, readOpts{needNewline: true, limit: s.o.maxOutput() + rawSlack})
 	if err == nil {
 		s.setPrompt(r.prompt)

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -17,10 +18,24 @@ func stripANSI(s string) string {
 	return ansiRE.ReplaceAllString(s, "")
 }
 
+// cursorLeftRE matches "cursor n columns left", which some CLIs (Huawei
+// VRP) use instead of backspaces to erase their pager prompt.
+var cursorLeftRE = regexp.MustCompile(`\x1b\[(\d{0,4})D`)
+
 // normalize turns terminal output into plain text lines: escapes removed,
-// CRLF and lone CR folded, backspaces applied (pagers erase themselves that
-// way), NUL and BEL dropped.
+// CRLF and lone CR folded, backspaces and cursor-left moves applied (pagers
+// erase themselves that way; the text written after the move replaces
+// what it steps over), NUL and BEL dropped.
 func normalize(s string) string {
+	if strings.Contains(s, "\x1b[") {
+		s = cursorLeftRE.ReplaceAllStringFunc(s, func(m string) string {
+			n, err := strconv.Atoi(m[2 : len(m)-1])
+			if err != nil {
+				n = 1
+			}
+			return strings.Repeat("\b", min(n, 512))
+		})
+	}
 	s = stripANSI(s)
 	b := make([]byte, 0, len(s))
 	lineStart := 0
@@ -51,31 +66,6 @@ func lastLine(s string) string {
 	return s
 }
 
-// promptBase is the leading host-name part of a prompt ("router" of
-// "router(config)#"), used to tell the real prompt from output that happens
-// to end like one.
-func promptBase(prompt string) string {
-	p := strings.TrimSpace(prompt)
-	for i, r := range p {
-		ok := r == '.' || r == '-' || r == '_' || r == '@' ||
-			(r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9')
-		if !ok {
-			return p[:i]
-		}
-	}
-	return p
-}
-
-// cleanOutput removes the echoed command from the start and the prompt (and
-// any lines the driver prints above it) from the end of normalized output.
-func (d *driver) cleanOutput(out, command string) string {
-	out = stripEcho(out, command)
-	if d.prompt != nil {
-		out = d.stripPrompt(out)
-	}
-	return strings.TrimRight(out, " \n")
-}
-
 // stripEcho removes the first line when it is the echo of the command. Long
 // commands may come back wrapped, so only a prefix has to agree.
 func stripEcho(out, command string) string {
@@ -100,63 +90,4 @@ func stripEcho(out, command string) string {
 func firstLineOf(s string) string {
 	first, _, _ := strings.Cut(s, "\n")
 	return first
-}
-
-// stripPrompt removes a trailing prompt line and its preamble lines.
-func (d *driver) stripPrompt(out string) string {
-	trimmed := strings.TrimRight(out, "\n")
-	last := lastLine(trimmed)
-	if !d.prompt.MatchString(last) {
-		return out
-	}
-	out = trimmed[:len(trimmed)-len(last)]
-	for d.promptPreamble != nil {
-		t := strings.TrimRight(out, "\n")
-		l := lastLine(t)
-		if !d.promptPreamble.MatchString(strings.TrimSpace(l)) {
-			break
-		}
-		out = t[:len(t)-len(l)]
-	}
-	return out
-}
-
-// detectSyntax returns the first line of out that matches one of the
-// driver's error patterns.
-func (d *driver) detectSyntax(out string) SyntaxError {
-	for _, line := range strings.Split(out, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" {
-			continue
-		}
-		for _, p := range d.errors {
-			if p.re.MatchString(line) {
-				return SyntaxError{Detected: true, Type: p.typ, Vendor: d.name, Line: line, Guidance: guidance[p.typ]}
-			}
-		}
-	}
-	return SyntaxError{}
-}
-
-// mask replaces a scrubbed secret.
-const mask = "********"
-
-// scrub removes secrets from text shown to users or logged. Secrets shorter
-// than four characters are replaced only as whole words, so that a short
-// password does not mangle unrelated output.
-func scrub(s string, secrets []string) string {
-	for _, sec := range secrets {
-		if sec == "" || !strings.Contains(s, sec) {
-			continue
-		}
-		if len(sec) >= 4 {
-			s = strings.ReplaceAll(s, sec, mask)
-			continue
-		}
-		re := regexp.MustCompile(`(^|[^\w])` + regexp.QuoteMeta(sec) + `($|[^\w])`)
-		for range 2 { // a second pass catches matches that shared a separator
-			s = re.ReplaceAllString(s, "${1}"+mask+"${2}")
-		}
-	}
-	return s
 }

@@ -74,23 +74,6 @@ func TestNormalize(t *testing.T) {
 	}
 }
 
-func TestScrub(t *testing.T) {
-	tests := []struct {
-		in      string
-		secrets []string
-		want    string
-	}{
-		{"username a password S3cr3t!", []string{"S3cr3t!"}, "username a password ********"},
-		{"key abc here, abcdef stays", []string{"abc"}, "key ******** here, abcdef stays"},
-		{"nothing", []string{"", "zzzz"}, "nothing"},
-	}
-	for _, tt := range tests {
-		if got := scrub(tt.in, tt.secrets); got != tt.want {
-			t.Errorf("scrub(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 func TestCredentialsNeverPrinted(t *testing.T) {
 	c := Credentials{Username: "ops", Password: "pw-Alpha-9", EnableSecret: "en-Bravo-7", PrivateKey: []byte("KEYDATA")}
 	var buf bytes.Buffer

@@ -48,48 +48,54 @@ func TestTranscripts(t *testing.T) {
 	tests := []struct {
 		file, driver string
 		typ, line    string // expected syntax error; "" for none
+		base         string // host name known before the read, for a prompt glued to the output
 	}{
-		{"cisco_ios_show_version.txt", "cisco_ios", "", ""},
-		{"cisco_ios_invalid.txt", "cisco_ios", InvalidInput, "% Invalid input detected at '^' marker."},
-		{"cisco_ios_incomplete.txt", "cisco_ios", IncompleteCommand, "% Incomplete command."},
-		{"cisco_ios_ambiguous.txt", "cisco_ios", AmbiguousCommand, `% Ambiguous command:  "sh i"`},
-		{"cisco_ios_unknown.txt", "cisco_ios", UnknownCommand, "% Unknown command or computer name, or unable to find computer address"},
-		{"cisco_ios_authorization.txt", "cisco_ios", PermissionDenied, "Command authorization failed."},
-		{"cisco_ios_ansi_pager.txt", "cisco_ios", "", ""},
-		{"cisco_ios_frr_show_interface_brief.txt", "cisco_ios", "", ""},
-		{"cisco_ios_frr_unknown.txt", "cisco_ios", UnknownCommand, "% Unknown command: show bogus"},
-		{"cisco_ios_frr_incomplete.txt", "cisco_ios", IncompleteCommand, "% Command incomplete: show"},
-		{"cisco_nxos_invalid.txt", "cisco_nxos", InvalidInput, "% Invalid command at '^' marker."},
-		{"cisco_nxos_incomplete.txt", "cisco_nxos", IncompleteCommand, "% Incomplete command at '^' marker."},
-		{"cisco_nxos_ambiguous.txt", "cisco_nxos", AmbiguousCommand, "% Ambiguous command at '^' marker."},
-		{"cisco_nxos_permission.txt", "cisco_nxos", PermissionDenied, "% Permission denied for the role"},
-		{"cisco_iosxr_show_clock.txt", "cisco_iosxr", "", ""},
-		{"cisco_iosxr_invalid.txt", "cisco_iosxr", InvalidInput, "% Invalid input detected at '^' marker."},
-		{"cisco_iosxr_commit_failed.txt", "cisco_iosxr", ConfigRejected, "% Failed to commit one or more configuration items during a pseudo-atomic operation. All changes made have been reverted. Please issue 'show configuration failed [inheritance]' from this session to view the errors"},
-		{"arista_eos_invalid.txt", "arista_eos", InvalidInput, "% Invalid input (at token 2: 'statuss')"},
-		{"arista_eos_incomplete.txt", "arista_eos", IncompleteCommand, "% Incomplete command"},
-		{"arista_eos_ambiguous.txt", "arista_eos", AmbiguousCommand, "% Ambiguous command"},
-		{"arista_eos_unrecognized.txt", "arista_eos", UnknownCommand, "% Unrecognized command"},
-		{"arista_eos_authorization.txt", "arista_eos", PermissionDenied, "% Authorization denied for command 'configure terminal'"},
-		{"juniper_junos_show_version.txt", "juniper_junos", "", ""},
-		{"juniper_junos_syntax.txt", "juniper_junos", InvalidInput, "syntax error, expecting <command>."},
-		{"juniper_junos_unknown.txt", "juniper_junos", UnknownCommand, "unknown command."},
-		{"juniper_junos_ambiguous.txt", "juniper_junos", AmbiguousCommand, "'i' is ambiguous."},
-		{"juniper_junos_missing_argument.txt", "juniper_junos", IncompleteCommand, "missing argument."},
-		{"juniper_junos_commit_failed.txt", "juniper_junos", ConfigRejected, "error: configuration check-out failed"},
-		{"generic_plain.txt", "generic", "", ""},
-		{"generic_not_found.txt", "generic", UnknownCommand, "bash: frobnicate: command not found"},
+		{"cisco_ios_show_version.txt", "cisco_ios", "", "", ""},
+		{"cisco_ios_invalid.txt", "cisco_ios", InvalidInput, "% Invalid input detected at '^' marker.", ""},
+		{"cisco_ios_incomplete.txt", "cisco_ios", IncompleteCommand, "% Incomplete command.", ""},
+		{"cisco_ios_ambiguous.txt", "cisco_ios", AmbiguousCommand, `% Ambiguous command:  "sh i"`, ""},
+		{"cisco_ios_unknown.txt", "cisco_ios", UnknownCommand, "% Unknown command or computer name, or unable to find computer address", ""},
+		{"cisco_ios_authorization.txt", "cisco_ios", PermissionDenied, "Command authorization failed.", ""},
+		{"cisco_ios_ansi_pager.txt", "cisco_ios", "", "", ""},
+		{"cisco_ios_frr_show_interface_brief.txt", "cisco_ios", "", "", ""},
+		{"cisco_ios_frr_unknown.txt", "cisco_ios", UnknownCommand, "% Unknown command: show bogus", ""},
+		{"cisco_ios_frr_incomplete.txt", "cisco_ios", IncompleteCommand, "% Command incomplete: show", ""},
+		{"cisco_nxos_invalid.txt", "cisco_nxos", InvalidInput, "% Invalid command at '^' marker.", ""},
+		{"cisco_nxos_incomplete.txt", "cisco_nxos", IncompleteCommand, "% Incomplete command at '^' marker.", ""},
+		{"cisco_nxos_ambiguous.txt", "cisco_nxos", AmbiguousCommand, "% Ambiguous command at '^' marker.", ""},
+		{"cisco_nxos_permission.txt", "cisco_nxos", PermissionDenied, "% Permission denied for the role", ""},
+		{"cisco_iosxr_show_clock.txt", "cisco_iosxr", "", "", ""},
+		{"cisco_iosxr_invalid.txt", "cisco_iosxr", InvalidInput, "% Invalid input detected at '^' marker.", ""},
+		{"cisco_iosxr_commit_failed.txt", "cisco_iosxr", ConfigRejected, "% Failed to commit one or more configuration items during a pseudo-atomic operation. All changes made have been reverted. Please issue 'show configuration failed [inheritance]' from this session to view the errors", ""},
+		{"arista_eos_invalid.txt", "arista_eos", InvalidInput, "% Invalid input (at token 2: 'statuss')", ""},
+		{"arista_eos_incomplete.txt", "arista_eos", IncompleteCommand, "% Incomplete command", ""},
+		{"arista_eos_ambiguous.txt", "arista_eos", AmbiguousCommand, "% Ambiguous command", ""},
+		{"arista_eos_unrecognized.txt", "arista_eos", UnknownCommand, "% Unrecognized command", ""},
+		{"arista_eos_authorization.txt", "arista_eos", PermissionDenied, "% Authorization denied for command 'configure terminal'", ""},
+		{"arista_eos_pagination_glued.txt", "arista_eos", "", "", "lab-eos1"},
+		{"juniper_junos_show_version.txt", "juniper_junos", "", "", ""},
+		{"juniper_junos_syntax.txt", "juniper_junos", InvalidInput, "syntax error, expecting <command>.", ""},
+		{"juniper_junos_unknown.txt", "juniper_junos", UnknownCommand, "unknown command.", ""},
+		{"juniper_junos_ambiguous.txt", "juniper_junos", AmbiguousCommand, "'i' is ambiguous.", ""},
+		{"juniper_junos_missing_argument.txt", "juniper_junos", IncompleteCommand, "missing argument.", ""},
+		{"juniper_junos_commit_failed.txt", "juniper_junos", ConfigRejected, "error: configuration check-out failed", ""},
+		{"generic_plain.txt", "generic", "", "", ""},
+		{"generic_not_found.txt", "generic", UnknownCommand, "bash: frobnicate: command not found", ""},
 	}
 	for _, tt := range tests {
 		t.Run(strings.TrimSuffix(tt.file, ".txt"), func(t *testing.T) {
 			d := drivers[tt.driver]
 			raw := loadTranscript(t, tt.file)
 			text := normalize(raw)
-			if !d.prompt.MatchString(lastLine(text)) {
-				t.Errorf("prompt %q not recognised", lastLine(text))
+			prompt := lastLine(text)
+			if i := d.gluedPrompt(prompt, tt.base); i > 0 {
+				prompt = prompt[i:]
+			}
+			if !d.prompt.MatchString(prompt) {
+				t.Errorf("prompt not recognised at the end of %q", lastLine(text))
 			}
 			command := strings.TrimSpace(firstLineOf(text))
-			out := d.cleanOutput(text, command)
+			out := d.cleanOutput(text, command, prompt)
 			checkGolden(t, tt.file, out)
 			if strings.Contains(out, "\x1b") || strings.Contains(out, "\r") || strings.Contains(out, "More") {
 				t.Errorf("escape, CR or pager left in output %q", out)

@@ -143,10 +143,9 @@ func seedBench(ctx context.Context, db *store.DB) error {
 		if i%5 == 0 {
 			typ = "config"
 		}
-		plats := platforms[:i%4+1]
-		vars := []store.CommandVariable{{Name: "iface", DisplayName: "Interface", VariableType: "inventory_interface", Required: true}}
-		if _, err := db.CreateCommand(ctx, store.CommandInput{Name: &name, Command: &text, CommandType: &typ,
-			Platforms: &plats, Variables: &vars}, store.All); err != nil {
+		vars := []store.Values{{"name": "iface", "display_name": "Interface", "variable_type": "inventory_interface"}}
+		if _, err := db.Create(ctx, store.Commands, store.Values{"name": name, "command": text, "command_type": typ,
+			"platforms": platforms[:i%4+1], "variables": vars}, store.All); err != nil {
 			return err
 		}
 	}

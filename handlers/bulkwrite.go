@@ -239,14 +239,14 @@ func (a *API) bulkCheck(ctx context.Context, res *Resource, id int64, view, act 
 	ok := false
 	if view.Granted {
 		var err error
-		if ok, err = a.DB.Exists(ctx, res.Type, id, view.Expr); err != nil {
+		if ok, err = a.DB.Exists(ctx, res.Type(), id, view.Expr); err != nil {
 			return err
 		}
 	}
 	if !ok {
 		return httpjson.BadRequest("id", fmt.Sprintf("Object with id %d does not exist.", id))
 	}
-	ok, err := a.DB.Exists(ctx, res.Type, id, act.Expr)
+	ok, err := a.DB.Exists(ctx, res.Type(), id, act.Expr)
 	if err != nil {
 		return err
 	}

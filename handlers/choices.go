@@ -55,7 +55,7 @@ func (a *API) variableChoices(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	cmd, err := visible(a, r, commandResource, id, a.DB.Commands)
+	cmd, err := visible(a, r, commandResource, id, a.DB.LoadCommands)
 	if err != nil {
 		return err
 	}

@@ -266,7 +266,7 @@ func TestCommandStoreLoader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(got.PlatformIDs(), []int64{ios}) || len(got.Variables) != 2 || got.Variables[1].DefaultValue != "5" {
+	if !reflect.DeepEqual(got.PlatformIDs, []int64{ios}) || len(got.Variables) != 2 || got.Variables[1].DefaultValue != "5" {
 		raw, _ := json.Marshal(got)
 		t.Fatalf("loaded command: %s", raw)
 	}

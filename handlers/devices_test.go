@@ -193,7 +193,7 @@ func TestDeviceHostKey(t *testing.T) {
 	}
 	d := e.must(200, "GET", "/api/dcim/devices/1/", e.admin, nil)
 	fp, _ := d["host_key_fingerprint"].(string)
-	if fp != hostKeyFingerprint(key) || len(fp) != len("SHA256:")+43 {
+	if fp != store.HostKeyFingerprint(key) || len(fp) != len("SHA256:")+43 {
 		t.Fatalf("fingerprint: %q", fp)
 	}
 	e.must(204, "DELETE", "/api/dcim/devices/1/host-key/", e.admin, nil)

@@ -118,7 +118,7 @@ func (a *API) prepare(r *http.Request, cmd store.Command, req execRequest, check
 	if err != nil {
 		return nil, err
 	}
-	if target.PlatformID == nil || !slices.Contains(cmd.PlatformIDs(), *target.PlatformID) {
+	if target.PlatformID == nil || !slices.Contains(cmd.PlatformIDs, *target.PlatformID) {
 		plat := target.PlatformSlug
 		if plat == "" {
 			plat = "none"
@@ -171,15 +171,6 @@ func (a *API) mayExecute(r *http.Request, cmd store.Command) error {
 			details: map[string]string{"detail": msg}}
 	}
 	return nil
-}
-
-// credential resolves the token and checks it fits the device.
-func (a *API) credential(r *http.Request, token string, target store.Target) (store.Secret, error) {
-	s, err := a.lookupCredential(r, token)
-	if err != nil {
-		return s, err
-	}
-	return a.credentialFor(s, target)
 }
 
 // lookupCredential finds the requester's active set of a token. Unknown, malformed and
@@ -390,7 +381,7 @@ func (a *API) checkedRequest(r *http.Request, withToken bool, fields ...string) 
 	if err != nil {
 		return nil, err
 	}
-	cmd, err := visible(a, r, commandResource, id, a.DB.Commands)
+	cmd, err := visible(a, r, commandResource, id, a.DB.LoadCommands)
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -19,42 +18,36 @@ const (
 	maxLimit     = 1000
 )
 
-// Filter is one query parameter of a list: a path on the resource's model (as a
-// permission constraint would name it), or a Custom builder.
-type Filter struct {
-	Path    string     // "name", "platforms", "platforms__slug", "device__site__slug"
-	Kind    store.Kind // set from the model for Path filters
-	Lookups bool       // also accept <param>__ic, __n, __gte, … as NetBox does
-	Custom  func(vals []string) (store.Expr, error)
-	Doc     string
-}
-
-// Resource describes one list endpoint: the table that drives its filters, ordering,
-// search and schema. Every list and detail endpoint is built from one of these.
+// Resource is one API resource: an object type, declared in package store, at a path.
+// Its list filters, ordering, search and schema come from the declaration; so does the
+// rest for a resource routed with a.declared, while the others (users, groups, tokens,
+// permissions, logs) still bring their own loader, renderer and writer (routes.go).
 type Resource struct {
-	Type         string // object type, "dcim.device"
-	Path         string // "/api/dcim/devices/"
-	Name         string // schema name, "Device"
-	Filters      map[string]Filter
-	Ordering     map[string]string // API name → SQL on the row aliased t
-	DefaultOrder string            // e.g. "name" or "-created"
-	Search       []string          // SQL columns (on t) searched by q, case-insensitively
-	Fields       []FieldDoc        // the object's fields, for the schema
+	Model *store.Model
+	Path  string // "/api/dcim/devices/"
+	hooks hooks
 	// Cache keeps rendered list pages until the next committed write (see listCache);
 	// only for resources whose lists depend on nothing written outside store.Write.
 	Cache bool
-	// Own, when set, is the rows a principal may act on without any permission (their
-	// own API tokens); it widens every action's scope.
-	Own func(p store.Principal) store.Expr
 }
 
-// resScope is the principal's scope for an action on the resource, widened by Own.
+// Type is the resource's object type, "dcim.device".
+func (res *Resource) Type() string { return res.Model.Type }
+
+// Name is the resource's schema name, "Device".
+func (res *Resource) Name() string { return res.Model.Name }
+
+// resScope is the principal's scope for an action on the resource, widened by the rows
+// the principal owns (their own API tokens: everyone may act on those).
 func (a *API) resScope(r *http.Request, res *Resource, action string) (store.Scope, error) {
-	s, err := a.scope(r, res.Type, action)
-	if err != nil || res.Own == nil {
+	s, err := a.scope(r, res.Type(), action)
+	if err != nil {
 		return s, err
 	}
-	own := res.Own(principal(r))
+	own, ok := res.Model.OwnedBy(principal(r).ID)
+	if !ok {
+		return s, nil
+	}
 	if !s.Granted {
 		return store.Scope{Granted: true, Expr: own, Problems: s.Problems}, nil
 	}
@@ -63,21 +56,6 @@ func (a *API) resScope(r *http.Request, res *Resource, action string) (store.Sco
 	}
 	s.Expr = store.Or(s.Expr, own)
 	return s, nil
-}
-
-// FieldDoc describes one field of a resource for the OpenAPI schema.
-type FieldDoc struct {
-	Name      string
-	Type      string // integer, string, boolean, number, datetime, date, object, array
-	Items     string // element type for arrays (a type or a nested resource name)
-	Ref       string // nested resource name for objects
-	ReadOnly  bool
-	WriteOnly bool
-	Required  bool
-	Nullable  bool
-	Enum      []string
-	MaxLength int
-	Doc       string
 }
 
 // listParams are the reserved (non-filter) query parameters.
@@ -98,7 +76,7 @@ type page struct {
 // is a 400 naming the parameter.
 func (res *Resource) parseList(r *http.Request) (store.Query, page, error) {
 	vals := r.URL.Query()
-	q := store.Query{Model: res.Type}
+	q := store.Query{Model: res.Type()}
 	pg := page{limit: defaultLimit}
 	fe := httpjson.FieldErrors{}
 	if v := vals.Get("limit"); v != "" {
@@ -132,21 +110,22 @@ func (res *Resource) parseList(r *http.Request) (store.Query, page, error) {
 			break
 		}
 	}
-	order, err := res.ordering(vals.Get("ordering"))
+	m := res.Model
+	order, err := m.Ordering(vals.Get("ordering"))
 	if err != nil {
 		fe.Add("ordering", err.Error())
 	}
 	q.Order = order
-	if s := strings.TrimSpace(vals.Get("q")); s != "" && len(res.Search) > 0 {
-		q.Where = append(q.Where, res.search(s))
+	if s := strings.TrimSpace(vals.Get("q")); s != "" && m.Searchable() {
+		q.Where = append(q.Where, m.Search(s))
 	}
 	for _, key := range sortedKeys(vals) {
 		if listParams[key] {
 			continue
 		}
-		e, msg := res.filter(key, vals[key])
-		if msg != "" {
-			fe.Add(key, msg)
+		e, err := m.FilterExpr(key, vals[key])
+		if err != nil {
+			fe.Add(key, err.Error())
 			continue
 		}
 		q.Where = append(q.Where, e)
@@ -155,142 +134,18 @@ func (res *Resource) parseList(r *http.Request) (store.Query, page, error) {
 	return q, pg, fe.Err()
 }
 
-func (res *Resource) search(s string) store.Expr {
-	var ors []store.Expr
-	pat := "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s) + "%"
-	for _, c := range res.Search {
-		ors = append(ors, store.Expr{SQL: c + ` LIKE ? ESCAPE '\'`, Args: []any{pat}})
-	}
-	return store.Or(ors...)
-}
-
-// filter builds the condition of one query parameter, or returns the message of a 400.
-func (res *Resource) filter(key string, raw []string) (store.Expr, string) {
-	lookup := "in"
-	f, ok := res.Filters[key]
-	if !ok && key == "id" {
-		f, ok = Filter{Path: "id", Kind: store.KindInt, Lookups: true}, true
-	}
-	if !ok {
-		if i := strings.LastIndex(key, "__"); i > 0 {
-			var base string
-			base, lookup = key[:i], key[i+2:]
-			f, ok = res.Filters[base]
-			if !ok && base == "id" {
-				f, ok = Filter{Path: "id", Kind: store.KindInt, Lookups: true}, true
-			}
-			if ok && (!f.Lookups || !store.Lookups[lookup] || lookup == "exact") {
-				ok = false
-			}
-		}
-	}
-	if !ok {
-		return store.Expr{}, "Unknown filter parameter."
-	}
-	m := store.ModelFor(res.Type)
-	path, _ := store.ParseLookup(f.Path)
-	if f.Custom == nil {
-		k, err := m.KindOf(path)
-		if err != nil {
-			return store.Expr{}, "Unknown filter parameter."
-		}
-		f.Kind = k
-	}
-	var vals []string
-	for _, v := range raw {
-		if v != "" || f.Kind == store.KindString {
-			vals = append(vals, v)
-		}
-	}
-	if len(vals) == 0 {
-		return store.True, ""
-	}
-	if f.Custom != nil {
-		e, err := f.Custom(vals)
-		if err != nil {
-			return store.Expr{}, err.Error()
-		}
-		return e, ""
-	}
-	anys := make([]any, 0, len(vals))
-	for _, v := range vals {
-		if lookup == "isnull" || lookup == "empty" {
-			if _, err := boolParam(v); err != nil {
-				return store.Expr{}, "Must be a valid boolean."
-			}
-			anys = append(anys, v)
-			continue
-		}
-		if msg := checkKind(f.Kind, v); msg != "" {
-			return store.Expr{}, msg
-		}
-		if v == "null" && f.Kind == store.KindInt {
-			anys = append(anys, nil)
-			continue
-		}
-		anys = append(anys, v)
-	}
-	e, err := m.Compile(store.Cond{Path: path, Lookup: lookup, Values: anys})
-	if err != nil {
-		return store.Expr{}, "Invalid filter value."
-	}
-	return e, ""
-}
-
-func checkKind(k store.Kind, v string) string {
-	switch k {
-	case store.KindInt:
-		if v == "null" {
-			return ""
-		}
-		if _, err := strconv.ParseInt(v, 10, 64); err != nil {
-			return fmt.Sprintf("%q is not a valid integer.", v)
-		}
-	case store.KindBool:
-		if _, err := boolParam(v); err != nil {
-			return fmt.Sprintf("%q is not a valid boolean (use true/false/1/0).", v)
-		}
-	case store.KindTime:
-		if _, err := store.ParseTime(v); err != nil {
-			return fmt.Sprintf("%q is not a valid date/time (use YYYY-MM-DD or RFC 3339).", v)
-		}
-	case store.KindFloat:
-		if _, err := strconv.ParseFloat(v, 64); err != nil {
-			return fmt.Sprintf("%q is not a valid number.", v)
-		}
-	}
-	return ""
-}
-
-// ordering parses "name,-created" against the resource's sortable fields.
-func (res *Resource) ordering(v string) ([]store.Order, error) {
-	if strings.TrimSpace(v) == "" {
-		v = res.DefaultOrder
-	}
-	var out []store.Order
-	for _, term := range strings.Split(v, ",") {
-		term = strings.TrimSpace(term)
-		if term == "" {
-			continue
-		}
-		desc := strings.HasPrefix(term, "-")
-		name := strings.TrimPrefix(term, "-")
-		sqlExpr, ok := res.Ordering[name]
-		if !ok {
-			return nil, fmt.Errorf("Unknown ordering field '%s'.", name)
-		}
-		out = append(out, store.Order{SQL: sqlExpr, Desc: desc})
-	}
-	return out, nil
-}
-
 // absURL makes an absolute URL on this server for path (which starts with /).
 func absURL(r *http.Request, path string) string {
-	scheme := "http"
+	return scheme(r) + "://" + r.Host + path
+}
+
+// scheme is the request's scheme as the client used it: https behind TLS, or when a
+// proxy in front says so.
+func scheme(r *http.Request) string {
 	if r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https") {
-		scheme = "https"
+		return "https"
 	}
-	return scheme + "://" + r.Host + path
+	return "http"
 }
 
 // objURL is the absolute URL of one object of the resource.
@@ -451,7 +306,7 @@ func visible[T any](a *API, r *http.Request, res *Resource, id int64, load Loade
 	if !scope.Granted {
 		return zero, errNotFound()
 	}
-	ok, err := a.DB.Exists(r.Context(), res.Type, id, scope.Expr)
+	ok, err := a.DB.Exists(r.Context(), res.Type(), id, scope.Expr)
 	if err != nil {
 		return zero, err
 	}
@@ -549,7 +404,7 @@ func createHandler[T any](a *API, res *Resource, wr Writer, load Loader[T], idOf
 		}
 		objs, err := load(r.Context(), []int64{id})
 		if err != nil || len(objs) == 0 {
-			return errors.Join(err, fmt.Errorf("created %s %d vanished", res.Type, id))
+			return errors.Join(err, fmt.Errorf("created %s %d vanished", res.Type(), id))
 		}
 		w.Header().Set("Location", res.objURL(r, id))
 		httpjson.Write(w, http.StatusCreated, render(r, objs[0], false))
@@ -569,7 +424,7 @@ func changeable[T any](a *API, r *http.Request, res *Resource, id int64, action 
 	if !scope.Granted {
 		return scope, errForbidden("")
 	}
-	ok, err := a.DB.Exists(r.Context(), res.Type, id, scope.Expr)
+	ok, err := a.DB.Exists(r.Context(), res.Type(), id, scope.Expr)
 	if err != nil {
 		return scope, err
 	}
@@ -623,6 +478,3 @@ func deleteHandler[T any](a *API, res *Resource, wr Writer, load Loader[T]) hand
 		return nil
 	}
 }
-
-// queryValues is used by handlers that read a few reserved parameters themselves.
-func queryValues(r *http.Request) url.Values { return r.URL.Query() }

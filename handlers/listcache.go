@@ -22,11 +22,7 @@ type listCache struct {
 const listCacheMax = 512
 
 func cacheKey(r *http.Request, scope store.Scope) string {
-	scheme := "http"
-	if r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https" {
-		scheme = "https"
-	}
-	return fmt.Sprintf("%s|%s|%s|%s|%v", scheme, r.Host, r.URL.RequestURI(), scope.Expr.SQL, scope.Expr.Args)
+	return fmt.Sprintf("%s|%s|%s|%s|%v", scheme(r), r.Host, r.URL.RequestURI(), scope.Expr.SQL, scope.Expr.Args)
 }
 
 func (c *listCache) get(key string, gen uint64) ([]byte, bool) {

@@ -7,42 +7,6 @@ import (
 	"fieldkit/store"
 )
 
-// logResource is the read-only command log.
-var logResource = &Resource{
-	Type: store.TypeCommandLog, Path: pathCommandLogs, Name: "CommandLog",
-	Filters: map[string]Filter{
-		"device_id":  {Path: "device", Doc: "device id"},
-		"command_id": {Path: "command", Doc: "command id"},
-		"user_id":    {Path: "user", Doc: "id of the user who executed"},
-		"username":   {Path: "username", Lookups: true, Doc: "user who executed"},
-		"success":    {Path: "success", Doc: "outcome (true/false)"},
-		"created":    {Path: "created", Lookups: true, Doc: "creation time; created__gte and created__lte bound a range"},
-	},
-	Ordering: map[string]string{"id": "t.id", "created": "t.created", "execution_duration": "t.execution_duration",
-		"success": "t.success", "username": "t.username"},
-	DefaultOrder: "-created",
-	Search:       []string{"t.command_name", "t.device_name", "t.username"},
-	Fields: []FieldDoc{
-		{Name: "id", Type: "integer", ReadOnly: true}, {Name: "url", Type: "string", ReadOnly: true},
-		{Name: "display", Type: "string", ReadOnly: true},
-		{Name: "command", Type: "object", Ref: "NestedLogCommand", ReadOnly: true,
-			Doc: "id (null once the command is deleted), url (absent then), name, display"},
-		{Name: "device", Type: "object", Ref: "NestedLogDevice", ReadOnly: true,
-			Doc: "id (null once the device is deleted), url (absent then), name, display"},
-		{Name: "command_type", Type: "string", ReadOnly: true, Enum: []string{store.CommandShow, store.CommandConfig}},
-		{Name: "output", Type: "string", ReadOnly: true},
-		{Name: "username", Type: "string", ReadOnly: true, Doc: "user who executed the command"},
-		{Name: "user", Type: "object", Ref: "NestedUser", ReadOnly: true, Nullable: true},
-		{Name: "execution_time", Type: "datetime", ReadOnly: true},
-		{Name: "success", Type: "boolean", ReadOnly: true},
-		{Name: "error_message", Type: "string", ReadOnly: true, Doc: "empty when successful"},
-		{Name: "execution_duration", Type: "number", ReadOnly: true, Doc: "seconds"},
-		{Name: "parsed_output", Type: "object", Ref: "ParsedOutput", ReadOnly: true, Nullable: true},
-		{Name: "syntax_error", Type: "object", Ref: "SyntaxError", ReadOnly: true, Nullable: true},
-		{Name: "created", Type: "datetime", ReadOnly: true}, {Name: "last_updated", Type: "datetime", ReadOnly: true},
-	},
-}
-
 // logRef is a log's command or device: the link while the object exists, the name always.
 // Once the object is deleted "url" is left out rather than null: pynetbox (7.x) takes any
 // nested dict with a "url" key for a record and parses the url, failing on null, so one

@@ -109,15 +109,15 @@ func (a *API) parseExport(r *http.Request) (exportRequest, error) {
 	}
 	where = append(where, store.CreatedBetween(start, end))
 	if s := strings.TrimSpace(vals.Get("q")); s != "" {
-		where = append(where, logResource.search(s))
+		where = append(where, store.CommandLogs.Search(s))
 	}
 	for _, key := range sortedKeys(vals) {
 		if exportParams[key] {
 			continue
 		}
-		e, msg := logResource.filter(key, vals[key])
-		if msg != "" {
-			fe.Add(key, msg)
+		e, err := store.CommandLogs.FilterExpr(key, vals[key])
+		if err != nil {
+			fe.Add(key, err.Error())
 			continue
 		}
 		where = append(where, e)

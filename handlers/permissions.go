@@ -13,60 +13,6 @@ import (
 	"fieldkit/store"
 )
 
-// permissionActions are the actions a permission may grant; the execute ones only on
-// commands.
-var permissionActions = []string{"view", "add", "change", "delete", "execute_show", "execute_config"}
-
-// permissionResource is /api/users/permissions/.
-var permissionResource = &Resource{
-	Type: store.TypePermission, Path: pathPermissions, Name: "ObjectPermission",
-	Filters: map[string]Filter{
-		"name": {Path: "name", Lookups: true}, "description": {Path: "description", Lookups: true},
-		"enabled":  {Path: "enabled"},
-		"user_id":  {Path: "users", Doc: "Assigned user id; repeat to match any."},
-		"user":     {Path: "users__username", Doc: "Assigned username; repeat to match any."},
-		"group_id": {Path: "groups", Doc: "Assigned group id; repeat to match any."},
-		"group":    {Path: "groups__name", Doc: "Assigned group name; repeat to match any."},
-		"object_type": {Custom: jsonArrayFilter("object_types", store.ObjectTypes()),
-			Doc: "Object type (\"dcim.device\"); repeat to match any."},
-		"action": {Custom: jsonArrayFilter("actions", permissionActions), Doc: "Granted action; repeat to match any."},
-	},
-	Ordering:     map[string]string{"id": "t.id", "name": "t.name", "enabled": "t.enabled", "created": "t.created", "last_updated": "t.last_updated"},
-	DefaultOrder: "name",
-	Search:       []string{"t.name", "t.description"},
-	Fields: []FieldDoc{
-		{Name: "id", Type: "integer", ReadOnly: true}, {Name: "url", Type: "string", ReadOnly: true},
-		{Name: "display", Type: "string", ReadOnly: true},
-		{Name: "name", Type: "string", Required: true, MaxLength: 100},
-		{Name: "description", Type: "string", MaxLength: 200},
-		{Name: "enabled", Type: "boolean", Doc: "A disabled permission grants nothing."},
-		{Name: "object_types", Type: "array", Items: "string", Required: true, Enum: store.ObjectTypes(),
-			Doc: "\"app.model\" names the permission applies to."},
-		{Name: "actions", Type: "array", Items: "string", Required: true, Enum: permissionActions,
-			Doc: "execute_show and execute_config apply only to netbox_toolkit_plugin.command."},
-		{Name: "constraints", Type: "object", Nullable: true,
-			Doc: "A JSON object (all lookups must hold) or a list of objects (any may hold), in Django lookup syntax; \"$user\" is the requesting user's id; null = no constraint."},
-		{Name: "users", Type: "array", Items: "User", Doc: "On write: user ids or objects of unique fields."},
-		{Name: "groups", Type: "array", Items: "Group", Doc: "On write: group ids or objects of unique fields."},
-		{Name: "created", Type: "datetime", ReadOnly: true}, {Name: "last_updated", Type: "datetime", ReadOnly: true},
-	},
-}
-
-// jsonArrayFilter filters on membership of a JSON array column.
-func jsonArrayFilter(column string, valid []string) func(vals []string) (store.Expr, error) {
-	return func(vals []string) (store.Expr, error) {
-		args := make([]any, len(vals))
-		for i, v := range vals {
-			if !slices.Contains(valid, v) {
-				return store.Expr{}, fmt.Errorf("%q is not a valid choice.", v)
-			}
-			args[i] = v
-		}
-		return store.Expr{SQL: "EXISTS (SELECT 1 FROM json_each(t." + column + ") WHERE value IN (" +
-			strings.TrimSuffix(strings.Repeat("?,", len(args)), ",") + "))", Args: args}, nil
-	}
-}
-
 func (a *API) permissionCRUD() crudSet {
 	wr := Writer{
 		Fields: []string{"name", "description", "enabled", "object_types", "actions", "constraints", "users", "groups"},
@@ -125,7 +71,7 @@ func (a *API) permissionInput(ctx context.Context, f *form, create bool, cur sto
 	}
 	for _, act := range actions {
 		switch {
-		case !slices.Contains(permissionActions, act):
+		case !slices.Contains(store.PermissionActions, act):
 			f.Errs.Add("actions", fmt.Sprintf("Unknown action %q.", act))
 		case strings.HasPrefix(act, "execute_") && !slices.Contains(types, store.TypeCommand):
 			f.Errs.Add("actions", fmt.Sprintf("Action %q applies only to %s.", act, store.TypeCommand))

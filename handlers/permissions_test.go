@@ -155,10 +155,6 @@ func TestUsersEndpointsPermissions(t *testing.T) {
 	e.must(201, "POST", "/api/users/groups/", e.admin, map[string]any{"name": "ops"})
 	e.must(201, "POST", "/api/users/permissions/", e.admin, map[string]any{"name": "seed", "object_types": []string{"dcim.site"}, "actions": []string{"view"}})
 
-	type step struct {
-		method, path string
-		body         any
-	}
 	endpoints := []struct {
 		objectType string
 		list       string

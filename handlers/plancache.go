@@ -33,7 +33,7 @@ func newPlanCache() *planCache {
 func (pc *planCache) command(a *API, r *http.Request, id int64) (store.Command, error) {
 	c, ok := pc.commands[id]
 	if !ok {
-		c.v, c.err = visible(a, r, commandResource, id, a.DB.Commands)
+		c.v, c.err = visible(a, r, commandResource, id, a.DB.LoadCommands)
 		pc.commands[id] = c
 	}
 	return c.v, c.err

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"net/http"
-	"regexp"
 	"strings"
 	"time"
 
@@ -10,6 +9,42 @@ import (
 
 	"fieldkit/handlers/httpjson"
 	"fieldkit/observe"
+	"fieldkit/store"
+)
+
+// The list paths of every resource; detail paths append "<id>/".
+const (
+	pathSites       = "/api/dcim/sites/"
+	pathPlatforms   = "/api/dcim/platforms/"
+	pathDevices     = "/api/dcim/devices/"
+	pathInterfaces  = "/api/dcim/interfaces/"
+	pathVLANs       = "/api/ipam/vlans/"
+	pathIPAddresses = "/api/ipam/ip-addresses/"
+	pathTags        = "/api/extras/tags/"
+	pathUsers       = "/api/users/users/"
+	pathGroups      = "/api/users/groups/"
+	pathTokens      = "/api/users/tokens/"
+	pathPermissions = "/api/users/permissions/"
+	pathCommands    = "/api/plugins/toolkit/commands/"
+	pathCommandLogs = "/api/plugins/toolkit/command-logs/"
+)
+
+// The resources: an object type (declared in package store) at a path, with the hooks
+// of what its declaration cannot say.
+var (
+	siteResource       = &Resource{Model: store.Sites, Path: pathSites}
+	platformResource   = &Resource{Model: store.Platforms, Path: pathPlatforms, hooks: platformHooks}
+	deviceResource     = &Resource{Model: store.Devices, Path: pathDevices}
+	interfaceResource  = &Resource{Model: store.Interfaces, Path: pathInterfaces}
+	vlanResource       = &Resource{Model: store.VLANs, Path: pathVLANs}
+	ipAddressResource  = &Resource{Model: store.IPAddresses, Path: pathIPAddresses, hooks: ipHooks}
+	tagResource        = &Resource{Model: store.Tags, Path: pathTags}
+	userResource       = &Resource{Model: store.Users, Path: pathUsers}
+	groupResource      = &Resource{Model: store.Groups, Path: pathGroups}
+	tokenResource      = &Resource{Model: store.Tokens, Path: pathTokens}
+	permissionResource = &Resource{Model: store.Permissions, Path: pathPermissions}
+	commandResource    = &Resource{Model: store.Commands, Path: pathCommands, hooks: commandHooks, Cache: true}
+	logResource        = &Resource{Model: store.CommandLogs, Path: pathCommandLogs}
 )
 
 // routes registers every route of the API. It is the one place to read to know what the
@@ -22,15 +57,14 @@ func (a *API) routes(rt *httprouter.Router) {
 	a.handle(rt, http.MethodGet, "/api/status/", a.public(a.status))
 
 	// Inventory (dcim, ipam, extras).
-	a.crud(rt, siteResource, a.siteCRUD())
-	// ROUTES:INVENTORY
-	a.crud(rt, platformResource, a.platformCRUD())
-	a.crud(rt, deviceResource, a.deviceCRUD())
+	a.crud(rt, siteResource, a.declared(siteResource))
+	a.crud(rt, platformResource, a.declared(platformResource))
+	a.crud(rt, deviceResource, a.declared(deviceResource))
 	a.handle(rt, http.MethodDelete, pathDevices+":id/host-key/", a.authed(a.clearHostKey))
-	a.crud(rt, tagResource, a.tagCRUD())
-	a.crud(rt, interfaceResource, a.interfaceCRUD())
-	a.crud(rt, vlanResource, a.vlanCRUD())
-	a.crud(rt, ipAddressResource, a.ipAddressCRUD())
+	a.crud(rt, tagResource, a.declared(tagResource))
+	a.crud(rt, interfaceResource, a.declared(interfaceResource))
+	a.crud(rt, vlanResource, a.declared(vlanResource))
+	a.crud(rt, ipAddressResource, a.declared(ipAddressResource))
 
 	// Users, groups, tokens, permissions.
 	// ROUTES:USERS
@@ -41,7 +75,7 @@ func (a *API) routes(rt *httprouter.Router) {
 
 	// The toolkit plugin: commands.
 	// ROUTES:COMMANDS
-	a.crud(rt, commandResource, a.commandCRUD())
+	a.crud(rt, commandResource, a.declared(commandResource))
 
 	// The toolkit plugin: command logs.
 	// ROUTES:LOGS
@@ -122,7 +156,8 @@ func crudOf[T any](a *API, res *Resource, wr Writer, load Loader[T], id IDOf[T],
 	return c
 }
 
-// resources lists every Resource routed, for the schema.
+// resources lists every Resource routed, for the schema and for the URLs of related
+// objects.
 var resources []*Resource
 
 // crud routes a resource at its list path (list, create, and the bulk writes) and its
@@ -165,6 +200,16 @@ func registerResource(res *Resource) {
 	resources = append(resources, res)
 }
 
+// urlOf is the absolute URL of one object of an object type.
+func (a *API) urlOf(r *http.Request, objectType string, id int64) string {
+	for _, res := range resources {
+		if res.Type() == objectType {
+			return res.objURL(r, id)
+		}
+	}
+	return ""
+}
+
 // stamp formats a time as the API shows it: RFC 3339, UTC, microseconds.
 func stamp(t time.Time) any {
 	if t.IsZero() {
@@ -172,10 +217,6 @@ func stamp(t time.Time) any {
 	}
 	return t.UTC().Format("2006-01-02T15:04:05.000000Z")
 }
-
-var slugRE = regexp.MustCompile(`^[-a-zA-Z0-9_]+$`)
-
-func validSlug(s string) bool { return slugRE.MatchString(s) }
 
 // index answers /api/ with its sections, as NetBox does.
 func (a *API) index(w http.ResponseWriter, r *http.Request) error {

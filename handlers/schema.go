@@ -153,21 +153,6 @@ func tagOf(path string) string {
 	return "status"
 }
 
-// usedTags lists the tags that have operations, so no reader shows an empty section.
-func usedTags(paths obj) []any {
-	used := map[string]bool{}
-	for p := range paths {
-		used[tagOf(p)] = true
-	}
-	var out []any
-	for _, t := range schemaTags() {
-		if used[t.(obj)["name"].(string)] {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
 func schemaTags() []any {
 	return []any{
 		obj{"name": "plugins", "description": "The toolkit plugin: commands, execution and command logs."},

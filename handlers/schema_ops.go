@@ -17,12 +17,6 @@ type opDoc struct {
 	RateLimited       bool
 }
 
-// embeddedObjects are the objects a resource nests by value (read and written whole, not
-// referenced by id), by the name its FieldDoc Items or Ref gives.
-var embeddedObjects = map[string][]FieldDoc{
-	"CommandVariable": commandVariableFields,
-}
-
 // opDocs is every non-CRUD endpoint; each is in the schema only once it is routed.
 var opDocs = []opDoc{
 	{Method: http.MethodGet, Path: "/api/", ID: "api_root", Summary: "API index",
@@ -127,7 +121,7 @@ func (a *API) addOp(paths, schemas obj, op opDoc) {
 	if op.FiltersOf != "" {
 		for _, res := range a.routedResources() {
 			if res.Path == op.FiltersOf {
-				if len(res.Search) > 0 {
+				if res.Model.Searchable() {
 					params = append(params, queryParam("q", "Case-insensitive search.", obj{"type": "string"}, false))
 				}
 				params = append(params, filterParams(res)...)

@@ -51,14 +51,8 @@ var lookupDocs = map[string]string{
 // filterParams documents the filters of a list: each filter, repeated values OR-ed, and
 // its lookups.
 func filterParams(res *Resource) []any {
-	filters := map[string]Filter{}
-	for k, f := range res.Filters {
-		filters[k] = f
-	}
-	if _, ok := filters["id"]; !ok {
-		filters["id"] = Filter{Path: "id", Lookups: true}
-	}
-	m := store.ModelFor(res.Type)
+	m := res.Model
+	filters := m.Filterable()
 	seen := map[string]bool{}
 	var out []any
 	add := func(name, desc string, schema obj) {
@@ -69,10 +63,12 @@ func filterParams(res *Resource) []any {
 	}
 	for _, name := range sortedKeys(filters) {
 		f := filters[name]
-		kind, relation := filterKind(m, name, f)
+		kind, relation := filterKind(m, f)
 		item := kindSchema(kind)
-		if fd, ok := fieldDoc(res, f.Path); ok && len(fd.Enum) > 0 && kind == store.KindString {
-			item["enum"] = anyStrings(fd.Enum)
+		if fd, ok := m.Field(f.Path); ok && kind == store.KindString && !fd.OpenChoices {
+			if enum := store.ChoiceValues(res.choicesOf(fd)); len(enum) > 0 {
+				item["enum"] = anyStrings(enum)
+			}
 		}
 		desc := strings.TrimSuffix(f.Doc, ".") + "."
 		if f.Doc == "" {
@@ -98,13 +94,8 @@ func filterParams(res *Resource) []any {
 }
 
 // filterKind is the kind of a filter's values and whether it names a relation's id.
-func filterKind(m *store.Model, name string, f Filter) (store.Kind, bool) {
-	if f.Custom != nil || m == nil {
-		// Kind's zero value is KindInt: a custom filter that left it unset takes its
-		// type from its name.
-		if f.Kind == store.KindInt && name != "id" && !strings.HasSuffix(name, "_id") && name != "vid" {
-			return store.KindString, false
-		}
+func filterKind(m *store.Model, f store.Filter) (store.Kind, bool) {
+	if f.SQL != nil {
 		return f.Kind, false
 	}
 	path, _ := store.ParseLookup(f.Path)
@@ -112,22 +103,7 @@ func filterKind(m *store.Model, name string, f Filter) (store.Kind, bool) {
 	if err != nil {
 		return store.KindString, false
 	}
-	last := m
-	for _, p := range path[:len(path)-1] {
-		if last = store.ModelFor(last.Fields[p].Rel); last == nil {
-			return k, false
-		}
-	}
-	return k, last.Fields[path[len(path)-1]].Rel != ""
-}
-
-func fieldDoc(res *Resource, name string) (FieldDoc, bool) {
-	for _, f := range res.Fields {
-		if f.Name == name {
-			return f, true
-		}
-	}
-	return FieldDoc{}, false
+	return k, m.IsRelation(path)
 }
 
 func anyStrings(ss []string) []any {
@@ -144,20 +120,20 @@ func listParamsOf(res *Resource) []any {
 		queryParam("limit", "Number of results to return per page (default 50, at most 1000; 0 means 1000).", obj{"type": "integer", "minimum": 0}, false),
 		queryParam("offset", "The initial index from which to return the results.", obj{"type": "integer", "minimum": 0}, false),
 	}
-	if len(res.Ordering) > 0 {
-		var enum []any
-		for _, k := range sortedKeys(res.Ordering) {
-			enum = append(enum, k, "-"+k)
-		}
-		p := queryParam("ordering", "Comma-separated fields to sort by; prefix a field with '-' for descending order. Default: "+
-			strconv.Quote(res.DefaultOrder)+".", obj{"type": "array", "items": obj{"type": "string", "enum": enum}}, false)
-		p["explode"] = false
-		ps = append(ps, p)
+	m := res.Model
+	var enum []any
+	sortable := m.Sortable()
+	for _, k := range sortedKeys(sortable) {
+		enum = append(enum, k, "-"+k)
 	}
+	p := queryParam("ordering", "Comma-separated fields to sort by; prefix a field with '-' for descending order. Default: "+
+		strconv.Quote(m.DefaultOrder)+".", obj{"type": "array", "items": obj{"type": "string", "enum": enum}}, false)
+	p["explode"] = false
+	ps = append(ps, p)
 	ps = append(ps, queryParam("brief", "Return the brief form of each object: id, url, display and key fields.", obj{"type": "boolean"}, false),
 		queryParam("exclude", "Accepted for NetBox clients: config_context (FieldKit has none, so the response is the same).",
 			obj{"type": "string", "enum": []any{"config_context"}}, false))
-	if len(res.Search) > 0 {
+	if m.Searchable() {
 		ps = append(ps, queryParam("q", "Case-insensitive search.", obj{"type": "string"}, false))
 	}
 	return append(ps, filterParams(res)...)

@@ -4,11 +4,13 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"fieldkit/store"
 )
 
 // resourcePaths adds a resource's routed operations and its component schemas.
 func (a *API) resourcePaths(paths, schemas obj, res *Resource) {
-	name, list, detail := res.Name, res.Path, res.Path+":id/"
+	name, list, detail := res.Name(), res.Path, res.Path+":id/"
 	addResourceSchemas(schemas, res)
 	write := ref("Writable" + name + "Request")
 	ops := []operation{
@@ -63,23 +65,24 @@ func plural(name string) string {
 // addResourceSchemas adds <Name>, Brief<Name>, Paginated<Name>List and, when the resource
 // has writable fields, Writable<Name>Request and PatchedWritable<Name>Request.
 func addResourceSchemas(schemas obj, res *Resource) {
-	read, write, patch := objectSchemas(schemas, res.Fields)
-	schemas[res.Name] = read
-	schemas["Paginated"+res.Name+"List"] = obj{
+	name := res.Name()
+	read, write, patch := objectSchemas(schemas, fieldDocs(res, res.Model))
+	schemas[name] = read
+	schemas["Paginated"+name+"List"] = obj{
 		"type": "object", "required": []any{"count", "next", "previous", "results"},
 		"properties": obj{
 			"count":    obj{"type": "integer", "example": 123},
 			"next":     obj{"type": "string", "format": "uri", "nullable": true, "description": "Absolute URL of the next page."},
 			"previous": obj{"type": "string", "format": "uri", "nullable": true, "description": "Absolute URL of the previous page."},
-			"results":  obj{"type": "array", "items": ref(res.Name)},
+			"results":  obj{"type": "array", "items": ref(name)},
 		},
 	}
-	addBrief(schemas, res.Name)
+	addBrief(schemas, name)
 	if write != nil {
-		schemas["Writable"+res.Name+"Request"] = write
-		schemas["PatchedWritable"+res.Name+"Request"] = patch
-		schemas["BulkWritable"+res.Name+"Request"] = withID(write)
-		schemas["BulkPatchedWritable"+res.Name+"Request"] = withID(patch)
+		schemas["Writable"+name+"Request"] = write
+		schemas["PatchedWritable"+name+"Request"] = patch
+		schemas["BulkWritable"+name+"Request"] = withID(write)
+		schemas["BulkPatchedWritable"+name+"Request"] = withID(patch)
 	}
 }
 
@@ -139,15 +142,15 @@ func objectSchemas(schemas obj, fields []FieldDoc) (read, write, patch obj) {
 
 // addEmbedded adds an object nested by value (not by reference) in a resource: <Name>
 // and Writable<Name>Request.
-func addEmbedded(schemas obj, name string, fields []FieldDoc) {
-	if _, ok := schemas[name]; ok {
+func addEmbedded(schemas obj, m *store.Model) {
+	if _, ok := schemas[m.Name]; ok {
 		return
 	}
-	schemas[name] = obj{} // placeholder while its own fields are built
-	read, write, _ := objectSchemas(schemas, fields)
-	schemas[name] = read
+	schemas[m.Name] = obj{} // placeholder while its own fields are built
+	read, write, _ := objectSchemas(schemas, fieldDocs(nil, m))
+	schemas[m.Name] = read
 	if write != nil {
-		schemas["Writable"+name+"Request"] = write
+		schemas["Writable"+m.Name+"Request"] = write
 	}
 }
 
@@ -251,8 +254,8 @@ func namedSchema(schemas obj, name string, write bool) obj {
 	if s, ok := primitive(name); ok {
 		return s
 	}
-	if fields, ok := embeddedObjects[name]; ok {
-		addEmbedded(schemas, name, fields)
+	if c := childModel(name); c != nil {
+		addEmbedded(schemas, c)
 		if _, ok := schemas["Writable"+name+"Request"]; ok && write {
 			return ref("Writable" + name + "Request")
 		}
@@ -281,31 +284,27 @@ func namedSchema(schemas obj, name string, write bool) obj {
 
 func resourceNamed(name string) (*Resource, bool) {
 	for _, r := range resources {
-		if r.Name == name {
+		if r.Name() == name {
 			return r, true
 		}
 	}
 	return nil, false
 }
 
-// briefKeys are the fields of each brief (nested) form besides id, url and display, as
-// nested.go renders them.
-var briefKeys = map[string][]FieldDoc{
-	"Site":     {{Name: "name", Type: "string"}, {Name: "slug", Type: "string"}},
-	"Platform": {{Name: "name", Type: "string"}, {Name: "slug", Type: "string"}},
-	"Device":   {{Name: "name", Type: "string", Nullable: true}},
-	"Tag":      {{Name: "name", Type: "string"}, {Name: "slug", Type: "string"}, {Name: "color", Type: "string"}},
-	"User":     {{Name: "username", Type: "string"}},
-	"Group":    {{Name: "name", Type: "string"}},
-	"Command":  {{Name: "name", Type: "string"}},
-	"Interface": {{Name: "name", Type: "string"},
-		{Name: "device", Type: "object", Ref: "Device"}},
-	"VLAN":      {{Name: "vid", Type: "integer"}, {Name: "name", Type: "string"}},
-	"IPAddress": {{Name: "address", Type: "string"}, {Name: "family", Type: "object", Ref: "IPFamily"}},
+// childModel is the model of objects a resource nests by value, by name.
+func childModel(name string) *store.Model {
+	for _, r := range resources {
+		for _, f := range r.Model.Fields {
+			if f.Child != nil && f.Child.Name == name {
+				return f.Child
+			}
+		}
+	}
+	return nil
 }
 
-// addBrief adds Brief<name>: the table above, else the key fields of the registered
-// resource, else id, url and display alone.
+// addBrief adds Brief<name>: id, url, display and the nested fields of the resource
+// named, or id, url and display alone.
 func addBrief(schemas obj, name string) {
 	key := "Brief" + name
 	if _, ok := schemas[key]; ok {
@@ -317,18 +316,71 @@ func addBrief(schemas obj, name string) {
 		"url":     obj{"type": "string", "format": "uri", "readOnly": true},
 		"display": obj{"type": "string", "readOnly": true},
 	}
-	keys, ok := briefKeys[name]
-	if res, found := resourceNamed(name); !ok && found {
-		for _, f := range res.Fields {
-			switch f.Name {
-			case "name", "slug", "username", "address", "vid", "color":
-				keys = append(keys, f)
+	if res, ok := resourceNamed(name); ok {
+		for _, f := range res.Model.Fields {
+			if f.Nested && f.Readable() {
+				d := docOf(res, &f)
+				d.ReadOnly, d.Required, d.MaxLength, d.Doc = false, false, 0, ""
+				props[f.Name] = fieldSchema(schemas, d, false)
 			}
 		}
 	}
-	for _, f := range keys {
-		f.ReadOnly, f.Required, f.MaxLength, f.Doc = false, false, 0, ""
-		props[f.Name] = fieldSchema(schemas, f, false)
-	}
 	schemas[key] = obj{"type": "object", "properties": props, "required": []any{"id", "url", "display"}}
+}
+
+// FieldDoc is one field as the schema describes it.
+type FieldDoc struct {
+	Name      string
+	Type      string // integer, string, boolean, number, datetime, object, array
+	Items     string // element type for arrays (a type or a nested resource name)
+	Ref       string // nested resource name for objects
+	ReadOnly  bool
+	WriteOnly bool
+	Required  bool
+	Nullable  bool
+	Enum      []string
+	MaxLength int
+	Doc       string
+}
+
+// fieldDocs describes a model's fields for the schema: id, url and display, then each
+// field the API reads or writes. res (nil for a nested model) adds its hooks' choices.
+func fieldDocs(res *Resource, m *store.Model) []FieldDoc {
+	out := []FieldDoc{{Name: "id", Type: "integer", ReadOnly: true}}
+	if m.Owner == "" {
+		out = append(out, FieldDoc{Name: "url", Type: "string", ReadOnly: true},
+			FieldDoc{Name: "display", Type: "string", ReadOnly: true})
+	}
+	for i := range m.Fields {
+		if f := &m.Fields[i]; f.Name != "id" && f.Access != store.Internal {
+			out = append(out, docOf(res, f))
+		}
+	}
+	return out
+}
+
+// docOf describes one field.
+func docOf(res *Resource, f *store.Field) FieldDoc {
+	d := FieldDoc{Name: f.Name, ReadOnly: f.Access == store.ReadOnly, Required: f.Required, Nullable: f.Null,
+		WriteOnly: f.Access == store.WriteOnly || f.Access == store.CreateOnly, MaxLength: f.MaxLen, Doc: f.Doc}
+	switch {
+	case f.Schema != "":
+		d.Type, d.Ref = "object", f.Schema
+	case f.Child != nil:
+		d.Type, d.Items = "array", f.Child.Name
+	case f.Join != nil:
+		d.Type, d.Items = "array", store.ModelFor(f.Rel).Name
+	case f.Rel != "":
+		d.Type, d.Ref = "object", store.ModelFor(f.Rel).Name
+	default:
+		d.Type = map[store.Kind]string{store.KindInt: "integer", store.KindString: "string", store.KindBool: "boolean",
+			store.KindTime: "datetime", store.KindFloat: "number", store.KindJSON: "object", store.KindStrings: "array"}[f.Kind]
+		if f.Kind == store.KindStrings {
+			d.Items = "string"
+		}
+	}
+	if !f.OpenChoices {
+		d.Enum = store.ChoiceValues(res.choicesOf(f))
+	}
+	return d
 }

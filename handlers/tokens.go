@@ -12,37 +12,6 @@ import (
 	"fieldkit/store"
 )
 
-// tokenResource is /api/users/tokens/. Everyone may list, view, create, change and
-// delete their own tokens; other users' tokens need users.token permissions.
-var tokenResource = &Resource{
-	Type: store.TypeToken, Path: pathTokens, Name: "Token",
-	Filters: map[string]Filter{
-		"user_id":       {Path: "user", Doc: "Owner's user id; repeat to match any."},
-		"user":          {Path: "user__username", Doc: "Owner's username; repeat to match any."},
-		"description":   {Path: "description", Lookups: true},
-		"write_enabled": {Path: "write_enabled"},
-		"expires":       {Path: "expires", Lookups: true}, "last_used": {Path: "last_used", Lookups: true},
-		"created": {Path: "created", Lookups: true},
-	},
-	Ordering: map[string]string{"id": "t.id", "created": "t.created", "last_updated": "t.last_updated",
-		"expires": "t.expires", "last_used": "t.last_used", "description": "t.description",
-		"write_enabled": "t.write_enabled", "user": "(SELECT u.username FROM users u WHERE u.id = t.user_id)"},
-	DefaultOrder: "-created",
-	Search:       []string{"t.description"},
-	Own:          func(p store.Principal) store.Expr { return store.Expr{SQL: "t.user_id = ?", Args: []any{p.ID}} },
-	Fields: []FieldDoc{
-		{Name: "id", Type: "integer", ReadOnly: true}, {Name: "url", Type: "string", ReadOnly: true},
-		{Name: "display", Type: "string", ReadOnly: true, Doc: "The key's first 8 characters, masked."},
-		{Name: "user", Type: "object", Ref: "User", Doc: "On write: a user id or object; defaults to the requesting user. Another user's needs users.token add/change."},
-		{Name: "description", Type: "string", MaxLength: 200},
-		{Name: "expires", Type: "datetime", Nullable: true, Doc: "Must be in the future; null = never."},
-		{Name: "last_used", Type: "datetime", ReadOnly: true, Nullable: true},
-		{Name: "write_enabled", Type: "boolean", Doc: "False makes a read-only token: unsafe methods get 403."},
-		{Name: "key", Type: "string", MaxLength: 40, Doc: "40 hex characters; generated unless given. Returned only in the create response."},
-		{Name: "created", Type: "datetime", ReadOnly: true}, {Name: "last_updated", Type: "datetime", ReadOnly: true},
-	},
-}
-
 var tokenKeyRE = regexp.MustCompile(`^[0-9a-fA-F]{40}$`)
 
 func (a *API) tokenCRUD() crudSet {

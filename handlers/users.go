@@ -10,38 +10,6 @@ import (
 	"fieldkit/store"
 )
 
-// userResource is /api/users/users/.
-var userResource = &Resource{
-	Type: store.TypeUser, Path: pathUsers, Name: "User",
-	Filters: map[string]Filter{
-		"username": {Path: "username", Lookups: true}, "first_name": {Path: "first_name", Lookups: true},
-		"last_name": {Path: "last_name", Lookups: true}, "email": {Path: "email", Lookups: true},
-		"is_active": {Path: "is_active"}, "is_superuser": {Path: "is_superuser"},
-		"date_joined": {Path: "date_joined", Lookups: true}, "last_login": {Path: "last_login", Lookups: true},
-		"group_id": {Path: "groups", Doc: "Group id; repeat to match any."},
-		"group":    {Path: "groups__name", Doc: "Group name; repeat to match any."},
-	},
-	Ordering: map[string]string{"id": "t.id", "username": "t.username", "first_name": "t.first_name",
-		"last_name": "t.last_name", "email": "t.email", "is_active": "t.is_active", "is_superuser": "t.is_superuser",
-		"date_joined": "t.date_joined", "last_login": "t.last_login", "created": "t.created", "last_updated": "t.last_updated"},
-	DefaultOrder: "username",
-	Search:       []string{"t.username", "t.first_name", "t.last_name", "t.email"},
-	Fields: []FieldDoc{
-		{Name: "id", Type: "integer", ReadOnly: true}, {Name: "url", Type: "string", ReadOnly: true},
-		{Name: "display", Type: "string", ReadOnly: true},
-		{Name: "username", Type: "string", Required: true, MaxLength: 150, Doc: "Letters, digits and @/./+/-/_ only."},
-		{Name: "password", Type: "string", Required: true, WriteOnly: true, MaxLength: 72, Doc: "Stored as a bcrypt hash; never returned."},
-		{Name: "first_name", Type: "string", MaxLength: 150}, {Name: "last_name", Type: "string", MaxLength: 150},
-		{Name: "email", Type: "string", MaxLength: 254},
-		{Name: "is_active", Type: "boolean", Doc: "Inactive users' tokens and sessions are refused."},
-		{Name: "is_superuser", Type: "boolean", Doc: "Passes every permission check; only a superuser may set it."},
-		{Name: "groups", Type: "array", Items: "Group", Doc: "On write: group ids or objects of unique fields."},
-		{Name: "date_joined", Type: "datetime", ReadOnly: true},
-		{Name: "last_login", Type: "datetime", ReadOnly: true, Nullable: true},
-		{Name: "created", Type: "datetime", ReadOnly: true}, {Name: "last_updated", Type: "datetime", ReadOnly: true},
-	},
-}
-
 // requestUser is the requesting user, for writers that only get the request's context.
 func requestUser(ctx context.Context) store.Principal {
 	p, _ := ctx.Value(ctxPrincipal).(store.Principal)
@@ -173,27 +141,6 @@ func (a *API) renderUser(r *http.Request, u store.User, brief bool) any {
 	return n
 }
 
-// groupResource is /api/users/groups/.
-var groupResource = &Resource{
-	Type: store.TypeGroup, Path: pathGroups, Name: "Group",
-	Filters: map[string]Filter{
-		"name":    {Path: "name", Lookups: true},
-		"user_id": {Path: "users", Doc: "Member user id; repeat to match any."},
-		"user":    {Path: "users__username", Doc: "Member username; repeat to match any."},
-	},
-	Ordering: map[string]string{"id": "t.id", "name": "t.name", "created": "t.created", "last_updated": "t.last_updated",
-		"user_count": "(SELECT count(*) FROM user_groups ug WHERE ug.group_id = t.id)"},
-	DefaultOrder: "name",
-	Search:       []string{"t.name"},
-	Fields: []FieldDoc{
-		{Name: "id", Type: "integer", ReadOnly: true}, {Name: "url", Type: "string", ReadOnly: true},
-		{Name: "display", Type: "string", ReadOnly: true},
-		{Name: "name", Type: "string", Required: true, MaxLength: 150},
-		{Name: "user_count", Type: "integer", ReadOnly: true},
-		{Name: "created", Type: "datetime", ReadOnly: true}, {Name: "last_updated", Type: "datetime", ReadOnly: true},
-	},
-}
-
 func (a *API) groupCRUD() crudSet {
 	create := func(ctx context.Context, name *string, guard store.Scope) (int64, error) {
 		return a.DB.CreateGroup(ctx, *name, guard) // required on create: set when the form has no errors
@@ -204,7 +151,10 @@ func (a *API) groupCRUD() crudSet {
 
 // groupName reads a group's only writable field.
 func groupName(_ context.Context, f *form, create bool) *string {
-	return strPtr(f, "name", create, 150)
+	if s, ok := f.Str("name", create, 150); ok {
+		return &s
+	}
+	return nil
 }
 
 func (a *API) renderGroup(r *http.Request, g store.Group, brief bool) any {

@@ -8,8 +8,6 @@ import (
 	"time"
 )
 
-func strp(s string) *string { return &s }
-
 // TestBatch checks that writes made in a Batch commit together or not at all, that a
 // failing write undoes only itself, and that Generation moves once per commit.
 func TestBatch(t *testing.T) {
@@ -19,7 +17,7 @@ func TestBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	site := func(name string) SiteInput { return SiteInput{Name: strp(name), Slug: strp(name)} }
+	site := func(name string) Values { return Values{"name": name, "slug": name} }
 	count := func() int {
 		var n int
 		if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM sites`).Scan(&n); err != nil {
@@ -37,27 +35,27 @@ func TestBatch(t *testing.T) {
 	}{
 		{"commit", func(ctx context.Context) error {
 			for _, n := range []string{"a", "b"} {
-				if _, err := db.CreateSite(ctx, site(n), All); err != nil {
+				if _, err := db.Create(ctx, Sites, site(n), All); err != nil {
 					return err
 				}
 			}
 			return nil
 		}, nil, 2, 1},
 		{"rollback", func(ctx context.Context) error {
-			if _, err := db.CreateSite(ctx, site("c"), All); err != nil {
+			if _, err := db.Create(ctx, Sites, site("c"), All); err != nil {
 				return err
 			}
 			return stop
 		}, stop, 2, 0},
 		{"a failed write undoes itself only", func(ctx context.Context) error {
-			if _, err := db.CreateSite(ctx, site("a"), All); !errors.Is(err, ErrConflict) {
+			if _, err := db.Create(ctx, Sites, site("a"), All); !errors.Is(err, ErrConflict) {
 				return err
 			}
 			// a write the scope refuses after its insert: the insert must be undone
-			if _, err := db.CreateSite(ctx, site("x"), Scope{}); !errors.Is(err, ErrForbidden) {
+			if _, err := db.Create(ctx, Sites, site("x"), Scope{}); !errors.Is(err, ErrForbidden) {
 				return err
 			}
-			_, err := db.CreateSite(ctx, site("d"), All)
+			_, err := db.Create(ctx, Sites, site("d"), All)
 			return err
 		}, nil, 3, 1},
 		{"direct statements join the batch", func(ctx context.Context) error {

@@ -2,64 +2,118 @@ package store
 
 import (
 	"context"
-	"database/sql"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
-	"time"
 )
 
-// Command is a netbox_toolkit_plugin.command with its platforms, tags and variables.
+// Commands is netbox_toolkit_plugin.command: a command text with <placeholders>, for
+// some platforms.
+var Commands = declare(&Model{
+	Type: TypeCommand, Name: "Command", Table: "commands", DefaultOrder: "name", Display: commandDisplay,
+	Fields: []Field{
+		nameField(100, ""),
+		{Name: "command", Column: "command", Kind: KindString, Required: true, Search: true,
+			Doc: "command text; variables as <variable_name>"},
+		{Name: "description", Column: "description", Kind: KindString, Search: true},
+		{Name: "platforms", Kind: KindInt, Rel: TypePlatform, Join: &Join{"command_platforms", "command_id", "platform_id"},
+			Required: true, Doc: `on write: platform ids or objects of unique fields ({"slug": ...}); on read: nested platforms`},
+		{Name: "command_type", Column: "command_type", Kind: KindString, Choices: choices(CommandShow, CommandConfig),
+			Default: CommandShow, Brief: true, Filter: FilterExact, Sort: true, Doc: "defaults to show"},
+		{Name: "variables", Child: CommandVariables,
+			Doc: "nested and writable; a write replaces the list, matching existing variables by name"},
+		tagsField("command_tags", "command_id"),
+		customFields("", nil),
+	},
+	Filters: map[string]Filter{
+		"platform_id": {Path: "platforms", Doc: "platform id"},
+		"platform":    {Path: "platforms__slug", Doc: "platform slug"},
+		"tag":         {Path: "tags__slug", Doc: "tag slug"},
+	},
+})
+
+// CommandVariables are a command's variables: one per placeholder, in the order written.
+var CommandVariables = declare(&Model{
+	Name: "CommandVariable", Table: "command_variables", Owner: "command_id", Key: "name", Position: "position",
+	KeyTaken: "Variable names must be unique within a command.", NoStamps: true,
+	Fields: []Field{
+		{Name: "name", Column: "name", Kind: KindString, Required: true, MaxLen: 100, Check: checkVariableName,
+			Doc: "the placeholder name: a letter, then letters, digits or _"},
+		{Name: "display_name", Column: "display_name", Kind: KindString, MaxLen: 100, Doc: "defaults to name"},
+		{Name: "variable_type", Column: "variable_type", Kind: KindString, Choices: choices(VariableTypes...),
+			Default: "text", Check: normalizeVariableType,
+			Doc: "defaults to text; netbox_interface, netbox_vlan, netbox_vlan_name and netbox_ip are accepted and stored as inventory_*"},
+		{Name: "required", Column: "required", Kind: KindBool, Default: true, Doc: "defaults to true"},
+		{Name: "help_text", Column: "help_text", Kind: KindString},
+		{Name: "default_value", Column: "default_value", Kind: KindString, Doc: "empty string when none"},
+	},
+})
+
+// commandDisplay is "name (p1, p2, p3 +N more)" when the platforms are loaded.
+func commandDisplay(r Row) string {
+	name, _ := r["name"].(string)
+	platforms, _ := r["platforms"].([]Row)
+	if len(platforms) == 0 {
+		return name
+	}
+	var names []string
+	for _, p := range platforms[:min(3, len(platforms))] {
+		names = append(names, p["name"].(string))
+	}
+	s := name + " (" + strings.Join(names, ", ")
+	if n := len(platforms) - 3; n > 0 {
+		s += fmt.Sprintf(" +%d more", n)
+	}
+	return s + ")"
+}
+
+// Command is what execution needs of a command.
 type Command struct {
-	ID                                      int64
-	Name, Command, Description, CommandType string
-	CustomFields                            map[string]any
-	Platforms                               []CommandPlatform // ordered by name
-	Tags                                    []CommandTag      // ordered by name
-	Variables                               []CommandVariable // in the order they were written
-	Created, LastUpdated                    time.Time
+	ID                         int64
+	Name, Command, CommandType string
+	PlatformIDs                []int64
+	Variables                  []CommandVariable // in the order they were written
 }
 
-// CommandPlatform is a platform a command is written for.
-type CommandPlatform struct {
-	ID         int64
-	Name, Slug string
-}
-
-// CommandTag is a tag on a command.
-type CommandTag struct {
-	ID                int64
-	Name, Slug, Color string
-}
-
-// CommandVariable is one placeholder of a command. ID is ignored on write: variables are
-// matched by name.
+// CommandVariable is one placeholder of a command.
 type CommandVariable struct {
-	ID                              int64
 	Name, DisplayName, VariableType string
 	Required                        bool
 	HelpText, DefaultValue          string
 }
 
-// PlatformIDs lists the ids of the command's platforms.
-func (c Command) PlatformIDs() []int64 {
-	ids := make([]int64, len(c.Platforms))
-	for i, p := range c.Platforms {
-		ids[i] = p.ID
+// LoadCommands loads commands for execution, by id.
+func (db *DB) LoadCommands(ctx context.Context, ids []int64) ([]Command, error) {
+	rows, err := db.Rows(ctx, Commands, ids)
+	if err != nil {
+		return nil, err
 	}
-	return ids
+	out := make([]Command, len(rows))
+	for i, r := range rows {
+		c := Command{ID: r.ID(), Name: r["name"].(string), Command: r["command"].(string), CommandType: r["command_type"].(string)}
+		for _, p := range r["platforms"].([]Row) {
+			c.PlatformIDs = append(c.PlatformIDs, p.ID())
+		}
+		for _, v := range r["variables"].([]Row) {
+			c.Variables = append(c.Variables, CommandVariable{Name: v["name"].(string), DisplayName: v["display_name"].(string),
+				VariableType: v["variable_type"].(string), Required: v["required"].(bool),
+				HelpText: v["help_text"].(string), DefaultValue: v["default_value"].(string)})
+		}
+		out[i] = c
+	}
+	return out, nil
 }
 
-// CommandInput creates or partially updates a command; nil fields are left as they are.
-// Variables, when set, replace the command's variables: a variable keeps its id when a
-// new one has its name.
-type CommandInput struct {
-	Name, Command, Description, CommandType *string
-	Platforms, Tags                         *[]int64
-	Variables                               *[]CommandVariable
-	CustomFields                            *map[string]any
+// Command loads one command for execution; a missing one is ErrNotFound.
+func (db *DB) Command(ctx context.Context, id int64) (Command, error) {
+	cs, err := db.LoadCommands(ctx, []int64{id})
+	if err != nil {
+		return Command{}, err
+	}
+	if len(cs) == 0 {
+		return Command{}, fmt.Errorf("command %d: %w", id, ErrNotFound)
+	}
+	return cs[0], nil
 }
 
 // The command types.
@@ -124,231 +178,20 @@ func Placeholders(text string) []string {
 	return out
 }
 
-// Command loads one command; a missing one is ErrNotFound.
-func (db *DB) Command(ctx context.Context, id int64) (Command, error) {
-	cs, err := db.Commands(ctx, []int64{id})
-	if err != nil {
-		return Command{}, err
+func checkVariableName(v any) (any, error) {
+	s := v.(string)
+	switch {
+	case ValidVariableName(s):
+		return s, nil
+	case VariableNameRE.MatchString(s):
+		return nil, problemf("%q is reserved: <%s> is literal command text.", s, s)
 	}
-	if len(cs) == 0 {
-		return Command{}, fmt.Errorf("command %d: %w", id, ErrNotFound)
-	}
-	return cs[0], nil
+	return nil, Problem("Enter a valid variable name: a letter, then letters, digits or underscores.")
 }
 
-// Commands loads commands by id, with platforms, tags and variables.
-func (db *DB) Commands(ctx context.Context, ids []int64) ([]Command, error) {
-	if len(ids) == 0 {
-		return nil, nil
+func normalizeVariableType(v any) (any, error) {
+	if t, ok := NormalizeVariableType(v.(string)); ok {
+		return t, nil
 	}
-	rows, err := db.r.QueryContext(ctx, `SELECT id, name, command, description, command_type, custom_fields,
-		created, last_updated FROM commands WHERE id IN (`+placeholders(len(ids))+`)`, int64Args(ids)...)
-	if err != nil {
-		return nil, fmt.Errorf("store: commands: %w", err)
-	}
-	defer rows.Close()
-	var out []Command
-	pos := map[int64]int{}
-	for rows.Next() {
-		var c Command
-		var cf, cr, up string
-		if err := rows.Scan(&c.ID, &c.Name, &c.Command, &c.Description, &c.CommandType, &cf, &cr, &up); err != nil {
-			return nil, fmt.Errorf("store: commands: %w", err)
-		}
-		c.CustomFields = map[string]any{}
-		_ = json.Unmarshal([]byte(cf), &c.CustomFields) // written by us as an object
-		c.Created, c.LastUpdated = ParseStamp(cr), ParseStamp(up)
-		pos[c.ID] = len(out)
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: commands: %w", err)
-	}
-	rows.Close()
-	if len(out) == 0 {
-		return nil, nil
-	}
-	if err := db.commandPlatforms(ctx, ids, out, pos); err != nil {
-		return nil, err
-	}
-	if err := db.commandTags(ctx, ids, out, pos); err != nil {
-		return nil, err
-	}
-	return out, db.commandVariables(ctx, ids, out, pos)
-}
-
-func (db *DB) commandPlatforms(ctx context.Context, ids []int64, out []Command, pos map[int64]int) error {
-	rows, err := db.r.QueryContext(ctx, `SELECT cp.command_id, p.id, p.name, p.slug FROM command_platforms cp
-		JOIN platforms p ON p.id = cp.platform_id WHERE cp.command_id IN (`+placeholders(len(ids))+`)
-		ORDER BY p.name, p.id`, int64Args(ids)...)
-	if err != nil {
-		return fmt.Errorf("store: command platforms: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var cid int64
-		var p CommandPlatform
-		if err := rows.Scan(&cid, &p.ID, &p.Name, &p.Slug); err != nil {
-			return fmt.Errorf("store: command platforms: %w", err)
-		}
-		c := &out[pos[cid]]
-		c.Platforms = append(c.Platforms, p)
-	}
-	return rows.Err()
-}
-
-func (db *DB) commandTags(ctx context.Context, ids []int64, out []Command, pos map[int64]int) error {
-	rows, err := db.r.QueryContext(ctx, `SELECT ct.command_id, t.id, t.name, t.slug, t.color FROM command_tags ct
-		JOIN tags t ON t.id = ct.tag_id WHERE ct.command_id IN (`+placeholders(len(ids))+`)
-		ORDER BY t.name, t.id`, int64Args(ids)...)
-	if err != nil {
-		return fmt.Errorf("store: command tags: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var cid int64
-		var t CommandTag
-		if err := rows.Scan(&cid, &t.ID, &t.Name, &t.Slug, &t.Color); err != nil {
-			return fmt.Errorf("store: command tags: %w", err)
-		}
-		c := &out[pos[cid]]
-		c.Tags = append(c.Tags, t)
-	}
-	return rows.Err()
-}
-
-func (db *DB) commandVariables(ctx context.Context, ids []int64, out []Command, pos map[int64]int) error {
-	rows, err := db.r.QueryContext(ctx, `SELECT command_id, id, name, display_name, variable_type, required,
-		help_text, default_value FROM command_variables WHERE command_id IN (`+placeholders(len(ids))+`)
-		ORDER BY command_id, position, id`, int64Args(ids)...)
-	if err != nil {
-		return fmt.Errorf("store: command variables: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var cid int64
-		var v CommandVariable
-		if err := rows.Scan(&cid, &v.ID, &v.Name, &v.DisplayName, &v.VariableType, &v.Required,
-			&v.HelpText, &v.DefaultValue); err != nil {
-			return fmt.Errorf("store: command variables: %w", err)
-		}
-		c := &out[pos[cid]]
-		c.Variables = append(c.Variables, v)
-	}
-	return rows.Err()
-}
-
-// CreateCommand inserts a command with its links and variables; it must fall within guard.
-func (db *DB) CreateCommand(ctx context.Context, in CommandInput, guard Scope) (int64, error) {
-	var id int64
-	err := db.Write(ctx, func(tx *sql.Tx) error {
-		now := Stamp(db.now())
-		typ := deref(in.CommandType)
-		if typ == "" {
-			typ = CommandShow
-		}
-		cf, err := customFieldsJSON(in.CustomFields)
-		if err != nil {
-			return err
-		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO commands (name, command, description, command_type,
-			custom_fields, created, last_updated) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			deref(in.Name), deref(in.Command), deref(in.Description), typ, cf, now, now)
-		if err != nil {
-			return constraintErr(err, "command")
-		}
-		id, _ = res.LastInsertId()
-		if err := writeCommandLinks(ctx, tx, id, in); err != nil {
-			return err
-		}
-		return CheckScope(ctx, tx, TypeCommand, id, guard)
-	})
-	return id, err
-}
-
-// UpdateCommand changes the fields set in in; the result must stay within guard.
-func (db *DB) UpdateCommand(ctx context.Context, id int64, in CommandInput, guard Scope) error {
-	return db.Write(ctx, func(tx *sql.Tx) error {
-		set := Set{}
-		set.Str("name", in.Name)
-		set.Str("command", in.Command)
-		set.Str("description", in.Description)
-		set.Str("command_type", in.CommandType)
-		if in.CustomFields != nil {
-			cf, err := customFieldsJSON(in.CustomFields)
-			if err != nil {
-				return err
-			}
-			set.Val("custom_fields", cf)
-		}
-		if err := set.Apply(ctx, tx, "commands", id, db.now()); err != nil {
-			return constraintErr(err, "command")
-		}
-		if err := writeCommandLinks(ctx, tx, id, in); err != nil {
-			return err
-		}
-		return CheckScope(ctx, tx, TypeCommand, id, guard)
-	})
-}
-
-// DeleteCommand deletes a command; its logs keep the command's name.
-func (db *DB) DeleteCommand(ctx context.Context, id int64) error {
-	return db.deleteRow(ctx, "commands", id)
-}
-
-func customFieldsJSON(cf *map[string]any) (string, error) {
-	if cf == nil || *cf == nil {
-		return "{}", nil
-	}
-	b, err := json.Marshal(*cf)
-	if err != nil {
-		return "", &FieldError{Field: "custom_fields", Err: errors.New("not representable as JSON")}
-	}
-	return string(b), nil
-}
-
-func writeCommandLinks(ctx context.Context, tx *sql.Tx, id int64, in CommandInput) error {
-	if in.Platforms != nil {
-		if err := setLinks(ctx, tx, "command_platforms", "command_id", "platform_id", id, *in.Platforms); err != nil {
-			return constraintErr(err, "command platforms")
-		}
-	}
-	if in.Tags != nil {
-		if err := setLinks(ctx, tx, "command_tags", "command_id", "tag_id", id, *in.Tags); err != nil {
-			return constraintErr(err, "command tags")
-		}
-	}
-	if in.Variables != nil {
-		return replaceVariables(ctx, tx, id, *in.Variables)
-	}
-	return nil
-}
-
-// replaceVariables makes the command's variables exactly vars, updating in place the
-// ones whose name already exists so that their ids stay stable.
-func replaceVariables(ctx context.Context, tx *sql.Tx, id int64, vars []CommandVariable) error {
-	del := `DELETE FROM command_variables WHERE command_id = ?`
-	args := []any{id}
-	if len(vars) > 0 {
-		// "NOT IN (NULL)" would keep everything, so the clause exists only with names.
-		del += ` AND name NOT IN (` + placeholders(len(vars)) + `)`
-		for _, v := range vars {
-			args = append(args, v.Name)
-		}
-	}
-	if _, err := tx.ExecContext(ctx, del, args...); err != nil {
-		return fmt.Errorf("store: command variables: %w", err)
-	}
-	for i, v := range vars {
-		_, err := tx.ExecContext(ctx, `INSERT INTO command_variables (command_id, position, name, display_name,
-			variable_type, required, help_text, default_value) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (command_id, name) DO UPDATE SET position = excluded.position,
-			display_name = excluded.display_name, variable_type = excluded.variable_type,
-			required = excluded.required, help_text = excluded.help_text, default_value = excluded.default_value`,
-			id, i, v.Name, v.DisplayName, v.VariableType, v.Required, v.HelpText, v.DefaultValue)
-		if err != nil {
-			return constraintErr(err, "command variable")
-		}
-	}
-	return nil
+	return v, nil
 }

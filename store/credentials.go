@@ -74,6 +74,20 @@ func (k *Keyring) open(setID int64, field string, sealed []byte) (string, error)
 	return string(plain), nil
 }
 
+// CredentialSets is netbox_toolkit_plugin.devicecredentialset as permission
+// constraints see it; the sets themselves are managed by the web UI only.
+var CredentialSets = declare(&Model{
+	Type: TypeCredentialSet, Name: "CredentialSet", Table: "credential_sets",
+	Fields: []Field{
+		{Name: "name", Column: "name", Kind: KindString},
+		{Name: "description", Column: "description", Kind: KindString},
+		{Name: "owner", Column: "owner_id", Kind: KindInt, Rel: TypeUser},
+		{Name: "is_active", Column: "is_active", Kind: KindBool},
+		{Name: "username", Column: "username", Kind: KindString},
+		{Name: "platforms", Kind: KindInt, Rel: TypePlatform, Join: &Join{"credential_set_platforms", "credential_set_id", "platform_id"}},
+	},
+})
+
 // CredentialSet is a credential set as its owner sees it: never its secrets.
 type CredentialSet struct {
 	ID, OwnerID                                 int64

@@ -109,11 +109,11 @@ func TestDeletingTheOnlyPlatformDeactivatesTheSet(t *testing.T) {
 	db := testDB(t)
 	kr, _ := NewKeyring(bytes.Repeat([]byte{7}, 32))
 	uid, _ := db.CreateUser(ctx, UserInput{Username: ptr("alice")}, All)
-	p1, _ := db.CreatePlatform(ctx, PlatformInput{Name: ptr("IOS"), Slug: ptr("ios")}, All)
-	p2, _ := db.CreatePlatform(ctx, PlatformInput{Name: ptr("EOS"), Slug: ptr("eos")}, All)
+	p1, _ := db.Create(ctx, Platforms, Values{"name": "IOS", "slug": "ios"}, All)
+	p2, _ := db.Create(ctx, Platforms, Values{"name": "EOS", "slug": "eos"}, All)
 	only, _, _ := db.CreateCredentialSet(ctx, kr, uid, CredentialInput{Name: ptr("only"), Username: ptr("u"), PlatformIDs: &[]int64{p1}})
 	both, _, _ := db.CreateCredentialSet(ctx, kr, uid, CredentialInput{Name: ptr("both"), Username: ptr("u"), PlatformIDs: &[]int64{p1, p2}})
-	if err := db.DeletePlatform(ctx, p1); err != nil {
+	if err := db.Delete(ctx, Platforms, p1); err != nil {
 		t.Fatal(err)
 	}
 	a, _ := db.CredentialSet(ctx, uid, only)

@@ -335,6 +335,15 @@ type FieldError struct {
 func (e *FieldError) Error() string { return e.Field + ": " + e.Err.Error() }
 func (e *FieldError) Unwrap() error { return e.Err }
 
+// Problem is a message for the client in its own words (a sentence, as NetBox words
+// its validation errors), returned as an error by checks and filters.
+type Problem string
+
+func (p Problem) Error() string { return string(p) }
+
+// problemf formats a Problem.
+func problemf(format string, args ...any) error { return Problem(fmt.Sprintf(format, args...)) }
+
 // Counts is the number of rows of the main tables, for /api/status/.
 func (db *DB) Counts(ctx context.Context) (map[string]int64, error) {
 	out := map[string]int64{}

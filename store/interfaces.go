@@ -3,222 +3,127 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
-	"fmt"
-	"time"
+	"strings"
 )
 
-// Interface is a dcim.interface with its device's and VLANs' names.
-type Interface struct {
-	ID                   int64
-	DeviceID             int64
-	DeviceName           string
-	Name, Type           string
-	Enabled              bool
-	Description          string
-	Mode                 string // "", access, tagged, tagged-all
-	UntaggedVLAN         *VLANRef
-	TaggedVLANs          []VLANRef
-	Created, LastUpdated time.Time
+// Interfaces is dcim.interface: a device's ports, with their 802.1Q VLANs.
+var Interfaces = declare(&Model{
+	Type: TypeInterface, Name: "Interface", Table: "interfaces", DefaultOrder: "device,name",
+	Fields: []Field{
+		{Name: "device", Column: "device_id", Kind: KindInt, Rel: TypeDevice, Required: true, Nested: true, Sort: true,
+			Doc: `write: an id or {"name": …}`},
+		nameField(64, "unique per device"),
+		{Name: "type", Column: "type", Kind: KindString, MaxLen: 50, Default: "other", Choices: InterfaceTypes, OpenChoices: true,
+			Labeled: true, Check: checkInterfaceType, Filter: FilterLookups, Sort: true,
+			Doc: `NetBox interface type slug (1000base-t, virtual, lag, …), default "other"; read as {"value", "label"}`},
+		{Name: "enabled", Column: "enabled", Kind: KindBool, Default: true, Filter: FilterExact, Sort: true, Doc: "default true"},
+		description(200),
+		{Name: "mode", Column: "mode", Kind: KindString, Null: true, Default: "", Choices: InterfaceModes, Labeled: true,
+			Filter: FilterLookups, Sort: true, Label: "802.1Q mode", Doc: `802.1Q mode; null or "" for none; read as {"value", "label"} or null`},
+		{Name: "untagged_vlan", Column: "untagged_vlan_id", Kind: KindInt, Rel: TypeVLAN, Null: true,
+			Doc: "needs mode access or tagged; the VLAN must be global or at the device's site"},
+		{Name: "tagged_vlans", Kind: KindInt, Rel: TypeVLAN, Join: &Join{"interface_tagged_vlans", "interface_id", "vlan_id"},
+			Doc: "needs mode tagged; each VLAN global or at the device's site"},
+		tagsField("interface_tags", "interface_id"),
+		customFields("", nil),
+	},
+	Filters: map[string]Filter{
+		"device_id":        {Path: "device", Lookups: true, Doc: "device id"},
+		"device":           {Path: "device__name", Lookups: true, Doc: "device name"},
+		"site_id":          {Path: "device__site", Lookups: true, Doc: "site id of the device"},
+		"site":             {Path: "device__site__slug", Lookups: true, Doc: "site slug of the device"},
+		"untagged_vlan_id": {Path: "untagged_vlan", Doc: "untagged VLAN id"},
+		"vlan_id":          {SQL: interfaceVLAN, Kind: KindInt, Doc: "VLAN id, untagged or tagged"},
+		"tag":              {Path: "tags__slug", Lookups: true, Doc: "tag slug"},
+		"tag_id":           {Path: "tags", Lookups: true, Doc: "tag id"},
+	},
+	Write: check8021Q,
+})
+
+// InterfaceModes are the 802.1Q modes of an interface; none is stored as "".
+var InterfaceModes = []Choice{{"access", "Access"}, {"tagged", "Tagged"}, {"tagged-all", "Tagged (All)"}}
+
+// InterfaceTypes are the labels of the common interface types; any slug is accepted.
+var InterfaceTypes = []Choice{{"virtual", "Virtual"}, {"bridge", "Bridge"}, {"lag", "Link Aggregation Group (LAG)"},
+	{"100base-tx", "100BASE-TX (10/100ME)"}, {"1000base-t", "1000BASE-T (1GE)"}, {"10gbase-t", "10GBASE-T (10GE)"},
+	{"1000base-x-sfp", "SFP (1GE)"}, {"10gbase-x-sfpp", "SFP+ (10GE)"}, {"25gbase-x-sfp28", "SFP28 (25GE)"},
+	{"40gbase-x-qsfpp", "QSFP+ (40GE)"}, {"100gbase-x-qsfp28", "QSFP28 (100GE)"}, {"other", "Other"}}
+
+func checkInterfaceType(v any) (any, error) {
+	if !slugRE.MatchString(v.(string)) {
+		return nil, Problem("Enter a valid interface type (a slug such as 1000base-t or virtual).")
+	}
+	return v, nil
 }
 
-// VLANRef is the brief form of a VLAN.
-type VLANRef struct {
-	ID, VID int64
-	Name    string
-}
-
-// InterfaceInput is a create or a partial update: nil (or unset) fields are left as
-// they are.
-type InterfaceInput struct {
-	DeviceID                      *int64
-	Name, Type, Description, Mode *string
-	Enabled                       *bool
-	UntaggedVLAN                  OptRef
-	TaggedVLANs                   *[]int64
-}
-
-// InterfaceModes are the 802.1Q modes of an interface; "" is none.
-var InterfaceModes = []string{"", "access", "tagged", "tagged-all"}
-
-// Interfaces loads interfaces by id, with their VLANs.
-func (db *DB) Interfaces(ctx context.Context, ids []int64) ([]Interface, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT i.id, i.device_id, d.name, i.name, i.type, i.enabled, i.description,
-		i.mode, v.id, v.vid, v.name, i.created, i.last_updated
-		FROM interfaces i JOIN devices d ON d.id = i.device_id LEFT JOIN vlans v ON v.id = i.untagged_vlan_id
-		WHERE i.id IN (`+placeholders(len(ids))+`)`, int64Args(ids)...)
+func interfaceVLAN(vals []string) (Expr, error) {
+	args, err := intArgs(vals)
 	if err != nil {
-		return nil, fmt.Errorf("store: interfaces: %w", err)
+		return Expr{}, err
 	}
-	defer rows.Close()
-	var out []Interface
-	for rows.Next() {
-		var it Interface
-		var vid, vvid sql.NullInt64
-		var vname sql.NullString
-		var c, u string
-		if err := rows.Scan(&it.ID, &it.DeviceID, &it.DeviceName, &it.Name, &it.Type, &it.Enabled, &it.Description,
-			&it.Mode, &vid, &vvid, &vname, &c, &u); err != nil {
-			return nil, fmt.Errorf("store: interfaces: %w", err)
-		}
-		if vid.Valid {
-			it.UntaggedVLAN = &VLANRef{ID: vid.Int64, VID: vvid.Int64, Name: vname.String}
-		}
-		it.Created, it.LastUpdated = ParseStamp(c), ParseStamp(u)
-		out = append(out, it)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	tagged, err := db.taggedVLANs(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	for i := range out {
-		out[i].TaggedVLANs = tagged[out[i].ID]
-	}
-	return out, nil
+	in := "(" + strings.TrimSuffix(strings.Repeat("?,", len(args)), ",") + ")"
+	return Expr{SQL: `(t.untagged_vlan_id IN ` + in + ` OR EXISTS (SELECT 1 FROM interface_tagged_vlans l
+		WHERE l.interface_id = t.id AND l.vlan_id IN ` + in + `))`, Args: append(args, args...)}, nil
 }
 
-func (db *DB) taggedVLANs(ctx context.Context, ids []int64) (map[int64][]VLANRef, error) {
-	return grouped(ctx, db, "tagged vlans", `SELECT l.interface_id, v.id, v.vid, v.name FROM interface_tagged_vlans l
-		JOIN vlans v ON v.id = l.vlan_id WHERE l.interface_id IN (`+placeholders(len(ids))+`)
-		ORDER BY l.interface_id, v.vid, v.id`, int64Args(ids), func(v *VLANRef) []any { return []any{&v.ID, &v.VID, &v.Name} })
-}
-
-// ifaceState is the part of an interface that the 802.1Q rules look at.
-type ifaceState struct {
-	deviceID int64
-	mode     string
-	untagged *int64
-	tagged   []int64
-}
-
-// CreateInterface inserts an interface that must fall within guard.
-func (db *DB) CreateInterface(ctx context.Context, in InterfaceInput, guard Scope) (int64, error) {
-	var id int64
-	err := db.Write(ctx, func(tx *sql.Tx) error {
-		st := ifaceState{deviceID: deref(in.DeviceID)}
-		if err := st.apply(ctx, tx, in); err != nil {
-			return err
-		}
-		typ, enabled := "other", true
-		if in.Type != nil {
-			typ = *in.Type
-		}
-		if in.Enabled != nil {
-			enabled = *in.Enabled
-		}
-		now := Stamp(db.now())
-		res, err := tx.ExecContext(ctx, `INSERT INTO interfaces (device_id, name, type, enabled, description, mode,
-			untagged_vlan_id, created, last_updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			st.deviceID, deref(in.Name), typ, enabled, deref(in.Description), st.mode, st.untagged, now, now)
-		if err != nil {
-			return constraintErr(err, "interface")
-		}
-		id, _ = res.LastInsertId()
-		if err := setLinks(ctx, tx, "interface_tagged_vlans", "interface_id", "vlan_id", id, st.tagged); err != nil {
-			return constraintErr(err, "interface tagged vlans")
-		}
-		return CheckScope(ctx, tx, TypeInterface, id, guard)
-	})
-	return id, err
-}
-
-// UpdateInterface changes the fields set in in; the result must stay within guard.
-func (db *DB) UpdateInterface(ctx context.Context, id int64, in InterfaceInput, guard Scope) error {
-	return db.Write(ctx, func(tx *sql.Tx) error {
-		var st ifaceState
-		var untagged sql.NullInt64
-		err := tx.QueryRowContext(ctx, `SELECT device_id, mode, untagged_vlan_id FROM interfaces WHERE id = ?`, id).
-			Scan(&st.deviceID, &st.mode, &untagged)
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("interface %d: %w", id, ErrNotFound)
-		}
-		if err != nil {
-			return err
-		}
-		st.untagged = idPtr(untagged)
-		if st.tagged, err = linkedIDs(ctx, tx, "interface_tagged_vlans", "interface_id", "vlan_id", id); err != nil {
-			return err
-		}
-		if err := st.apply(ctx, tx, in); err != nil {
-			return err
-		}
-		set := Set{}
-		set.Val("device_id", st.deviceID)
-		set.Str("name", in.Name)
-		set.Str("type", in.Type)
-		set.Str("description", in.Description)
-		if in.Enabled != nil {
-			set.Val("enabled", *in.Enabled)
-		}
-		set.Val("mode", st.mode)
-		set.Val("untagged_vlan_id", st.untagged)
-		if err := set.Apply(ctx, tx, "interfaces", id, db.now()); err != nil {
-			return constraintErr(err, "interface")
-		}
-		if err := setLinks(ctx, tx, "interface_tagged_vlans", "interface_id", "vlan_id", id, st.tagged); err != nil {
-			return constraintErr(err, "interface tagged vlans")
-		}
-		return CheckScope(ctx, tx, TypeInterface, id, guard)
-	})
-}
-
-// apply merges in into the state and enforces NetBox's 802.1Q rules: an untagged VLAN
-// needs a mode, tagged VLANs need mode "tagged", and every VLAN must be global or at
-// the device's site. VLANs a mode change makes meaningless are dropped, as NetBox does.
-func (st *ifaceState) apply(ctx context.Context, tx *sql.Tx, in InterfaceInput) error {
-	if in.DeviceID != nil {
-		st.deviceID = *in.DeviceID
-	}
-	if in.Mode != nil {
-		st.mode = *in.Mode
-	}
-	if in.UntaggedVLAN.Set {
-		st.untagged = in.UntaggedVLAN.ID
-	}
-	if in.TaggedVLANs != nil {
-		st.tagged = *in.TaggedVLANs
-	}
-	if st.mode == "" && st.untagged != nil {
-		if in.UntaggedVLAN.Set {
-			return &FieldError{Field: "untagged_vlan", Err: errors.New("An untagged VLAN needs the interface's mode set to access or tagged.")}
-		}
-		st.untagged = nil
-	}
-	if st.mode != "tagged" && len(st.tagged) > 0 {
-		if in.TaggedVLANs != nil {
-			return &FieldError{Field: "tagged_vlans", Err: errors.New("Tagged VLANs need the interface's mode set to tagged.")}
-		}
-		st.tagged = nil
-	}
+// check8021Q enforces NetBox's 802.1Q rules on the interface as written: an untagged
+// VLAN needs a mode, tagged VLANs need mode "tagged", and every VLAN must be global or
+// at the device's site. VLANs a mode change makes meaningless are dropped, as NetBox
+// does; VLANs the write itself sets are refused instead.
+func check8021Q(ctx context.Context, tx *sql.Tx, id int64, v Values, _ bool) error {
+	var mode string
 	var site int64
-	if err := tx.QueryRowContext(ctx, `SELECT site_id FROM devices WHERE id = ?`, st.deviceID).Scan(&site); err != nil {
-		if errors.Is(err, sql.ErrNoRows) {
-			return &FieldError{Field: "device", Err: fmt.Errorf("Related object not found using the provided numeric ID: %d", st.deviceID)}
-		}
+	var untagged sql.NullInt64
+	err := tx.QueryRowContext(ctx, `SELECT i.mode, d.site_id, i.untagged_vlan_id FROM interfaces i
+		JOIN devices d ON d.id = i.device_id WHERE i.id = ?`, id).Scan(&mode, &site, &untagged)
+	if err != nil {
 		return err
 	}
-	check := func(field string, vlan int64) error {
-		var n int
-		err := tx.QueryRowContext(ctx, `SELECT count(*) FROM vlans WHERE id = ? AND (site_id IS NULL OR site_id = ?)`, vlan, site).Scan(&n)
-		if err == nil && n == 0 {
-			err = &FieldError{Field: field, Err: fmt.Errorf("VLAN %d must belong to the interface's device's site or be global.", vlan)}
+	_, untaggedSent := v["untagged_vlan"]
+	_, taggedSent := v["tagged_vlans"]
+	if mode == "" && untagged.Valid {
+		if untaggedSent {
+			return &FieldError{Field: "untagged_vlan", Err: Problem("An untagged VLAN needs the interface's mode set to access or tagged.")}
 		}
+		if _, err := tx.ExecContext(ctx, `UPDATE interfaces SET untagged_vlan_id = NULL WHERE id = ?`, id); err != nil {
+			return err
+		}
+		untagged.Valid = false
+	}
+	tagged, err := linkedIDs(ctx, tx, "interface_tagged_vlans", "interface_id", "vlan_id", id)
+	if err != nil {
 		return err
 	}
-	if st.untagged != nil {
-		if err := check("untagged_vlan", *st.untagged); err != nil {
+	if mode != "tagged" && len(tagged) > 0 {
+		if taggedSent {
+			return &FieldError{Field: "tagged_vlans", Err: Problem("Tagged VLANs need the interface's mode set to tagged.")}
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM interface_tagged_vlans WHERE interface_id = ?`, id); err != nil {
+			return err
+		}
+		tagged = nil
+	}
+	if untagged.Valid {
+		if err := checkVLANSite(ctx, tx, "untagged_vlan", untagged.Int64, site); err != nil {
 			return err
 		}
 	}
-	for _, v := range st.tagged {
-		if err := check("tagged_vlans", v); err != nil {
+	for _, vlan := range tagged {
+		if err := checkVLANSite(ctx, tx, "tagged_vlans", vlan, site); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// checkVLANSite makes sure a VLAN is global or at the site.
+func checkVLANSite(ctx context.Context, tx *sql.Tx, field string, vlan, site int64) error {
+	var n int
+	err := tx.QueryRowContext(ctx, `SELECT count(*) FROM vlans WHERE id = ? AND (site_id IS NULL OR site_id = ?)`, vlan, site).Scan(&n)
+	if err == nil && n == 0 {
+		err = &FieldError{Field: field, Err: problemf("VLAN %d must belong to the interface's device's site or be global.", vlan)}
+	}
+	return err
 }
 
 // linkedIDs reads one owner's rows of a link table inside a transaction.
@@ -237,9 +142,4 @@ func linkedIDs(ctx context.Context, tx *sql.Tx, table, local, remote string, id 
 		out = append(out, x)
 	}
 	return out, rows.Err()
-}
-
-// DeleteInterface deletes an interface; its IP addresses become unassigned.
-func (db *DB) DeleteInterface(ctx context.Context, id int64) error {
-	return db.deleteRow(ctx, "interfaces", id)
 }

@@ -39,19 +39,19 @@ func newLab(t *testing.T, db *DB) lab {
 	ctx := context.Background()
 	id := mustID[int64](t)
 	var l lab
-	l.site = id(db.CreateSite(ctx, SiteInput{Name: ptr("North"), Slug: ptr("north")}, All))
-	l.other = id(db.CreateSite(ctx, SiteInput{Name: ptr("South"), Slug: ptr("south")}, All))
-	l.platform = id(db.CreatePlatform(ctx, PlatformInput{Name: ptr("EOS"), Slug: ptr("eos")}, All))
-	l.device = id(db.CreateDevice(ctx, DeviceInput{Name: ptr("sw1"), SiteID: &l.site,
-		Platform: OptRef{Set: true, ID: &l.platform}, CustomFields: map[string]any{"ssh_port": 2222.0}}, All))
-	l.gi1 = id(db.CreateInterface(ctx, InterfaceInput{DeviceID: &l.device, Name: ptr("Gi0/1")}, All))
-	l.gi2 = id(db.CreateInterface(ctx, InterfaceInput{DeviceID: &l.device, Name: ptr("Gi0/2"), Enabled: ptr(false)}, All))
-	l.vlanSite = id(db.CreateVLAN(ctx, VLANInput{VID: ptr(int64(30)), Name: ptr("users"), Site: OptRef{Set: true, ID: &l.site}}, All))
-	l.vlanGlobal = id(db.CreateVLAN(ctx, VLANInput{VID: ptr(int64(20)), Name: ptr("voice")}, All))
-	l.vlanOther = id(db.CreateVLAN(ctx, VLANInput{VID: ptr(int64(10)), Name: ptr("south"), Site: OptRef{Set: true, ID: &l.other}}, All))
-	l.ip4 = id(db.CreateIPAddress(ctx, IPAddressInput{Address: ptr("192.0.2.10/24"), Interface: OptRef{Set: true, ID: &l.gi1}}, All))
-	l.ip6 = id(db.CreateIPAddress(ctx, IPAddressInput{Address: ptr("2001:db8::1/64"), Interface: OptRef{Set: true, ID: &l.gi2}}, All))
-	l.loose = id(db.CreateIPAddress(ctx, IPAddressInput{Address: ptr("192.0.2.9/24")}, All))
+	l.site = id(db.Create(ctx, Sites, Values{"name": "North", "slug": "north"}, All))
+	l.other = id(db.Create(ctx, Sites, Values{"name": "South", "slug": "south"}, All))
+	l.platform = id(db.Create(ctx, Platforms, Values{"name": "EOS", "slug": "eos"}, All))
+	l.device = id(db.Create(ctx, Devices, Values{"name": "sw1", "site": l.site, "platform": l.platform,
+		"custom_fields": map[string]any{"ssh_port": 2222.0}}, All))
+	l.gi1 = id(db.Create(ctx, Interfaces, Values{"device": l.device, "name": "Gi0/1"}, All))
+	l.gi2 = id(db.Create(ctx, Interfaces, Values{"device": l.device, "name": "Gi0/2", "enabled": false}, All))
+	l.vlanSite = id(db.Create(ctx, VLANs, Values{"vid": int64(30), "name": "users", "site": l.site}, All))
+	l.vlanGlobal = id(db.Create(ctx, VLANs, Values{"vid": int64(20), "name": "voice"}, All))
+	l.vlanOther = id(db.Create(ctx, VLANs, Values{"vid": int64(10), "name": "south", "site": l.other}, All))
+	l.ip4 = id(db.Create(ctx, IPAddresses, Values{"address": "192.0.2.10/24", "assigned_object_id": l.gi1}, All))
+	l.ip6 = id(db.Create(ctx, IPAddresses, Values{"address": "2001:db8::1/64", "assigned_object_id": l.gi2}, All))
+	l.loose = id(db.Create(ctx, IPAddresses, Values{"address": "192.0.2.9/24"}, All))
 	return l
 }
 
@@ -67,23 +67,23 @@ func TestDeviceTarget(t *testing.T) {
 		t.Fatalf("target without primary: %+v", tg)
 	}
 	// IPv6 alone is used; IPv4 wins once set; the platform's legacy flag counts
-	if err := db.UpdateDevice(ctx, l.device, DeviceInput{PrimaryIP6: OptRef{Set: true, ID: &l.ip6}}, All); err != nil {
+	if err := db.Update(ctx, Devices, l.device, Values{"primary_ip6": l.ip6}, All); err != nil {
 		t.Fatal(err)
 	}
 	if tg, _ = db.DeviceTarget(ctx, l.device); tg.Host != "2001:db8::1" {
 		t.Fatalf("ip6 host: %+v", tg)
 	}
-	if err := db.UpdateDevice(ctx, l.device, DeviceInput{PrimaryIP4: OptRef{Set: true, ID: &l.ip4},
-		CustomFields: map[string]any{"ssh_port": nil}, MergeCustomFields: true}, All); err != nil {
+	if err := db.Update(ctx, Devices, l.device, Values{"primary_ip4": l.ip4,
+		"custom_fields": Patch{"ssh_port": nil}}, All); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.UpdatePlatform(ctx, l.platform, PlatformInput{LegacyAlgorithms: ptr(true), Driver: ptr("linux")}, All); err != nil {
+	if err := db.Update(ctx, Platforms, l.platform, Values{"legacy_algorithms": true, "driver": "linux"}, All); err != nil {
 		t.Fatal(err)
 	}
 	if tg, _ = db.DeviceTarget(ctx, l.device); tg.Host != "192.0.2.10" || tg.Port != 22 || !tg.LegacyAlgorithms || tg.PlatformDriver != "linux" {
 		t.Fatalf("ip4 host: %+v", tg)
 	}
-	if err := db.DeletePlatform(ctx, l.platform); err != nil {
+	if err := db.Delete(ctx, Platforms, l.platform); err != nil {
 		t.Fatal(err)
 	}
 	if tg, _ = db.DeviceTarget(ctx, l.device); tg.PlatformID != nil || tg.PlatformDriver != "" || tg.LegacyAlgorithms {
@@ -100,27 +100,27 @@ func TestPrimaryIPRules(t *testing.T) {
 	l := newLab(t, db)
 	var fe *FieldError
 	for _, c := range []struct {
-		in    DeviceInput
+		in    Values
 		field string
 	}{
-		{DeviceInput{PrimaryIP4: OptRef{Set: true, ID: &l.ip6}}, "primary_ip4"},
-		{DeviceInput{PrimaryIP6: OptRef{Set: true, ID: &l.ip4}}, "primary_ip6"},
-		{DeviceInput{PrimaryIP4: OptRef{Set: true, ID: &l.loose}}, "primary_ip4"},
+		{Values{"primary_ip4": l.ip6}, "primary_ip4"},
+		{Values{"primary_ip6": l.ip4}, "primary_ip6"},
+		{Values{"primary_ip4": l.loose}, "primary_ip4"},
 	} {
-		err := db.UpdateDevice(ctx, l.device, c.in, All)
+		err := db.Update(ctx, Devices, l.device, c.in, All)
 		if !errors.As(err, &fe) || fe.Field != c.field {
 			t.Errorf("%+v: %v", c.in, err)
 		}
 	}
-	if err := db.UpdateDevice(ctx, l.device, DeviceInput{PrimaryIP4: OptRef{Set: true, ID: &l.ip4}}, All); err != nil {
+	if err := db.Update(ctx, Devices, l.device, Values{"primary_ip4": l.ip4}, All); err != nil {
 		t.Fatal(err)
 	}
-	err := db.UpdateIPAddress(ctx, l.ip4, IPAddressInput{Interface: OptRef{Set: true}}, All)
+	err := db.Update(ctx, IPAddresses, l.ip4, Values{"assigned_object_id": nil, "assigned_object_type": nil}, All)
 	if !errors.As(err, &fe) || fe.Field != "assigned_object_id" {
 		t.Fatalf("unassigning a primary: %v", err)
 	}
 	// deleting the interface unassigns its address and clears the assignment type
-	if err := db.DeleteInterface(ctx, l.gi1); err != nil {
+	if err := db.Delete(ctx, Interfaces, l.gi1); err != nil {
 		t.Fatal(err)
 	}
 	var typ *string
@@ -178,8 +178,8 @@ func TestDeviceChoices(t *testing.T) {
 	if err != nil || len(vl) != 1 || vl[0].VID != 30 || vl[0].Name != "users" {
 		t.Fatalf("site vlans: %+v %v", vl, err)
 	}
-	err = db.UpdateInterface(ctx, l.gi2, InterfaceInput{Mode: ptr("tagged"), UntaggedVLAN: OptRef{Set: true, ID: &l.vlanGlobal},
-		TaggedVLANs: &[]int64{l.vlanSite, l.vlanGlobal}}, All)
+	err = db.Update(ctx, Interfaces, l.gi2, Values{"mode": "tagged", "untagged_vlan": l.vlanGlobal,
+		"tagged_vlans": []int64{l.vlanSite, l.vlanGlobal}}, All)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func TestDeviceChoices(t *testing.T) {
 		t.Fatalf("interface vlans: %+v", vl)
 	}
 	var fe *FieldError
-	err = db.UpdateInterface(ctx, l.gi1, InterfaceInput{Mode: ptr("access"), UntaggedVLAN: OptRef{Set: true, ID: &l.vlanOther}}, All)
+	err = db.Update(ctx, Interfaces, l.gi1, Values{"mode": "access", "untagged_vlan": l.vlanOther}, All)
 	if !errors.As(err, &fe) || fe.Field != "untagged_vlan" {
 		t.Fatalf("other site's VLAN: %v", err)
 	}
@@ -212,7 +212,7 @@ func TestNegatedLookupAcrossRelation(t *testing.T) {
 	db := openInvDB(t)
 	ctx := context.Background()
 	l := newLab(t, db)
-	bare := mustID[int64](t)(db.CreateDevice(ctx, DeviceInput{Name: ptr("bare"), SiteID: &l.site}, All))
+	bare := mustID[int64](t)(db.Create(ctx, Devices, Values{"name": "bare", "site": l.site}, All))
 	e, err := ModelFor(TypeDevice).Compile(Cond{Path: []string{"platform", "slug"}, Lookup: "n", Values: []any{"eos"}})
 	if err != nil {
 		t.Fatal(err)

@@ -7,30 +7,53 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"time"
+	"regexp"
+	"strings"
 )
 
-// IPAddress is an ipam.ipaddress; InterfaceID is nil when it is not assigned.
-type IPAddress struct {
-	ID                           int64
-	Address                      string // CIDR with host bits, "10.0.0.1/24"
-	Status, DNSName, Description string
-	InterfaceID                  *int64
-	InterfaceName                string
-	DeviceID                     int64
-	DeviceName                   string
-	Created, LastUpdated         time.Time
-}
-
-// IPAddressInput is a create or a partial update: nil (or unset) fields are left as
-// they are. Address must already be normalised (see NormalizeAddress).
-type IPAddressInput struct {
-	Address, Status, DNSName, Description *string
-	Interface                             OptRef
-}
+// IPAddresses is ipam.ipaddress: an address with its prefix length, assigned to an
+// interface; a device's primary IP is how FieldKit reaches it.
+var IPAddresses = declare(&Model{
+	Type: TypeIPAddress, Name: "IPAddress", Table: "ip_addresses", DefaultOrder: "address",
+	Fields: []Field{
+		{Name: "family", Kind: KindInt, Access: ReadOnly, Nested: true, Compute: family, Schema: "IPFamily",
+			Doc: `{"value": 4|6, "label": "IPv4"|"IPv6"}`},
+		{Name: "address", Column: "address", Kind: KindString, Required: true, Check: checkAddress, Nested: true, Search: true,
+			Doc: "address with prefix length, host bits kept (10.0.0.1/24)"},
+		{Name: "address_key", Column: "address_key", Kind: KindString, Access: Internal},
+		{Name: "status", Column: "status", Kind: KindString, Choices: IPStatuses, Default: "active", Labeled: true,
+			Filter: FilterLookups, Sort: true, Doc: `default "active"; read as {"value", "label"}`},
+		{Name: "dns_name", Column: "dns_name", Kind: KindString, MaxLen: 255, Check: checkDNSName, Filter: FilterLookups,
+			Sort: true, Search: true, Label: "DNS name"},
+		description(200),
+		{Name: "assigned_object_type", Column: "assigned_object_type", Kind: KindString, Null: true,
+			Choices: []Choice{{AssignedInterface, "Interface"}}, Filter: FilterLookups, Doc: "set together with assigned_object_id"},
+		{Name: "assigned_object_id", Column: "assigned_object_id", Kind: KindInt, Null: true, Min: 1, Max: 1 << 53,
+			Filter: FilterLookups, Label: "Interface", Doc: "interface id"},
+		{Name: "assigned_object", Column: "assigned_object_id", Kind: KindInt, Rel: TypeInterface, Null: true,
+			Access: ReadOnly, Doc: "the interface, with its device"},
+		{Name: "interface", Column: "assigned_object_id", Kind: KindInt, Rel: TypeInterface, Access: Internal},
+		tagsField("ip_address_tags", "ip_address_id"),
+		customFields("", nil),
+	},
+	Filters: map[string]Filter{
+		"address":      {SQL: addressFilter, Kind: KindString, Doc: "address with or without prefix length (10.0.0.1 matches 10.0.0.1/24)"},
+		"family":       {SQL: familyFilter, Kind: KindInt, Doc: "4 or 6"},
+		"interface_id": {Path: "interface", Lookups: true, Doc: "interface id"},
+		"interface":    {Path: "interface__name", Lookups: true, Doc: "interface name"},
+		"device_id":    {Path: "interface__device", Lookups: true, Doc: "id of the device the address is assigned to"},
+		"device":       {Path: "interface__device__name", Lookups: true, Doc: "name of the device the address is assigned to"},
+		"assigned":     {SQL: boolFilter("t.assigned_object_id IS NOT NULL"), Kind: KindBool, Doc: "true: assigned to an interface"},
+		"tag":          {Path: "tags__slug", Lookups: true, Doc: "tag slug"},
+		"tag_id":       {Path: "tags", Lookups: true, Doc: "tag id"},
+	},
+	Orders: map[string]string{"address": "t.address_key"},
+	Write:  writeIPAddress,
+})
 
 // IPStatuses are the values of an IP address's status.
-var IPStatuses = []string{"active", "reserved", "deprecated", "dhcp", "slaac"}
+var IPStatuses = []Choice{{"active", "Active"}, {"reserved", "Reserved"}, {"deprecated", "Deprecated"},
+	{"dhcp", "DHCP"}, {"slaac", "SLAAC"}}
 
 // AssignedInterface is the assigned_object_type of an address on an interface.
 const AssignedInterface = "dcim.interface"
@@ -43,6 +66,31 @@ func NormalizeAddress(s string) (string, error) {
 		return "", fmt.Errorf("%w: %q is not an address with a prefix length", ErrBadValue, s)
 	}
 	return p.String(), nil
+}
+
+func checkAddress(v any) (any, error) {
+	a, err := NormalizeAddress(strings.TrimSpace(v.(string)))
+	if err != nil {
+		return nil, Problem("Enter a valid IPv4 or IPv6 address with a prefix length (10.0.0.1/24).")
+	}
+	return a, nil
+}
+
+var dnsNameRE = regexp.MustCompile(`^([0-9A-Za-z_-]+|\*)(\.[0-9A-Za-z_-]+)*\.?$`)
+
+func checkDNSName(v any) (any, error) {
+	if s := v.(string); s != "" && !dnsNameRE.MatchString(s) {
+		return nil, Problem("Only alphanumeric characters, asterisks, hyphens, periods, and underscores are allowed in DNS names.")
+	}
+	return v, nil
+}
+
+// family is NetBox's {"value": 4|6, "label": "IPv4"|"IPv6"} of an address.
+func family(r Row) any {
+	if a, _ := r["address"].(string); strings.Contains(a, ":") {
+		return map[string]any{"value": 6, "label": "IPv6"}
+	}
+	return map[string]any{"value": 4, "label": "IPv4"}
 }
 
 // addressKey orders addresses numerically: IPv4 before IPv6, then address, then length.
@@ -60,92 +108,60 @@ func addressKey(address string) string {
 	return fmt.Sprintf("6%s%02x", hex.EncodeToString(b[:]), p.Bits())
 }
 
-// IPAddresses loads addresses by id, with their interface and its device.
-func (db *DB) IPAddresses(ctx context.Context, ids []int64) ([]IPAddress, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT ip.id, ip.address, ip.status, ip.dns_name, ip.description,
-		i.id, i.name, d.id, d.name, ip.created, ip.last_updated
-		FROM ip_addresses ip LEFT JOIN interfaces i ON i.id = ip.assigned_object_id
-		LEFT JOIN devices d ON d.id = i.device_id
-		WHERE ip.id IN (`+placeholders(len(ids))+`)`, int64Args(ids)...)
-	if err != nil {
-		return nil, fmt.Errorf("store: ip addresses: %w", err)
-	}
-	defer rows.Close()
-	var out []IPAddress
-	for rows.Next() {
-		var ip IPAddress
-		var iid, did sql.NullInt64
-		var iname, dname sql.NullString
-		var c, u string
-		if err := rows.Scan(&ip.ID, &ip.Address, &ip.Status, &ip.DNSName, &ip.Description, &iid, &iname, &did, &dname, &c, &u); err != nil {
-			return nil, fmt.Errorf("store: ip addresses: %w", err)
+func addressFilter(vals []string) (Expr, error) {
+	var ors []Expr
+	for _, v := range vals {
+		v = strings.TrimSpace(v)
+		if strings.Contains(v, "/") {
+			a, err := NormalizeAddress(v)
+			if err != nil {
+				return Expr{}, problemf("%q is not a valid IP address.", v)
+			}
+			ors = append(ors, Expr{SQL: "t.address = ?", Args: []any{a}})
+			continue
 		}
-		ip.InterfaceID, ip.InterfaceName = idPtr(iid), iname.String
-		ip.DeviceID, ip.DeviceName = did.Int64, dname.String
-		ip.Created, ip.LastUpdated = ParseStamp(c), ParseStamp(u)
-		out = append(out, ip)
+		ip, err := netip.ParseAddr(v)
+		if err != nil || ip.Zone() != "" {
+			return Expr{}, problemf("%q is not a valid IP address.", v)
+		}
+		ors = append(ors, Expr{SQL: "substr(t.address, 1, length(?)) = ?", Args: []any{ip.String() + "/", ip.String() + "/"}})
 	}
-	return out, rows.Err()
+	return Or(ors...), nil
 }
 
-// CreateIPAddress inserts an address that must fall within guard.
-func (db *DB) CreateIPAddress(ctx context.Context, in IPAddressInput, guard Scope) (int64, error) {
-	status := "active"
-	if in.Status != nil {
-		status = *in.Status
-	}
-	var id int64
-	err := db.Write(ctx, func(tx *sql.Tx) error {
-		now := Stamp(db.now())
-		addr := deref(in.Address)
-		res, err := tx.ExecContext(ctx, `INSERT INTO ip_addresses (address, address_key, status, dns_name, description,
-			assigned_object_type, assigned_object_id, created, last_updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			addr, addressKey(addr), status, deref(in.DNSName), deref(in.Description),
-			assignedType(in.Interface.ID), in.Interface.ID, now, now)
-		if err != nil {
-			return constraintErr(err, "ip address")
+func familyFilter(vals []string) (Expr, error) {
+	var ors []Expr
+	for _, v := range vals {
+		switch strings.TrimSpace(v) {
+		case "4":
+			ors = append(ors, Expr{SQL: "instr(t.address, ':') = 0"})
+		case "6":
+			ors = append(ors, Expr{SQL: "instr(t.address, ':') > 0"})
+		default:
+			return Expr{}, problemf("%q is not a valid choice (4 or 6).", v)
 		}
-		id, _ = res.LastInsertId()
-		return CheckScope(ctx, tx, TypeIPAddress, id, guard)
-	})
-	return id, err
+	}
+	return Or(ors...), nil
 }
 
-func assignedType(iface *int64) any {
-	if iface == nil {
-		return nil
+// writeIPAddress keeps what follows from the address and the assignment (the sort key,
+// the assigned object's type), and an address that is a device's primary IP on that
+// device and in its family.
+func writeIPAddress(ctx context.Context, tx *sql.Tx, id int64, v Values, created bool) error {
+	var address string
+	if err := tx.QueryRowContext(ctx, `SELECT address FROM ip_addresses WHERE id = ?`, id).Scan(&address); err != nil {
+		return err
 	}
-	return AssignedInterface
-}
-
-// UpdateIPAddress changes the fields set in in; the result must stay within guard. An
-// address that is a device's primary IP must stay on that device and in its family.
-func (db *DB) UpdateIPAddress(ctx context.Context, id int64, in IPAddressInput, guard Scope) error {
-	return db.Write(ctx, func(tx *sql.Tx) error {
-		set := Set{}
-		if in.Address != nil {
-			set.Val("address", *in.Address)
-			set.Val("address_key", addressKey(*in.Address))
-		}
-		set.Str("status", in.Status)
-		set.Str("dns_name", in.DNSName)
-		set.Str("description", in.Description)
-		if in.Interface.Set {
-			set.Val("assigned_object_type", assignedType(in.Interface.ID))
-			set.Val("assigned_object_id", in.Interface.ID)
-		}
-		if err := set.Apply(ctx, tx, "ip_addresses", id, db.now()); err != nil {
-			return constraintErr(err, "ip address")
-		}
-		field := "address"
-		if in.Interface.Set {
-			field = "assigned_object_id"
-		}
-		if err := checkStillPrimary(ctx, tx, id, field); err != nil {
-			return err
-		}
-		return CheckScope(ctx, tx, TypeIPAddress, id, guard)
-	})
+	_, err := tx.ExecContext(ctx, `UPDATE ip_addresses SET address_key = ?, assigned_object_type =
+		CASE WHEN assigned_object_id IS NULL THEN NULL ELSE ? END WHERE id = ?`, addressKey(address), AssignedInterface, id)
+	if err != nil || created {
+		return err
+	}
+	field := "address"
+	if _, ok := v["assigned_object_id"]; ok {
+		field = "assigned_object_id"
+	}
+	return checkStillPrimary(ctx, tx, id, field)
 }
 
 func checkStillPrimary(ctx context.Context, tx *sql.Tx, ipID int64, field string) error {
@@ -162,14 +178,9 @@ func checkStillPrimary(ctx context.Context, tx *sql.Tx, ipID int64, field string
 	if err := checkPrimaryIP(ctx, tx, devID, ipID, family, field); err != nil {
 		var fe *FieldError
 		if errors.As(err, &fe) {
-			fe.Err = errors.New("The address is the primary IP of its device: unset it there first.")
+			fe.Err = Problem("The address is the primary IP of its device: unset it there first.")
 		}
 		return err
 	}
 	return nil
-}
-
-// DeleteIPAddress deletes an address; a device it was the primary IP of loses it.
-func (db *DB) DeleteIPAddress(ctx context.Context, id int64) error {
-	return db.deleteRow(ctx, "ip_addresses", id)
 }

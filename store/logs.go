@@ -9,6 +9,38 @@ import (
 	"time"
 )
 
+// CommandLogs is netbox_toolkit_plugin.commandlog: the read-only audit log of
+// executions. A log keeps the command's and device's names, so it outlives them.
+var CommandLogs = declare(&Model{
+	Type: TypeCommandLog, Name: "CommandLog", Table: "command_logs", DefaultOrder: "-created",
+	Display: func(r Row) string { return fmt.Sprintf("%s on %s", r["command_name"], r["device_name"]) },
+	Fields: []Field{
+		{Name: "command", Column: "command_id", Kind: KindInt, Rel: TypeCommand, Access: ReadOnly, Schema: "NestedLogCommand",
+			Doc: "id (null once the command is deleted), url (absent then), name, display"},
+		{Name: "device", Column: "device_id", Kind: KindInt, Rel: TypeDevice, Access: ReadOnly, Schema: "NestedLogDevice",
+			Doc: "id (null once the device is deleted), url (absent then), name, display"},
+		{Name: "command_type", Column: "command_type", Kind: KindString, Access: ReadOnly, Choices: choices(CommandShow, CommandConfig)},
+		{Name: "output", Column: "output", Kind: KindString, Access: ReadOnly},
+		{Name: "username", Column: "username", Kind: KindString, Access: ReadOnly, Filter: FilterLookups, Sort: true,
+			Search: true, Doc: "user who executed the command"},
+		{Name: "user", Column: "user_id", Kind: KindInt, Rel: TypeUser, Access: ReadOnly, Null: true},
+		{Name: "execution_time", Column: "execution_time", Kind: KindTime, Access: ReadOnly},
+		{Name: "success", Column: "success", Kind: KindBool, Access: ReadOnly, Filter: FilterExact, Sort: true, Doc: "outcome (true/false)"},
+		{Name: "error_message", Column: "error_message", Kind: KindString, Access: ReadOnly, Doc: "empty when successful"},
+		{Name: "execution_duration", Column: "execution_duration", Kind: KindFloat, Access: ReadOnly, Sort: true, Doc: "seconds"},
+		{Name: "parsed_output", Column: "parsed_output", Kind: KindJSON, Access: ReadOnly, Null: true, Schema: "ParsedOutput"},
+		{Name: "syntax_error", Column: "syntax_error", Kind: KindJSON, Access: ReadOnly, Null: true, Schema: "SyntaxError"},
+		{Name: "command_name", Column: "command_name", Kind: KindString, Access: Internal, Search: true},
+		{Name: "device_name", Column: "device_name", Kind: KindString, Access: Internal, Search: true},
+	},
+	Filters: map[string]Filter{
+		"device_id":  {Path: "device", Doc: "device id"},
+		"command_id": {Path: "command", Doc: "command id"},
+		"user_id":    {Path: "user", Doc: "id of the user who executed"},
+		"created":    {Path: "created", Lookups: true, Doc: "creation time; created__gte and created__lte bound a range"},
+	},
+})
+
 // CommandLog is one execution record. CommandID and DeviceID are 0 once the command or
 // device was deleted; the names stay.
 type CommandLog struct {

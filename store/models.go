@@ -1,6 +1,14 @@
 package store
 
-// Kind is the type of a model field, used to convert filter and constraint values.
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Kind is the type of a field's value (of each element, for a relation or a list).
 type Kind int
 
 // The field kinds.
@@ -10,16 +18,72 @@ const (
 	KindBool
 	KindTime
 	KindFloat
+	KindJSON    // a JSON value: custom fields, constraints
+	KindStrings // a JSON list of strings: a permission's object types and actions
 )
 
-// Field is one attribute of a model that filters, constraints and references can name.
-// A plain field has Column. A foreign key has Column (the key column) and Rel. A
-// many-to-many relation has Join and Rel.
+// Access says whether the API reads and writes a field.
+type Access int
+
+// The accesses.
+const (
+	ReadWrite  Access = iota
+	ReadOnly          // shown, never written by a client
+	WriteOnly         // written, never shown (a password)
+	CreateOnly        // written on create only, shown only in the create response (a token key)
+	Internal          // neither: loaded for Compute and Display, and named by constraints
+)
+
+// FilterMode makes a field a list filter under its own name.
+type FilterMode int
+
+// The filter modes.
+const (
+	NoFilter      FilterMode = iota
+	FilterExact              // ?name=a&name=b
+	FilterLookups            // also name__ic, name__n, vid__gte, …
+)
+
+// Choice is one allowed value of a field, with the label NetBox shows beside it.
+type Choice struct{ Value, Label string }
+
+// Field declares one attribute of an object type: how it is stored, read, written,
+// filtered, sorted, searched and documented. Store, API, schema and the web UI's forms
+// all read it from here.
 type Field struct {
-	Column string
+	Name   string // as the API spells it
+	Column string // the column on the model's table; "" for a relation, children or a computed value
 	Kind   Kind
-	Rel    string
-	Join   *Join
+	Rel    string // the object type a reference (Column) or a relation (Join) points to
+	Join   *Join  // the link table of a many-to-many relation
+	Child  *Model // rows owned by this object and written whole with it (a command's variables)
+
+	Access   Access
+	Required bool // sent on create and full update; never blank, null or an empty list
+	Null     bool // may be null
+	MaxLen   int  // most characters of a string
+	Min, Max int64
+	Default  any      // stored on create when the write leaves the field out
+	Choices  []Choice // the allowed values, unless another package owns them (handlers' hooks)
+	// OpenChoices makes Choices only the known values and their labels: any value that
+	// passes Check is allowed.
+	OpenChoices bool
+	Labeled     bool // read as {"value", "label"}, as NetBox's choice fields
+	// Check validates and normalises a value a client writes (after its kind, length and
+	// choices were checked); its error text is the client's message.
+	Check func(v any) (any, error)
+	// Compute derives a read-only value from the loaded row (its columns, references and
+	// relations).
+	Compute func(r Row) any
+
+	Nested bool // part of the nested form shown wherever the object is referenced
+	Brief  bool // part of ?brief=true besides the nested form
+	Filter FilterMode
+	Sort   bool // ?ordering=<name>
+	Search bool // searched by ?q=
+	Label  string
+	Doc    string // the schema's description, the form's help
+	Schema string // names a fixed component schema for a structured read-only value
 }
 
 // Join describes a many-to-many link table: Local refers to this model's id, Remote to
@@ -28,11 +92,47 @@ type Join struct {
 	Table, Local, Remote string
 }
 
-// Model is a table seen as an object type ("dcim.device").
+// Filter is a named list filter that is not a field's own: a path through relations
+// ("site__slug") or, for what no path expresses, SQL of its own.
+type Filter struct {
+	Path    string // "platform", "tags__slug", "device__site__slug"
+	Lookups bool   // also <name>__ic, __n, __gte…
+	// SQL builds the condition for the values given (several values OR together); its
+	// error text is the client's message. Kind is then the values' kind.
+	SQL  func(vals []string) (Expr, error)
+	Kind Kind
+	Doc  string
+}
+
+// Model declares one object type once: its table, fields, named filters, orderings and
+// search. The store loads and writes its rows from it; the API parses, renders,
+// filters and documents it from it.
 type Model struct {
-	Name   string
-	Table  string
-	Fields map[string]Field
+	Type  string // "dcim.device", as NetBox spells it
+	Name  string // "Device", the schema's name
+	Table string
+	// Fields in the order the schema and the forms show them; "id", "created" and
+	// "last_updated" are added by declare.
+	Fields       []Field
+	Filters      map[string]Filter // filters besides the fields' own
+	Orders       map[string]string // orderings besides the fields' own: name → SQL on the row aliased t
+	DefaultOrder string
+	// Display is the object's "display"; nil shows its name (or username, or address).
+	Display func(r Row) string
+	// Write, when set, runs inside every create and update after the row, its relations
+	// and children are written: the rules no column states (a device's primary IP is on
+	// one of its interfaces). created tells a create from an update.
+	Write func(ctx context.Context, tx *sql.Tx, id int64, v Values, created bool) error
+	// Owner, Key and Position describe a child model (Field.Child): the column naming
+	// its parent, the field a write matches existing children by, and the column
+	// keeping their order. KeyTaken is the client's message when two children of one
+	// write share a Key.
+	Owner, Key, Position, KeyTaken string
+	NoStamps                       bool // the table has no created and last_updated
+	// OwnerColumn names the user a row belongs to, who may act on it without any
+	// permission (an API token's owner).
+	OwnerColumn string
+	index       map[string]int
 }
 
 // The object type names, as NetBox spells them.
@@ -53,101 +153,29 @@ const (
 	TypePermission    = "users.objectpermission"
 )
 
-func col(c string, k Kind) Field    { return Field{Column: c, Kind: k} }
-func fk(c, rel string) Field        { return Field{Column: c, Kind: KindInt, Rel: rel} }
-func m2m(t, l, r, rel string) Field { return Field{Kind: KindInt, Rel: rel, Join: &Join{t, l, r}} }
+// models holds every declared object type by name.
+var models = map[string]*Model{}
 
-func stamps(f map[string]Field) map[string]Field {
-	f["id"] = col("id", KindInt)
-	f["created"] = col("created", KindTime)
-	f["last_updated"] = col("last_updated", KindTime)
-	return f
-}
-
-var models = map[string]*Model{
-	TypeCommand: {Table: "commands", Fields: stamps(map[string]Field{
-		"name": col("name", KindString), "command": col("command", KindString),
-		"description": col("description", KindString), "command_type": col("command_type", KindString),
-		"platforms": m2m("command_platforms", "command_id", "platform_id", TypePlatform),
-		"tags":      m2m("command_tags", "command_id", "tag_id", TypeTag),
-	})},
-	TypeCommandLog: {Table: "command_logs", Fields: stamps(map[string]Field{
-		"command": fk("command_id", TypeCommand), "device": fk("device_id", TypeDevice),
-		"user": fk("user_id", TypeUser), "username": col("username", KindString),
-		"command_name": col("command_name", KindString), "device_name": col("device_name", KindString),
-		"command_type": col("command_type", KindString), "output": col("output", KindString),
-		"success": col("success", KindBool), "error_message": col("error_message", KindString),
-		"execution_duration": col("execution_duration", KindFloat), "execution_time": col("execution_time", KindTime),
-	})},
-	TypeCredentialSet: {Table: "credential_sets", Fields: stamps(map[string]Field{
-		"name": col("name", KindString), "description": col("description", KindString),
-		"owner": fk("owner_id", TypeUser), "is_active": col("is_active", KindBool),
-		"username":  col("username", KindString),
-		"platforms": m2m("credential_set_platforms", "credential_set_id", "platform_id", TypePlatform),
-	})},
-	TypeSite: {Table: "sites", Fields: stamps(map[string]Field{
-		"name": col("name", KindString), "slug": col("slug", KindString), "description": col("description", KindString),
-	})},
-	TypePlatform: {Table: "platforms", Fields: stamps(map[string]Field{
-		"name": col("name", KindString), "slug": col("slug", KindString),
-		"description": col("description", KindString), "driver": col("driver", KindString),
-	})},
-	TypeDevice: {Table: "devices", Fields: stamps(map[string]Field{
-		"name": col("name", KindString), "status": col("status", KindString),
-		"description": col("description", KindString),
-		"site":        fk("site_id", TypeSite), "platform": fk("platform_id", TypePlatform),
-		"primary_ip4": fk("primary_ip4_id", TypeIPAddress), "primary_ip6": fk("primary_ip6_id", TypeIPAddress),
-		"tags": m2m("device_tags", "device_id", "tag_id", TypeTag),
-	})},
-	TypeInterface: {Table: "interfaces", Fields: stamps(map[string]Field{
-		"name": col("name", KindString), "type": col("type", KindString), "enabled": col("enabled", KindBool),
-		"description": col("description", KindString), "mode": col("mode", KindString),
-		"device": fk("device_id", TypeDevice), "untagged_vlan": fk("untagged_vlan_id", TypeVLAN),
-		"tagged_vlans": m2m("interface_tagged_vlans", "interface_id", "vlan_id", TypeVLAN),
-	})},
-	TypeVLAN: {Table: "vlans", Fields: stamps(map[string]Field{
-		"vid": col("vid", KindInt), "name": col("name", KindString), "status": col("status", KindString),
-		"description": col("description", KindString), "site": fk("site_id", TypeSite),
-	})},
-	TypeIPAddress: {Table: "ip_addresses", Fields: stamps(map[string]Field{
-		"address": col("address", KindString), "status": col("status", KindString),
-		"dns_name": col("dns_name", KindString), "description": col("description", KindString),
-		"assigned_object_type": col("assigned_object_type", KindString),
-		"assigned_object_id":   col("assigned_object_id", KindInt),
-		"interface":            fk("assigned_object_id", TypeInterface),
-	})},
-	TypeTag: {Table: "tags", Fields: stamps(map[string]Field{
-		"name": col("name", KindString), "slug": col("slug", KindString),
-		"color": col("color", KindString), "description": col("description", KindString),
-	})},
-	TypeUser: {Table: "users", Fields: stamps(map[string]Field{
-		"username": col("username", KindString), "first_name": col("first_name", KindString),
-		"last_name": col("last_name", KindString), "email": col("email", KindString),
-		"is_active": col("is_active", KindBool), "is_superuser": col("is_superuser", KindBool),
-		"date_joined": col("date_joined", KindTime), "last_login": col("last_login", KindTime),
-		"groups": m2m("user_groups", "user_id", "group_id", TypeGroup),
-	})},
-	TypeGroup: {Table: "groups", Fields: stamps(map[string]Field{
-		"name":  col("name", KindString),
-		"users": m2m("user_groups", "group_id", "user_id", TypeUser),
-	})},
-	TypeToken: {Table: "tokens", Fields: stamps(map[string]Field{
-		"user": fk("user_id", TypeUser), "description": col("description", KindString),
-		"write_enabled": col("write_enabled", KindBool), "expires": col("expires", KindTime),
-		"last_used": col("last_used", KindTime), "key_prefix": col("key_prefix", KindString),
-	})},
-	TypePermission: {Table: "object_permissions", Fields: stamps(map[string]Field{
-		"name": col("name", KindString), "description": col("description", KindString),
-		"enabled": col("enabled", KindBool),
-		"users":   m2m("permission_users", "permission_id", "user_id", TypeUser),
-		"groups":  m2m("permission_groups", "permission_id", "group_id", TypeGroup),
-	})},
-}
-
-func init() {
-	for name, m := range models {
-		m.Name = name
+// declare completes a model (its id and time stamps, its field index) and records it.
+func declare(m *Model) *Model {
+	head := []Field{{Name: "id", Column: "id", Kind: KindInt, Access: ReadOnly, Filter: FilterLookups, Sort: true}}
+	if m.Owner != "" {
+		head[0].Filter, head[0].Sort = NoFilter, false
 	}
+	m.Fields = append(head, m.Fields...)
+	if !m.NoStamps {
+		m.Fields = append(m.Fields,
+			Field{Name: "created", Column: "created", Kind: KindTime, Access: ReadOnly, Sort: true},
+			Field{Name: "last_updated", Column: "last_updated", Kind: KindTime, Access: ReadOnly, Sort: true})
+	}
+	m.index = map[string]int{}
+	for i, f := range m.Fields {
+		m.index[f.Name] = i
+	}
+	if m.Owner == "" {
+		models[m.Type] = m
+	}
+	return m
 }
 
 // ModelFor returns the model of an object type, or nil.
@@ -158,4 +186,142 @@ func ObjectTypes() []string {
 	return []string{TypeCommand, TypeCommandLog, TypeCredentialSet, TypeSite, TypePlatform,
 		TypeDevice, TypeInterface, TypeVLAN, TypeIPAddress, TypeTag, TypeUser, TypeGroup,
 		TypeToken, TypePermission}
+}
+
+// Field returns the field named name ("pk" is "id").
+func (m *Model) Field(name string) (*Field, bool) {
+	if name == "pk" {
+		name = "id"
+	}
+	i, ok := m.index[name]
+	if !ok {
+		return nil, false
+	}
+	return &m.Fields[i], true
+}
+
+// Readable reports whether the API shows the field.
+func (f *Field) Readable() bool { return f.Access == ReadWrite || f.Access == ReadOnly }
+
+// Writable reports whether a client may write the field (on create, when create).
+func (f *Field) Writable(create bool) bool {
+	return f.Access == ReadWrite || f.Access == WriteOnly || (create && f.Access == CreateOnly)
+}
+
+// Ref reports whether the field is a reference to one object (a foreign key, or a
+// computed reference such as a device's primary_ip).
+func (f *Field) Ref() bool { return f.Rel != "" && f.Join == nil }
+
+// stored reports whether the field is a column of the row (and so loadable, sortable
+// and comparable).
+func (f *Field) stored() bool {
+	return f.Column != "" && f.Access != WriteOnly && f.Access != CreateOnly
+}
+
+// Filterable lists every filter of the model by name: the fields' own and the named ones.
+func (m *Model) Filterable() map[string]Filter {
+	out := map[string]Filter{}
+	for _, f := range m.Fields {
+		if f.Filter != NoFilter {
+			out[f.Name] = Filter{Path: f.Name, Lookups: f.Filter == FilterLookups}
+		}
+	}
+	for name, f := range m.Filters {
+		out[name] = f
+	}
+	return out
+}
+
+// Sortable lists every ordering of the model: name → SQL on the row aliased t.
+func (m *Model) Sortable() map[string]string {
+	out := map[string]string{}
+	for _, f := range m.Fields {
+		if !f.Sort {
+			continue
+		}
+		out[f.Name] = "t." + f.Column
+		if rm := models[f.Rel]; rm != nil && f.Ref() {
+			// A reference sorts by what the related object sorts by first (its name).
+			out[f.Name] = fmt.Sprintf("(SELECT %s FROM %s WHERE id = t.%s)", rm.sortColumn(), rm.Table, f.Column)
+		}
+	}
+	for name, sql := range m.Orders {
+		out[name] = sql
+	}
+	return out
+}
+
+// sortColumn is the column of the model's first default ordering term.
+func (m *Model) sortColumn() string {
+	first, _, _ := strings.Cut(strings.TrimPrefix(m.DefaultOrder, "-"), ",")
+	if f, ok := m.Field(first); ok && f.stored() {
+		return f.Column
+	}
+	return "id"
+}
+
+// Ordering parses "name,-created" (the default ordering when empty) into ORDER BY terms;
+// an unknown name is an error whose text is the client's message.
+func (m *Model) Ordering(spec string) ([]Order, error) {
+	if strings.TrimSpace(spec) == "" {
+		spec = m.DefaultOrder
+	}
+	sortable := m.Sortable()
+	var out []Order
+	for _, term := range strings.Split(spec, ",") {
+		term = strings.TrimSpace(term)
+		if term == "" {
+			continue
+		}
+		name := strings.TrimPrefix(term, "-")
+		sql, ok := sortable[name]
+		if !ok {
+			return nil, problemf("Unknown ordering field '%s'.", name)
+		}
+		out = append(out, Order{SQL: sql, Desc: strings.HasPrefix(term, "-")})
+	}
+	return out, nil
+}
+
+// Searchable reports whether the model answers ?q=.
+func (m *Model) Searchable() bool {
+	return slices.ContainsFunc(m.Fields, func(f Field) bool { return f.Search })
+}
+
+// Search is the condition of ?q=s: any searched field contains s, case-insensitively.
+func (m *Model) Search(s string) Expr {
+	var ors []Expr
+	pat := "%" + likeEscape(s) + "%"
+	for _, f := range m.Fields {
+		if !f.Search {
+			continue
+		}
+		col := "t." + f.Column
+		if f.Kind != KindString {
+			col = "CAST(" + col + " AS TEXT)"
+		}
+		ors = append(ors, Expr{SQL: col + ` LIKE ? ESCAPE '\'`, Args: []any{pat}})
+	}
+	return Or(ors...)
+}
+
+// OwnedBy is the rows the user owns (see OwnerColumn), or false when rows have no owner.
+func (m *Model) OwnedBy(userID int64) (Expr, bool) {
+	if m.OwnerColumn == "" {
+		return Expr{}, false
+	}
+	return Expr{SQL: "t." + m.OwnerColumn + " = ?", Args: []any{userID}}, true
+}
+
+// display is a row's "display".
+func (m *Model) display(r Row) string {
+	if m.Display != nil {
+		return m.Display(r)
+	}
+	for _, k := range []string{"name", "username", "address"} {
+		if s, ok := r[k].(string); ok {
+			return s
+		}
+	}
+	return ""
 }

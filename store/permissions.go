@@ -5,8 +5,66 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 )
+
+// Permissions is users.objectpermission: NetBox's object permissions, actions on
+// object types for users and groups, narrowed by constraints.
+var Permissions = declare(&Model{
+	Type: TypePermission, Name: "ObjectPermission", Table: "object_permissions", DefaultOrder: "name",
+	Fields: []Field{
+		nameField(100, ""),
+		description(200),
+		{Name: "enabled", Column: "enabled", Kind: KindBool, Default: true, Filter: FilterExact, Sort: true,
+			Doc: "A disabled permission grants nothing."},
+		{Name: "object_types", Column: "object_types", Kind: KindStrings, Required: true, Choices: objectTypeChoices(),
+			Doc: `"app.model" names the permission applies to.`},
+		{Name: "actions", Column: "actions", Kind: KindStrings, Required: true, Choices: choices(PermissionActions...),
+			Doc: "execute_show and execute_config apply only to netbox_toolkit_plugin.command."},
+		{Name: "constraints", Column: "constraints", Kind: KindJSON, Null: true,
+			Doc: `A JSON object (all lookups must hold) or a list of objects (any may hold), in Django lookup syntax; "$user" is the requesting user's id; null = no constraint.`},
+		{Name: "users", Kind: KindInt, Rel: TypeUser, Join: &Join{"permission_users", "permission_id", "user_id"},
+			Doc: "On write: user ids or objects of unique fields."},
+		{Name: "groups", Kind: KindInt, Rel: TypeGroup, Join: &Join{"permission_groups", "permission_id", "group_id"},
+			Doc: "On write: group ids or objects of unique fields."},
+	},
+	Filters: map[string]Filter{
+		"user_id":     {Path: "users", Doc: "Assigned user id; repeat to match any."},
+		"user":        {Path: "users__username", Doc: "Assigned username; repeat to match any."},
+		"group_id":    {Path: "groups", Doc: "Assigned group id; repeat to match any."},
+		"group":       {Path: "groups__name", Doc: "Assigned group name; repeat to match any."},
+		"object_type": {SQL: jsonArrayFilter("object_types", ObjectTypes()), Kind: KindString, Doc: `Object type ("dcim.device"); repeat to match any.`},
+		"action":      {SQL: jsonArrayFilter("actions", PermissionActions), Kind: KindString, Doc: "Granted action; repeat to match any."},
+	},
+})
+
+// PermissionActions are the actions a permission may grant; the execute ones only on
+// commands.
+var PermissionActions = []string{"view", "add", "change", "delete", "execute_show", "execute_config"}
+
+func objectTypeChoices() []Choice {
+	out := []Choice{}
+	for _, t := range ObjectTypes() {
+		out = append(out, Choice{t, t})
+	}
+	return out
+}
+
+// jsonArrayFilter filters on membership of a JSON array column.
+func jsonArrayFilter(column string, valid []string) func(vals []string) (Expr, error) {
+	return func(vals []string) (Expr, error) {
+		args := make([]any, len(vals))
+		for i, v := range vals {
+			if !slices.Contains(valid, v) {
+				return Expr{}, problemf("%q is not a valid choice.", v)
+			}
+			args[i] = v
+		}
+		return Expr{SQL: "EXISTS (SELECT 1 FROM json_each(t." + column + ") WHERE value IN (" + placeholders(len(args)) + "))",
+			Args: args}, nil
+	}
+}
 
 // Permission is a users.objectpermission.
 type Permission struct {

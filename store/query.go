@@ -95,12 +95,9 @@ func (m *Model) compile(alias string, depth int, path []string, lookup string, v
 	if len(path) == 0 {
 		return Expr{}, fmt.Errorf("%w: empty path", ErrUnknownField)
 	}
-	f, ok := m.Fields[path[0]]
-	if !ok && path[0] == "pk" {
-		f, ok = m.Fields["id"]
-	}
+	f, ok := m.comparable(path[0])
 	if !ok {
-		return Expr{}, fmt.Errorf("%w: %s has no field %q", ErrUnknownField, m.Name, path[0])
+		return Expr{}, fmt.Errorf("%w: %s has no field %q", ErrUnknownField, m.Type, path[0])
 	}
 	if len(path) == 1 {
 		if f.Join != nil {
@@ -110,7 +107,7 @@ func (m *Model) compile(alias string, depth int, path []string, lookup string, v
 	}
 	rm := models[f.Rel]
 	if rm == nil {
-		return Expr{}, fmt.Errorf("%w: %s.%s is not a relation", ErrUnknownField, m.Name, path[0])
+		return Expr{}, fmt.Errorf("%w: %s.%s is not a relation", ErrUnknownField, m.Type, path[0])
 	}
 	if pos, ok := complement(lookup, vals); ok {
 		// Across a relation, "n" and friends mean that no related row matches (Django's
@@ -142,7 +139,7 @@ func (m *Model) compile(alias string, depth int, path []string, lookup string, v
 
 // compileM2MIDs handles a bare relation name ("platforms": [1, 2]) by comparing ids in
 // the link table.
-func (m *Model) compileM2MIDs(alias string, depth int, f Field, lookup string, vals []any) (Expr, error) {
+func (m *Model) compileM2MIDs(alias string, depth int, f *Field, lookup string, vals []any) (Expr, error) {
 	j := fmt.Sprintf("j%d", depth+1)
 	if lookup == "isnull" || lookup == "empty" {
 		b, err := toBool(first(vals))
@@ -570,9 +567,9 @@ func (db *DB) ResolveRef(ctx context.Context, model string, attrs map[string]any
 func (m *Model) KindOf(path []string) (Kind, error) {
 	cur := m
 	for i, name := range path {
-		f, ok := cur.Fields[name]
+		f, ok := cur.comparable(name)
 		if !ok {
-			return 0, fmt.Errorf("%w: %s has no field %q", ErrUnknownField, cur.Name, name)
+			return 0, fmt.Errorf("%w: %s has no field %q", ErrUnknownField, cur.Type, name)
 		}
 		if i == len(path)-1 {
 			return f.Kind, nil
@@ -582,4 +579,33 @@ func (m *Model) KindOf(path []string) (Kind, error) {
 		}
 	}
 	return 0, fmt.Errorf("%w: empty path", ErrUnknownField)
+}
+
+// comparable is the field a filter or constraint path names, when it can be compared in
+// SQL: a column (not JSON) or a many-to-many relation.
+func (m *Model) comparable(name string) (*Field, bool) {
+	f, ok := m.Field(name)
+	if !ok || (f.Join == nil && !f.stored()) || f.Kind == KindJSON || f.Kind == KindStrings {
+		return nil, false
+	}
+	return f, true
+}
+
+// IsRelation reports whether a filter or constraint path ends at a relation (a
+// reference's or a many-to-many relation's ids) rather than a value.
+func (m *Model) IsRelation(path []string) bool {
+	cur := m
+	for i, name := range path {
+		f, ok := cur.comparable(name)
+		if !ok {
+			return false
+		}
+		if i == len(path)-1 {
+			return f.Rel != ""
+		}
+		if cur = models[f.Rel]; cur == nil {
+			return false
+		}
+	}
+	return false
 }

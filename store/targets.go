@@ -27,17 +27,27 @@ const DefaultSSHPort = 22
 // DeviceTarget loads the connection details of a device. A device without a primary IP
 // has an empty Host; the caller decides what that means.
 func (db *DB) DeviceTarget(ctx context.Context, id int64) (Target, error) {
-	ds, err := db.Devices(ctx, []int64{id})
+	rows, err := db.Rows(ctx, Devices, []int64{id})
 	if err != nil {
 		return Target{}, err
 	}
-	if len(ds) == 0 {
+	if len(rows) == 0 {
 		return Target{}, fmt.Errorf("device %d: %w", id, ErrNotFound)
 	}
-	d := ds[0]
-	t := Target{ID: d.ID, Name: d.Name, Port: SSHPort(d.CustomFields), PlatformID: d.PlatformID,
-		PlatformSlug: d.PlatformSlug, PlatformDriver: d.PlatformDriver, LegacyAlgorithms: d.LegacyAlgorithms || d.PlatformLegacy}
-	t.Host = PrimaryHost(d.PrimaryIP4, d.PrimaryIP6)
+	d := rows[0]
+	cf, _ := d["custom_fields"].(map[string]any)
+	t := Target{ID: id, Name: d["name"].(string), Port: SSHPort(cf), LegacyAlgorithms: d["legacy_algorithms"].(bool)}
+	if p, ok := d["platform"].(Row); ok {
+		pid := p.ID()
+		t.PlatformID, t.PlatformSlug, t.PlatformDriver = &pid, p["slug"].(string), p["driver"].(string)
+		t.LegacyAlgorithms = t.LegacyAlgorithms || p["legacy_algorithms"].(bool)
+	}
+	address := func(k string) string {
+		ip, _ := d[k].(Row)
+		s, _ := ip["address"].(string)
+		return s
+	}
+	t.Host = PrimaryHost(address("primary_ip4"), address("primary_ip6"))
 	return t, nil
 }
 

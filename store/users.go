@@ -6,10 +6,97 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
+	"strings"
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
 )
+
+// Users is users.user: who may log in and call the API.
+var Users = declare(&Model{
+	Type: TypeUser, Name: "User", Table: "users", DefaultOrder: "username",
+	Fields: []Field{
+		{Name: "username", Column: "username", Kind: KindString, Required: true, MaxLen: 150, Check: checkUsername, Nested: true,
+			Filter: FilterLookups, Sort: true, Search: true, Doc: "Letters, digits and @/./+/-/_ only."},
+		{Name: "password", Kind: KindString, Access: WriteOnly, Required: true, MaxLen: 72,
+			Doc: "Stored as a bcrypt hash; never returned."},
+		{Name: "first_name", Column: "first_name", Kind: KindString, MaxLen: 150, Filter: FilterLookups, Sort: true, Search: true},
+		{Name: "last_name", Column: "last_name", Kind: KindString, MaxLen: 150, Filter: FilterLookups, Sort: true, Search: true},
+		{Name: "email", Column: "email", Kind: KindString, MaxLen: 254, Check: checkEmail, Filter: FilterLookups, Sort: true,
+			Search: true, Label: "E-mail"},
+		{Name: "is_active", Column: "is_active", Kind: KindBool, Default: true, Filter: FilterExact, Sort: true,
+			Label: "Active (may log in)", Doc: "Inactive users' tokens and sessions are refused."},
+		{Name: "is_superuser", Column: "is_superuser", Kind: KindBool, Filter: FilterExact, Sort: true,
+			Label: "Superuser", Doc: "Passes every permission check; only a superuser may set it."},
+		{Name: "groups", Kind: KindInt, Rel: TypeGroup, Join: &Join{"user_groups", "user_id", "group_id"},
+			Doc: "On write: group ids or objects of unique fields."},
+		{Name: "date_joined", Column: "date_joined", Kind: KindTime, Access: ReadOnly, Filter: FilterLookups, Sort: true},
+		{Name: "last_login", Column: "last_login", Kind: KindTime, Access: ReadOnly, Null: true, Filter: FilterLookups, Sort: true},
+	},
+	Filters: map[string]Filter{
+		"group_id": {Path: "groups", Doc: "Group id; repeat to match any."},
+		"group":    {Path: "groups__name", Doc: "Group name; repeat to match any."},
+	},
+})
+
+// Groups is users.group: users that share permissions.
+var Groups = declare(&Model{
+	Type: TypeGroup, Name: "Group", Table: "groups", DefaultOrder: "name",
+	Fields: []Field{
+		nameField(150, ""),
+		{Name: "user_count", Kind: KindInt, Access: ReadOnly},
+		{Name: "users", Kind: KindInt, Rel: TypeUser, Join: &Join{"user_groups", "group_id", "user_id"}, Access: Internal},
+	},
+	Filters: map[string]Filter{
+		"user_id": {Path: "users", Doc: "Member user id; repeat to match any."},
+		"user":    {Path: "users__username", Doc: "Member username; repeat to match any."},
+	},
+	Orders: map[string]string{"user_count": "(SELECT count(*) FROM user_groups ug WHERE ug.group_id = t.id)"},
+})
+
+// Tokens is users.token: API keys, stored only as their hash.
+var Tokens = declare(&Model{
+	Type: TypeToken, Name: "Token", Table: "tokens", DefaultOrder: "-created", OwnerColumn: "user_id",
+	Display: func(r Row) string { return fmt.Sprint(r["key_prefix"]) + "**********" },
+	Fields: []Field{
+		{Name: "user", Column: "user_id", Kind: KindInt, Rel: TypeUser, Sort: true,
+			Doc: "On write: a user id or object; defaults to the requesting user. Another user's needs users.token add/change."},
+		{Name: "description", Column: "description", Kind: KindString, MaxLen: 200, Filter: FilterLookups, Sort: true, Search: true},
+		{Name: "expires", Column: "expires", Kind: KindTime, Null: true, Filter: FilterLookups, Sort: true,
+			Doc: "Must be in the future; null = never."},
+		{Name: "last_used", Column: "last_used", Kind: KindTime, Access: ReadOnly, Null: true, Filter: FilterLookups, Sort: true},
+		{Name: "write_enabled", Column: "write_enabled", Kind: KindBool, Default: true, Filter: FilterExact, Sort: true,
+			Label: "Write enabled", Doc: "False makes a read-only token: unsafe methods get 403."},
+		{Name: "key", Kind: KindString, Access: CreateOnly, MaxLen: 40,
+			Doc: "40 hex characters; generated unless given. Returned only in the create response."},
+		{Name: "key_prefix", Column: "key_prefix", Kind: KindString, Access: Internal},
+	},
+	Filters: map[string]Filter{
+		"user_id": {Path: "user", Doc: "Owner's user id; repeat to match any."},
+		"user":    {Path: "user__username", Doc: "Owner's username; repeat to match any."},
+		"created": {Path: "created", Lookups: true},
+	},
+})
+
+var usernameRE = regexp.MustCompile(`^[\pL\pN@.+_-]+$`)
+
+func checkUsername(v any) (any, error) {
+	if !usernameRE.MatchString(v.(string)) {
+		return nil, Problem("Enter a valid username: letters, numbers and @/./+/-/_ characters only.")
+	}
+	return v, nil
+}
+
+func checkEmail(v any) (any, error) {
+	s := v.(string)
+	local, domain, ok := strings.Cut(s, "@")
+	if s != "" && !(ok && local != "" && domain != "" && !strings.ContainsAny(s, " \t\r\n<>,;") &&
+		!strings.Contains(domain, "@") && strings.Contains(domain, ".")) {
+		return nil, Problem("Enter a valid email address.")
+	}
+	return v, nil
+}
 
 // UserInput creates or partially updates a user; nil fields are left as they are.
 type UserInput struct {

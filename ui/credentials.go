@@ -272,26 +272,24 @@ func (u *UI) writeSet(w http.ResponseWriter, r *http.Request, status int, set st
 
 // renderSets is the JSON of sets, with their platforms by name; never a secret.
 func (u *UI) renderSets(ctx context.Context, sets []store.CredentialSet) ([]map[string]any, error) {
-	platforms := map[int64]store.Platform{}
+	platforms := map[int64]store.Row{}
 	var ids []int64
 	for _, s := range sets {
 		ids = append(ids, s.PlatformIDs...)
 	}
-	if len(ids) > 0 {
-		ps, err := u.db.Platforms(ctx, ids)
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range ps {
-			platforms[p.ID] = p
-		}
+	ps, err := u.db.Rows(ctx, store.Platforms, ids)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range ps {
+		platforms[p.ID()] = p
 	}
 	out := make([]map[string]any, 0, len(sets))
 	for _, s := range sets {
 		plats := []map[string]any{}
 		for _, id := range s.PlatformIDs {
 			if p, ok := platforms[id]; ok {
-				plats = append(plats, map[string]any{"id": p.ID, "name": p.Name, "slug": p.Slug})
+				plats = append(plats, map[string]any{"id": id, "name": p["name"], "slug": p["slug"]})
 			}
 		}
 		sort.Slice(plats, func(i, j int) bool { return plats[i]["name"].(string) < plats[j]["name"].(string) })

@@ -80,7 +80,7 @@ func ciscoTables(v *vendor) map[mode][]*command {
 	exec := cmds(
 		&command{words: "enable", run: cEnable},
 		&command{words: "disable", run: func(s *session, _ *call) []string {
-			s.cli.priv = !s.d.v.enable || s.d.cfg.EnableSecret == ""
+			s.cli.priv = !s.d.enableLocked()
 			return nil
 		}},
 		&command{words: "exit", run: say(quitLine)},
@@ -167,7 +167,7 @@ func (s *session) invalidAt(c *call, i int) []string {
 // times before "% Bad secrets"; NX-OS and EOS give up after one try.
 func cEnable(s *session, _ *call) []string {
 	secret := s.d.cfg.EnableSecret
-	if s.cli.priv || secret == "" {
+	if s.cli.priv || (secret == "" && !s.d.cfg.EnableEmpty) {
 		s.cli.priv = true
 		return nil
 	}

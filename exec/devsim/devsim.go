@@ -61,8 +61,15 @@ type Config struct {
 	// means "admin"/"admin".
 	Username, Password string
 	// EnableSecret, when set, lands logins in unprivileged mode (">") and
-	// makes "enable" ask "Password: " (IOS, NX-OS, EOS only).
+	// makes "enable" ask "Password: " (platforms with an enable step).
 	EnableSecret string
+	// EnableEmpty lands logins in unprivileged mode with no enable secret
+	// set: "enable" still asks "Password: " and takes an empty line.
+	EnableEmpty bool
+	// PromptOnLastLine leaves out the newline after a command's last line
+	// of output, so that the prompt follows it on the same line, as some
+	// CLIs print it after a short reply ("Pagination disabled.leaf1#").
+	PromptOnLastLine bool
 	// AuthorizedKeys are accepted for public-key authentication.
 	AuthorizedKeys []ssh.PublicKey
 	// KeyboardInteractive also offers keyboard-interactive authentication,

@@ -250,13 +250,13 @@ func (s *session) page(lines []string, lat time.Duration) error {
 	noMore := s.cli.noMore
 	s.cli.noMore = false
 	if noMore || s.cli.pageLen <= 0 || len(lines) <= s.cli.pageLen || s.d.v.pager == "" {
-		return s.writeLines(lines)
+		return s.writeLines(lines, true)
 	}
 	pager := s.d.v.pager
 	erase := strings.Repeat("\b", len(pager)) + strings.Repeat(" ", len(pager)) + strings.Repeat("\b", len(pager))
 	for len(lines) > 0 {
 		k := min(n, len(lines))
-		if err := s.writeLines(lines[:k]); err != nil {
+		if err := s.writeLines(lines[:k], k == len(lines)); err != nil {
 			return err
 		}
 		lines = lines[k:]
@@ -286,12 +286,18 @@ func (s *session) page(lines []string, lat time.Duration) error {
 	return nil
 }
 
-func (s *session) writeLines(lines []string) error {
+// writeLines prints lines; the newline after the last line of a reply
+// (final) is left out with Config.PromptOnLastLine.
+func (s *session) writeLines(lines []string, final bool) error {
 	if len(lines) == 0 {
 		return nil
 	}
 	nl := s.newline()
-	return s.write(strings.Join(lines, nl) + nl)
+	text := strings.Join(lines, nl)
+	if !final || !s.d.cfg.PromptOnLastLine {
+		text += nl
+	}
+	return s.write(text)
 }
 
 // endless repeats a show command's output until the client goes away or

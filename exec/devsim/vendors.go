@@ -88,6 +88,11 @@ func (s *session) view() *state {
 	return s.d.st.clone()
 }
 
+// enableLocked reports whether logins land unprivileged, behind "enable".
+func (d *Device) enableLocked() bool {
+	return d.v.enable && (d.cfg.EnableSecret != "" || d.cfg.EnableEmpty)
+}
+
 // motd is the banner printed after login, with terminal line endings.
 func (s *session) motd() string {
 	b := strings.TrimRight(s.d.cfg.Banner, "\r\n")
@@ -102,7 +107,7 @@ func (s *session) motd() string {
 // prompt: print the banner and prompt, read a line, answer, repeat.
 func cliShell(s *session) error {
 	v := s.d.v
-	s.cli = cliState{pageLen: 24, width: 80, priv: !(v.enable && s.d.cfg.EnableSecret != "")}
+	s.cli = cliState{pageLen: 24, width: 80, priv: !s.d.enableLocked()}
 	if v.name == "linux" || v.name == "generic" {
 		s.cli.pageLen = 0
 	}

@@ -1,0 +1,92 @@
+package store
+
+import (
+	"math"
+	"regexp"
+	"strings"
+)
+
+// The fields several inventory models share.
+
+// nameField is an object's unique name.
+func nameField(maxLen int, doc string) Field {
+	return Field{Name: "name", Column: "name", Kind: KindString, Required: true, MaxLen: maxLen, Nested: true,
+		Filter: FilterLookups, Sort: true, Search: true, Doc: doc}
+}
+
+// slugField is an object's unique slug, the key nested references use.
+var slugField = Field{Name: "slug", Column: "slug", Kind: KindString, Required: true, MaxLen: 100, Check: checkSlug,
+	Nested: true, Filter: FilterLookups, Sort: true, Search: true, Doc: "letters, digits, - and _"}
+
+// description is the free text most objects carry; ?brief=true shows it.
+func description(maxLen int) Field {
+	return Field{Name: "description", Column: "description", Kind: KindString, MaxLen: maxLen, Brief: true,
+		Filter: FilterLookups, Search: true}
+}
+
+// tagsField is an object's tags, through its link table.
+func tagsField(table, local string) Field {
+	return Field{Name: "tags", Kind: KindInt, Rel: TypeTag, Join: &Join{table, local, "tag_id"},
+		Doc: `write: tag ids or objects of unique fields ({"slug": …})`}
+}
+
+// customFields is NetBox's free-form object of custom fields: a PATCH merges keys, a
+// PUT replaces them, null clears them.
+func customFields(doc string, check func(any) (any, error)) Field {
+	if doc == "" {
+		doc = "free-form; PATCH merges keys, PUT replaces them"
+	}
+	return Field{Name: "custom_fields", Column: "custom_fields", Kind: KindJSON, Default: map[string]any{},
+		Check: check, Doc: doc}
+}
+
+var slugRE = regexp.MustCompile(`^[-a-zA-Z0-9_]+$`)
+
+func checkSlug(v any) (any, error) {
+	if !slugRE.MatchString(v.(string)) {
+		return nil, Problem("Enter a valid slug consisting of letters, numbers, underscores or hyphens.")
+	}
+	return v, nil
+}
+
+var colorRE = regexp.MustCompile(`^[0-9a-fA-F]{6}$`)
+
+func checkColor(v any) (any, error) {
+	s := v.(string)
+	if !colorRE.MatchString(s) {
+		return nil, Problem("Enter a valid hexadecimal RGB color code (six digits, e.g. 9e9e9e).")
+	}
+	return strings.ToLower(s), nil
+}
+
+// checkSSHPort validates the custom field FieldKit itself reads: ssh_port, the port a
+// device's SSH server listens on.
+func checkSSHPort(v any) (any, error) {
+	cf, _ := v.(map[string]any)
+	p, ok := cf["ssh_port"]
+	if !ok || p == nil {
+		return v, nil
+	}
+	if n, isNum := p.(float64); !isNum || n != math.Trunc(n) || n < 1 || n > 65535 {
+		return nil, Problem("ssh_port: Ensure this value is an integer between 1 and 65535.")
+	}
+	return v, nil
+}
+
+// choices makes the choices of values whose label is the value itself, capitalised.
+func choices(values ...string) []Choice {
+	out := make([]Choice, len(values))
+	for i, v := range values {
+		out[i] = Choice{v, strings.ToUpper(v[:1]) + v[1:]}
+	}
+	return out
+}
+
+// ChoiceValues lists the choices' values.
+func ChoiceValues(cs []Choice) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.Value
+	}
+	return out
+}

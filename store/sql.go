@@ -1,0 +1,100 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// The small SQL helpers every table's code shares.
+
+func (db *DB) deleteRow(ctx context.Context, table string, id int64) error {
+	return db.Write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE id = ?`, id)
+		if err != nil {
+			return constraintErr(err, fmt.Sprintf("%s %d", table, id))
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("%s %d: %w", table, id, ErrNotFound)
+		}
+		return nil
+	})
+}
+
+// Set collects the columns of a partial update.
+type Set struct {
+	cols []string
+	args []any
+}
+
+// Str sets a text column when v is not nil.
+func (s *Set) Str(col string, v *string) {
+	if v != nil {
+		s.Val(col, *v)
+	}
+}
+
+// Val sets a column to a value unconditionally.
+func (s *Set) Val(col string, v any) {
+	s.cols = append(s.cols, col+" = ?")
+	s.args = append(s.args, v)
+}
+
+// Apply runs the UPDATE (touching last_updated); a missing row is ErrNotFound.
+func (s *Set) Apply(ctx context.Context, tx *sql.Tx, table string, id int64, now time.Time) error {
+	cols := append(s.cols, "last_updated = ?")
+	args := append(s.args, Stamp(now), id)
+	res, err := tx.ExecContext(ctx, `UPDATE `+table+` SET `+strings.Join(cols, ", ")+` WHERE id = ?`, args...)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("%s %d: %w", table, id, ErrNotFound)
+	}
+	return nil
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+func placeholders(n int) string {
+	if n == 0 {
+		return "NULL"
+	}
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+}
+
+func int64Args(ids []int64) []any {
+	out := make([]any, len(ids))
+	for i, id := range ids {
+		out[i] = id
+	}
+	return out
+}
+
+// setLinks replaces the rows of a link table for one owner.
+func setLinks(ctx context.Context, tx *sql.Tx, table, local, remote string, id int64, ids []int64) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE `+local+` = ?`, id); err != nil {
+		return err
+	}
+	for _, r := range ids {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO `+table+` (`+local+`, `+remote+`) VALUES (?, ?)`, id, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// links loads a link table for many owners at once: owner id → related ids in order.
+func (db *DB) links(ctx context.Context, table, local, remote string, ids []int64) (map[int64][]int64, error) {
+	return grouped(ctx, db, table, `SELECT `+local+`, `+remote+` FROM `+table+
+		` WHERE `+local+` IN (`+placeholders(len(ids))+`) ORDER BY `+local+`, `+remote, int64Args(ids),
+		func(id *int64) []any { return []any{id} })
+}
