@@ -39,7 +39,7 @@ type ServerConfig struct {
 	TLSCert         string        `yaml:"tls_cert" doc:"PEM certificate file; with tls_key, serve HTTPS"`
 	TLSKey          string        `yaml:"tls_key" doc:"PEM private key file"`
 	TimeZone        string        `yaml:"time_zone" doc:"IANA time zone for export date filters and schedules"`
-	ShutdownTimeout time.Duration `yaml:"shutdown_timeout" doc:"how long a shutdown waits for running requests"`
+	ShutdownTimeout time.Duration `yaml:"shutdown_timeout" doc:"how long a stop waits for running requests and executions; keep it above 5m, the longest execution"`
 }
 
 // LogConfig is the process log.

@@ -64,7 +64,7 @@ func newLab(t *testing.T, latency time.Duration) *lab {
 	s := &seeder{ctx: ctx, db: db}
 	admin := s.user("admin", "admin-Pa55word")
 	site := s.ref(store.TypeSite, map[string]any{"slug": "lab"}, func() (int64, error) {
-		return db.CreateSite(ctx, store.SiteInput{Name: ptr("Lab"), Slug: ptr("lab")}, store.All)
+		return db.Create(ctx, store.Sites, store.Values{"name": "Lab", "slug": "lab"}, store.All)
 	})
 	platform := s.platform("Cisco IOS", "cisco_ios")
 	vlans := []int64{s.vlan(site, 10, "USERS"), s.vlan(site, 20, "VOICE")}
@@ -73,8 +73,8 @@ func newLab(t *testing.T, latency time.Duration) *lab {
 	if s.err != nil {
 		t.Fatal(s.err)
 	}
-	l.cmdID, err = db.CreateCommand(ctx, store.CommandInput{Name: ptr("Show version"), Command: ptr("show version"),
-		CommandType: ptr("show"), Platforms: &[]int64{platform}}, store.All)
+	l.cmdID, err = db.Create(ctx, store.Commands, store.Values{"name": "Show version", "command": "show version",
+		"command_type": "show", "platforms": []int64{platform}}, store.All)
 	if err != nil {
 		t.Fatal(err)
 	}

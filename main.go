@@ -12,9 +12,6 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
-	// The IANA time zone database, built in: Windows has none of its own, and a
-	// minimal Linux image may lack it, yet server.time_zone must work everywhere.
-	_ "time/tzdata"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
