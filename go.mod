@@ -3,10 +3,10 @@ module fieldkit
 go 1.26.8
 
 require (
+	github.com/dlclark/regexp2 v1.12.0
 	github.com/julienschmidt/httprouter v1.3.0
 	github.com/kardianos/service v1.3.0
 	github.com/prometheus/client_golang v1.25.0
-	github.com/sirikothe/gotextfsm v1.2.0
 	github.com/swaggest/swgui v1.8.5
 	golang.org/x/crypto v0.58.0
 	gopkg.in/natefinch/lumberjack.v2 v2.2.1

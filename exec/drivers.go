@@ -21,7 +21,15 @@ var (
 	junosPreamble = regexp.MustCompile(`^(\[edit[^\]]*\]|\{[\w:]+\})$`)
 
 	genericPrompt = regexp.MustCompile(`[>#$%]\s*$`)
+
+	parenConfig = regexp.MustCompile(`\)#$`) // any "(...)" mode is a config mode
+	userName    = regexp.MustCompile(`(?i)(user ?name|login):\s?$`)
 )
+
+// re compiles one row of an error table.
+func re(pattern string, typ string) errorPattern {
+	return errorPattern{regexp.MustCompile(pattern), typ}
+}
 
 // ciscoErrors are the classic IOS error strings, shared by IOS and IOS-XR.
 var ciscoErrors = []errorPattern{
@@ -103,9 +111,94 @@ var drivers = map[string]*driver{
 			{regexp.MustCompile(`^error: `), ConfigRejected},
 		},
 	},
+	"cisco_asa": {
+		name: "cisco_asa", prompt: ciscoPrompt, privMark: privHash, configMark: ciscoConfig,
+		enable: "enable", passwordPrompt: passwordLine,
+		setup:       []string{"terminal pager 0"},
+		pagers:      []*regexp.Regexp{regexp.MustCompile(`^<--- More --->\s*$`)},
+		configEnter: "configure terminal", configExit: []string{"end"}, configAbort: []string{"end"},
+		logout: "exit",
+		errors: []errorPattern{
+			re(`^ERROR: % Invalid input detected`, InvalidInput),
+			re(`^ERROR: % Incomplete command`, IncompleteCommand),
+			re(`^ERROR: % Ambiguous command`, AmbiguousCommand),
+			re(`^(ERROR: )?(% )?(Command authorization failed|Permission denied)`, PermissionDenied),
+			re(`^ERROR: `, ConfigRejected),
+		},
+	},
+	// ArubaOS-Switch, formerly ProCurve: a banner waits for a key before
+	// the first prompt, enable may ask for the manager's user name, and
+	// paging can only be turned off once enabled.
+	"hp_procurve": {
+		name: "hp_procurve", prompt: ciscoPrompt, privMark: privHash, configMark: parenConfig,
+		questions: []question{{regexp.MustCompile(`Press any key to continue\s*$`), "\n"}},
+		enable:    "enable", enableUser: userName, passwordPrompt: passwordLine,
+		setup:       []string{"no page"},
+		pagers:      []*regexp.Regexp{regexp.MustCompile(`^\s*-- MORE --, next page: Space, next line: Enter, quit: Control-C\s*$`)},
+		configEnter: "configure terminal", configExit: []string{"end"}, configAbort: []string{"end"},
+		// "logout" asks whether to log out and whether to save the
+		// configuration; closing the connection ends the session without
+		// either question.
+		logout: "",
+		errors: []errorPattern{
+			re(`^Invalid input: `, InvalidInput),
+			re(`^Incomplete input: `, IncompleteCommand),
+			re(`^Ambiguous input: `, AmbiguousCommand),
+			re(`^(Not authorized|Permission denied)`, PermissionDenied),
+		},
+	},
+	"aruba_aoscx": {
+		name: "aruba_aoscx", prompt: ciscoPrompt, privMark: privHash, configMark: ciscoConfig,
+		enable: "enable", passwordPrompt: passwordLine,
+		// AOS-CX takes a carriage return as the end of a line.
+		enter:       "\r",
+		setup:       []string{"no page"},
+		pagers:      []*regexp.Regexp{regexp.MustCompile(`^\s*-- MORE --, next page: Space, next line: Enter, quit: q\s*$`)},
+		configEnter: "configure terminal", configExit: []string{"end"}, configAbort: []string{"end"},
+		logout: "exit",
+		errors: []errorPattern{
+			re(`^Invalid input: `, InvalidInput),
+			re(`^% Command incomplete`, IncompleteCommand),
+			re(`^% Ambiguous command`, AmbiguousCommand),
+			re(`^% Unknown command`, UnknownCommand),
+			re(`^% ?(Permission denied|Insufficient privileges)`, PermissionDenied),
+		},
+	},
+	// OS10 has no enable step: a user's role decides what they may run.
+	"dell_os10": {
+		name: "dell_os10", prompt: ciscoPrompt, configMark: ciscoConfig,
+		setup:       []string{"terminal length 0"},
+		pagers:      []*regexp.Regexp{regexp.MustCompile(`(?i)^\s*--more--\s*$`)},
+		configEnter: "configure terminal", configExit: []string{"end"}, configAbort: []string{"end"},
+		logout: "exit",
+		errors: []errorPattern{
+			re(`^% Error: Unrecognized command`, UnknownCommand),
+			re(`^% Error: Incomplete command`, IncompleteCommand),
+			re(`^% Error: Ambiguous command`, AmbiguousCommand),
+			re(`^% Error: (Permission denied|Access denied|.*not authorized)`, PermissionDenied),
+			re(`^% Error: `, ConfigRejected),
+		},
+	},
+	// FastIron (Brocade, now Ruckus ICX): the prompt carries the access
+	// method ("SSH@icx1#"); enable may ask for a user name (RADIUS).
+	"brocade_fastiron": {
+		name: "brocade_fastiron", prompt: ciscoPrompt, privMark: privHash, configMark: ciscoConfig,
+		enable: "enable", enableUser: userName, passwordPrompt: passwordLine,
+		setup:       []string{"skip-page-display"},
+		pagers:      []*regexp.Regexp{regexp.MustCompile(`^\s*--More--(, next page: Space, next line: Return key, quit: Control-c)?\s*$`)},
+		configEnter: "configure terminal", configExit: []string{"end"}, configAbort: []string{"end"},
+		logout: "exit",
+		errors: []errorPattern{
+			re(`^Invalid input -> `, InvalidInput),
+			re(`^Incomplete command`, IncompleteCommand),
+			re(`^Ambiguous input -> `, AmbiguousCommand),
+			re(`^Error - Incorrect (username or )?password`, PermissionDenied),
+			re(`^Error - `, ConfigRejected),
+		},
+	},
 	"linux": {name: "linux", exec: true},
 	"generic": {
-		name: "generic", prompt: genericPrompt,
+		name: "generic", prompt: genericPrompt, configMark: regexp.MustCompile(`\(conf[^)]*\)\s?[>#$%]$`),
 		pagers:      []*regexp.Regexp{ciscoMore, junosMore},
 		configEnter: "configure terminal", configExit: []string{"end"}, configAbort: []string{"end"},
 		logout: "exit",
@@ -135,4 +228,11 @@ var slugDrivers = map[string]string{
 	"iosxr": "cisco_iosxr", "ios_xr": "cisco_iosxr", "cisco_xr": "cisco_iosxr", "cisco_ios_xr": "cisco_iosxr",
 	"eos":   "arista_eos",
 	"junos": "juniper_junos", "juniper": "juniper_junos",
+	"asa":      "cisco_asa",
+	"procurve": "hp_procurve", "aruba_procurve": "hp_procurve", "aruba_osswitch": "hp_procurve",
+	"arubaos_switch": "hp_procurve", "aruba_os_switch": "hp_procurve", "aos_s": "hp_procurve",
+	"aoscx": "aruba_aoscx", "aos_cx": "aruba_aoscx", "arubaos_cx": "aruba_aoscx", "aruba_cx": "aruba_aoscx",
+	"os10": "dell_os10", "dellos10": "dell_os10", "dell_emc_os10": "dell_os10",
+	"fastiron": "brocade_fastiron", "ruckus_fastiron": "brocade_fastiron", "icx": "brocade_fastiron",
+	"ruckus_icx": "brocade_fastiron", "brocade_icx": "brocade_fastiron",
 }

@@ -57,7 +57,7 @@ func TestOutputNotRewrittenForCommonPasswords(t *testing.T) {
 			if !strings.Contains(res[1].Output, "username admin privilege 15 secret 9 ") {
 				t.Errorf("running config rewritten: %q", res[1].Output)
 			}
-			p := lib.Parse("cisco_ios", "show version", res[0].Output)
+			p := lib.Parse([]string{"cisco_ios"}, "show version", res[0].Output)
 			if !p.Success || len(p.Data) != 1 || p.Data[0]["hardware"] != "WS-C3750X-48P" {
 				t.Errorf("parsed %+v", p)
 			}

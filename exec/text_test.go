@@ -25,7 +25,6 @@ func TestDriverFor(t *testing.T) {
 		{"", "cisco_ios", "cisco_ios"},
 		{"", "linux", "linux"},
 		{"", "Junos", "juniper_junos"},
-		{"", "mikrotik", "generic"},
 		{"", "", "generic"},
 		{"", "cisco-ios", "cisco_ios"},
 		{"", "arista_eos", "arista_eos"},
@@ -33,6 +32,18 @@ func TestDriverFor(t *testing.T) {
 		{"", "vyos", "generic"},
 		{"linux", "ios", "linux"},
 		{"generic", "eos", "generic"},
+		{"", "asa", "cisco_asa"},
+		{"", "cisco-asa", "cisco_asa"},
+		{"", "procurve", "hp_procurve"},
+		{"", "aruba-osswitch", "hp_procurve"},
+		{"", "arubaos-switch", "hp_procurve"},
+		{"", "aos-cx", "aruba_aoscx"},
+		{"", "aruba-aoscx", "aruba_aoscx"},
+		{"", "os10", "dell_os10"},
+		{"", "dell-os10", "dell_os10"},
+		{"", "fastiron", "brocade_fastiron"},
+		{"", "ruckus-fastiron", "brocade_fastiron"},
+		{"", "icx", "brocade_fastiron"},
 	}
 	for _, tt := range tests {
 		if got := DriverFor(tt.driver, tt.slug); got != tt.want {
@@ -41,19 +52,32 @@ func TestDriverFor(t *testing.T) {
 	}
 }
 
+// Every slug the inference knows leads to a driver that exists.
+func TestSlugsNameDrivers(t *testing.T) {
+	for slug, name := range slugDrivers {
+		if drivers[name] == nil {
+			t.Errorf("slug %q infers the unknown driver %q", slug, name)
+		}
+	}
+}
+
 func TestDrivers(t *testing.T) {
-	want := []string{"arista_eos", "cisco_ios", "cisco_iosxr", "cisco_nxos", "generic", "juniper_junos", "linux"}
+	want := []string{"arista_eos", "aruba_aoscx", "brocade_fastiron", "cisco_asa", "cisco_ios", "cisco_iosxr", "cisco_nxos",
+		"dell_os10", "generic", "hp_procurve", "juniper_junos", "linux"}
 	if got := Drivers(); !slices.Equal(got, want) {
 		t.Errorf("Drivers() = %v", got)
 	}
 	for _, name := range want {
 		d := drivers[name]
+		if d.name != name {
+			t.Errorf("%s: row named %q", name, d.name)
+		}
 		for _, p := range d.errors {
 			if guidance[p.typ] == "" {
 				t.Errorf("%s: no guidance for %s", name, p.typ)
 			}
 		}
-		if !d.exec && (d.prompt == nil || d.logout == "" || d.configEnter == "") {
+		if !d.exec && (d.prompt == nil || len(d.errors) == 0 || (d.configEnter != "" && d.configMark == nil)) {
 			t.Errorf("%s: incomplete shell driver", name)
 		}
 	}

@@ -2,6 +2,8 @@ package exec
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -24,16 +26,29 @@ type vendorCase struct {
 	// others have applied them already
 	candidate bool
 	pagingOn  string // turns paging back on; "terminal length 10" when empty
+	noEnable  bool   // the platform has no enable step, or the simulator lands privileged
 }
 
 func ciscoLike(driver, iface, showWant, cleanup string) vendorCase {
+	return ciscoWords(driver, "interface "+iface, "description", showWant, cleanup)
+}
+
+// ciscoWords is a Cisco-like case whose interface line and description
+// keyword differ ("interface 1" and "name" on ProCurve).
+func ciscoWords(driver, ifLine, desc, showWant, cleanup string) vendorCase {
 	return vendorCase{
-		driver: driver, iface: iface, showWant: showWant,
+		driver: driver, iface: strings.ReplaceAll(strings.TrimPrefix(ifLine, "interface "), " ", ""), showWant: showWant,
 		badShow: "show interfacez", badType: InvalidInput,
-		change:   "interface " + iface + "\n description fk-uplink",
-		rejected: "interface " + iface + "\n description fk-first\nbogus-keyword 7\n description never-sent",
+		change:   ifLine + "\n " + desc + " fk-uplink",
+		rejected: ifLine + "\n " + desc + " fk-first\nbogus-keyword 7\n " + desc + " never-sent",
 		badLine:  "bogus-keyword 7", cleanup: cleanup,
 	}
+}
+
+// with returns vc changed by f, for table entries.
+func (vc vendorCase) with(f func(*vendorCase)) vendorCase {
+	f(&vc)
+	return vc
 }
 
 var vendorCases = []vendorCase{
@@ -41,6 +56,17 @@ var vendorCases = []vendorCase{
 	ciscoLike("cisco_nxos", "Ethernet1/1", "NX-OS", "end"),
 	ciscoLike("arista_eos", "Ethernet1", "Arista", "end"),
 	xr,
+	ciscoLike("cisco_asa", "GigabitEthernet0/2", "Adaptive Security Appliance", "end").with(func(vc *vendorCase) {
+		vc.pagingOn = "terminal pager 10"
+	}),
+	ciscoWords("hp_procurve", "interface 1", "name", "YA.16.10.0009", "end"),
+	ciscoLike("aruba_aoscx", "1/1/1", "ArubaOS-CX", "end").with(func(vc *vendorCase) { vc.noEnable = true }),
+	ciscoLike("dell_os10", "ethernet1/1/1", "OS10 Enterprise", "end").with(func(vc *vendorCase) {
+		vc.noEnable, vc.badType, vc.pagingOn = true, UnknownCommand, "terminal length 5"
+	}),
+	ciscoWords("brocade_fastiron", "interface ethernet 1/1/1", "port-name", "ICX7150", "end").with(func(vc *vendorCase) {
+		vc.pagingOn = "page-display"
+	}),
 	{
 		driver: "juniper_junos", iface: "ge-0/0/0", showWant: "Junos:",
 		badShow: "show interfacez", badType: InvalidInput,
@@ -48,13 +74,13 @@ var vendorCases = []vendorCase{
 		rejected: "set interfaces ge-0/0/0 description fk-first\nset interfaces ge-0/0/0 bogus-keyword 7\n" +
 			"set interfaces ge-0/0/0 description never-sent",
 		badLine: "set interfaces ge-0/0/0 bogus-keyword 7", cleanup: "exit configuration-mode", candidate: true,
-		pagingOn: "set cli screen-length 10",
+		pagingOn: "set cli screen-length 10", noEnable: true,
 	},
 }
 
 var xr = func() vendorCase {
 	vc := ciscoLike("cisco_iosxr", "GigabitEthernet0/0/0/0", "IOS XR", "abort")
-	vc.candidate = true
+	vc.candidate, vc.noEnable = true, true
 	return vc
 }()
 
@@ -78,7 +104,7 @@ func TestVendorShow(t *testing.T) {
 				t.Errorf("echo or prompt left in output: %q", res.Output)
 			}
 			cmds := r.dev.Commands()
-			if vc.driver != "cisco_iosxr" && vc.driver != "juniper_junos" && !contains(cmds, "enable") {
+			if !vc.noEnable && !contains(cmds, "enable") {
 				t.Errorf("no enable in %q", cmds)
 			}
 			if !bytes.Contains(r.dev.Received(), []byte(testEnable)) && contains(cmds, "enable") {
@@ -183,10 +209,50 @@ func TestVendorPaging(t *testing.T) {
 			if !paged.Success || paged.Output != plain.Output {
 				t.Errorf("paged output differs:\n%q\nwant\n%q", paged.Output, plain.Output)
 			}
-			rec := r.dev.Received()
-			i := bytes.LastIndex(rec, []byte("show version\n"))
-			if i < 0 || !bytes.Contains(rec[i+len("show version\n"):], []byte(" ")) {
+			rec, typed := r.dev.Received(), []byte("show version"+drivers[vc.driver].newline())
+			i := bytes.LastIndex(rec, typed)
+			if i < 0 || !bytes.Contains(rec[i+len(typed):], []byte(" ")) {
 				t.Errorf("pager never answered")
+			}
+		})
+	}
+}
+
+// A device that goes silent mid-command fails at the deadline with what it
+// printed so far; the session is then refused for further commands.
+func TestVendorTimeout(t *testing.T) {
+	for _, vc := range vendorCases {
+		t.Run(vc.driver, func(t *testing.T) {
+			t.Parallel()
+			r := newRig(t, vc.driver, deviceWith(vc))
+			s := r.open(t)
+			r.dev.SetFault(devsim.FaultSilence)
+			start := time.Now()
+			res := run(t, s, 700*time.Millisecond, show("show version"))
+			if res.Success || res.ErrorMessage != "Timed out after 0.7 s" || time.Since(start) > 2*time.Second {
+				t.Errorf("after %v: %+v", time.Since(start), res)
+			}
+			if next := run(t, s, time.Second, show("show version")); next.Success || !strings.HasPrefix(next.ErrorMessage, "not run: ") {
+				t.Errorf("after the timeout: %+v", next)
+			}
+		})
+	}
+}
+
+// A wrong enable password fails the open with ErrEnable, on every platform
+// with an enable step.
+func TestVendorEnableRefused(t *testing.T) {
+	for _, vc := range vendorCases {
+		if vc.noEnable {
+			continue
+		}
+		t.Run(vc.driver, func(t *testing.T) {
+			t.Parallel()
+			r := newRig(t, vc.driver, deviceWith(vc))
+			r.cred.EnableSecret = "not-" + testEnable
+			_, err := Open(context.Background(), r.tg, r.cred, r.opt)
+			if !errors.Is(err, ErrEnable) {
+				t.Errorf("err = %v", err)
 			}
 		})
 	}

@@ -40,9 +40,10 @@ func init() {
 		ifNames:   [4]string{"GigabitEthernet1/0/1", "GigabitEthernet1/0/2", "GigabitEthernet1/0/3", "GigabitEthernet1/0/4"},
 		abbrev:    map[string]string{"GigabitEthernet": "Gi", "FastEthernet": "Fa", "TenGigabitEthernet": "Te", "Port-channel": "Po", "Vlan": "Vl", "Loopback": "Lo"},
 		creatable: []string{"Loopback", "Vlan", "Port-channel"},
-		enable:    true, errs: iosErrs,
-		prompt:  func(s *session) string { return ciscoPrompt(s, "") },
-		running: iosRunning, shell: cliShell, exec: cliExec,
+		enable:    true, errs: iosErrs, enableTries: 3, enableFail: []string{"% Bad secrets", ""},
+		configBanner: "Enter configuration commands, one per line.  End with CNTL/Z.",
+		prompt:       func(s *session) string { return ciscoPrompt(s, "") },
+		running:      iosRunning, shell: cliShell, exec: cliExec,
 	}
 	nxos := &vendor{
 		name: "cisco_nxos", hostname: "n9k1", serverVersion: "SSH-2.0-OpenSSH_8.3 PKIX[12.5.1]",
@@ -52,8 +53,9 @@ func init() {
 		abbrev:    map[string]string{"Ethernet": "Eth", "port-channel": "Po", "loopback": "Lo", "Vlan": "Vlan", "mgmt": "mgmt"},
 		creatable: []string{"loopback", "Vlan", "port-channel"},
 		enable:    true, errs: nxosErrs,
-		prompt:  func(s *session) string { return ciscoPrompt(s, " ") },
-		running: nxosRunning, shell: cliShell, exec: cliExec,
+		configBanner: "Enter configuration commands, one per line.  End with CNTL/Z.",
+		prompt:       func(s *session) string { return ciscoPrompt(s, " ") },
+		running:      nxosRunning, shell: cliShell, exec: cliExec,
 	}
 	eos := &vendor{
 		name: "arista_eos", hostname: "leaf1", serverVersion: "SSH-2.0-OpenSSH_7.8",
@@ -171,11 +173,17 @@ func cEnable(s *session, _ *call) []string {
 		s.cli.priv = true
 		return nil
 	}
-	tries := 1
-	if s.d.v.name == "cisco_ios" {
-		tries = 3
+	v := s.d.v
+	if v.enableUser {
+		user := s.ask("Username: ", true)
+		if s.cli.dead {
+			return nil
+		}
+		if user != s.d.cfg.Username {
+			secret = "\x00" // any password is wrong now, as the device would not tell
+		}
 	}
-	for range tries {
+	for range max(v.enableTries, 1) {
 		ans := s.ask("Password: ", false)
 		if s.cli.dead {
 			return nil
@@ -185,8 +193,8 @@ func cEnable(s *session, _ *call) []string {
 			return nil
 		}
 	}
-	if s.d.v.name == "cisco_ios" {
-		return []string{"% Bad secrets", ""}
+	if v.enableFail != nil {
+		return v.enableFail
 	}
 	return []string{"% Access denied"}
 }
@@ -217,10 +225,10 @@ func cTermWidth(s *session, c *call) []string {
 
 func cConfigure(s *session, _ *call) []string {
 	s.cli.mode = modeConfig
-	if s.d.v.name == "arista_eos" {
+	if s.d.v.configBanner == "" {
 		return nil
 	}
-	return []string{"Enter configuration commands, one per line.  End with CNTL/Z."}
+	return []string{s.d.v.configBanner}
 }
 
 func cWrite(s *session, _ *call) []string {

@@ -68,7 +68,7 @@ type matchErr struct {
 
 // errStyle is how a vendor words its CLI errors.
 type errStyle struct {
-	invalid      string // %[1]s is the offending token
+	invalid      string // %[1]s is the offending token, %[3]s the last one; "\n" splits lines
 	invalidFirst string // for the first word, when it differs (Junos)
 	incomplete   string
 	ambiguous    string // %[1]s token, %[2]s the whole line
@@ -214,9 +214,13 @@ func (s *session) syntaxError(es *errStyle, line string, toks []token, e *matchE
 		out = append(out, strings.Repeat(" ", col)+"^")
 	}
 	if strings.Contains(msg, "%[") {
-		msg = fmt.Sprintf(msg, tok, strings.TrimSpace(line))
+		last := ""
+		if len(toks) > 0 {
+			last = toks[len(toks)-1].text
+		}
+		msg = fmt.Sprintf(msg, tok, strings.TrimSpace(line), last)
 	}
-	out = append(out, msg)
+	out = append(out, strings.Split(msg, "\n")...)
 	if e.kind == errAmbiguous && es.completions {
 		out = append(out, "Possible completions:")
 		for _, w := range e.words {

@@ -101,6 +101,13 @@ func (st *state) sortVLANs() {
 // set. It returns "" when the name is invalid.
 func (st *state) findIface(arg string, create bool, creatable []string) string {
 	typ, num := splitIfName(arg)
+	if typ == "" && num != "" {
+		// Ports named by number alone (ProCurve "1", AOS-CX "1/1/1").
+		if st.iface(num) != nil {
+			return num
+		}
+		return ""
+	}
 	if typ == "" || num == "" {
 		return ""
 	}

@@ -23,6 +23,21 @@ type vendor struct {
 	running                func(st *state) []string
 	shell                  func(s *session) error
 	exec                   func(s *session, cmd string) (stdout, stderr string, status int)
+
+	// login runs after the banner, before the first prompt: a banner that
+	// waits for a key, a license question, terminal detection.
+	login func(s *session) error
+	// modes names a config mode inside the prompt's parentheses; nil
+	// names them the Cisco way.
+	modes func(s *session) string
+	// enableUser makes enable ask for a user name before the password;
+	// enableTries is how often a wrong password is asked again (1 when
+	// zero) and enableFail the lines printed then ("% Access denied").
+	enableUser  bool
+	enableTries int
+	enableFail  []string
+	// configBanner is printed on entering configuration mode.
+	configBanner string
 }
 
 // vendors is filled by each vendor file's init.
@@ -46,6 +61,9 @@ func ciscoPrompt(s *session, sp string) string {
 // modeName is the text inside the config prompt's parentheses. EOS names
 // the interface and VLAN being configured, as the real switches do.
 func (v *vendor) modeName(s *session) string {
+	if v.modes != nil {
+		return v.modes(s)
+	}
 	switch s.cli.mode {
 	case modeIf:
 		if v.name == "arista_eos" {
@@ -115,7 +133,17 @@ func cliShell(s *session) error {
 	if !sleep(s.ctx, lat) {
 		return errClosed
 	}
-	if err := s.write(s.motd() + s.prompt()); err != nil {
+	if v.login != nil {
+		if err := s.write(s.motd()); err != nil {
+			return err
+		}
+		if err := v.login(s); err != nil {
+			return err
+		}
+	} else if err := s.write(s.motd()); err != nil {
+		return err
+	}
+	if err := s.write(s.prompt()); err != nil {
 		return err
 	}
 	for {

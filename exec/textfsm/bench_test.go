@@ -20,27 +20,29 @@ func macTable(n int) string {
 	return b.String()
 }
 
+var iosPlatforms = []string{"cisco_ios"}
+
 func BenchmarkParse1000Lines(b *testing.B) {
 	lib := loadBuiltinOnly(b)
 	out := macTable(1000)
 	b.SetBytes(int64(len(out)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if p := lib.Parse("cisco_ios", "show mac address-table", out); len(p.Data) != 1000 {
+		if p := lib.Parse(iosPlatforms, "show mac address-table", out); len(p.Data) != 1000 {
 			b.Fatalf("got %d records: %s", len(p.Data), p.Error)
 		}
 	}
 }
 
-// BenchmarkParse1000LinesParallel shows the pooled state machines scaling
-// across goroutines.
+// BenchmarkParse1000LinesParallel shows parses of one shared template
+// scaling across goroutines.
 func BenchmarkParse1000LinesParallel(b *testing.B) {
 	lib := loadBuiltinOnly(b)
 	out := macTable(1000)
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			if p := lib.Parse("cisco_ios", "show mac address-table", out); len(p.Data) != 1000 {
+			if p := lib.Parse(iosPlatforms, "show mac address-table", out); len(p.Data) != 1000 {
 				b.Errorf("got %d records", len(p.Data))
 			}
 		}
@@ -60,7 +62,7 @@ func TestParseConcurrent(t *testing.T) {
 	var jobs []job
 	for _, n := range []int{0, 1, 7, 50} {
 		out := macTable(n)
-		jobs = append(jobs, job{"cisco_ios", "show mac address-table", out, lib.Parse("cisco_ios", "show mac address-table", out)})
+		jobs = append(jobs, job{"cisco_ios", "show mac address-table", out, lib.Parse(iosPlatforms, "show mac address-table", out)})
 	}
 	for _, s := range []struct{ driver, cmd, file string }{
 		{"cisco_ios", "show vlan brief", "show_vlan_brief"},
@@ -68,7 +70,7 @@ func TestParseConcurrent(t *testing.T) {
 		{"cisco_nxos", "show ip arp", "show_ip_arp"},
 	} {
 		out := readSample(t, s.driver, s.file)
-		jobs = append(jobs, job{s.driver, s.cmd, out, lib.Parse(s.driver, s.cmd, out)})
+		jobs = append(jobs, job{s.driver, s.cmd, out, lib.Parse(driverPlatforms(s.driver), s.cmd, out)})
 	}
 	var wg sync.WaitGroup
 	for g := range 16 {
@@ -77,7 +79,7 @@ func TestParseConcurrent(t *testing.T) {
 			defer wg.Done()
 			for i := range 40 {
 				j := jobs[(g+i)%len(jobs)]
-				if got := lib.Parse(j.driver, j.command, j.output); !reflect.DeepEqual(got, j.want) {
+				if got := lib.Parse(driverPlatforms(j.driver), j.command, j.output); !reflect.DeepEqual(got, j.want) {
 					t.Errorf("%s %q: concurrent result differs: %d records, want %d", j.driver, j.command, len(got.Data), len(j.want.Data))
 					return
 				}
@@ -85,4 +87,54 @@ func TestParseConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// BenchmarkLoadNTC measures what start-up pays for a full ntc-templates
+// directory: reading the index and every template and checking all their
+// regexes (each template is compiled for the engine at its first use).
+func BenchmarkLoadNTC(b *testing.B) {
+	needShared(b, ntcDir)
+	for b.Loop() {
+		if _, errs := Load(ntcDir, nil); len(errs) > 0 {
+			b.Fatal(errs)
+		}
+	}
+}
+
+// BenchmarkCompileNTC measures compiling every ntc template for the
+// engine, the work Load leaves to each template's first use.
+func BenchmarkCompileNTC(b *testing.B) {
+	needShared(b, ntcDir)
+	for b.Loop() {
+		b.StopTimer()
+		lib, _ := Load(ntcDir, nil)
+		b.StartTimer()
+		if errs := lib.Check(); len(errs) > 0 {
+			b.Fatal(errs)
+		}
+	}
+}
+
+// BenchmarkNTCFixtures parses the whole ntc fixture corpus once per
+// iteration, templates compiled beforehand.
+func BenchmarkNTCFixtures(b *testing.B) {
+	needShared(b, ntcDir)
+	fixtures := ntcFixtures(b)
+	lib, _ := Load(ntcDir, nil)
+	lib.Check()
+	outputs := make([]string, len(fixtures))
+	for i, f := range fixtures {
+		var err error
+		if outputs[i], err = readRaw(f.raw); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		for i, f := range fixtures {
+			if p := lib.Parse([]string{f.platform}, f.command, outputs[i]); !p.Success {
+				b.Fatalf("%s: %s", f.raw, p.Error)
+			}
+		}
+	}
 }

@@ -10,152 +10,170 @@ import (
 // parse which command on which platform.
 type indexRow struct {
 	line      int
-	templates string // the Template column as written, "a.textfsm:b.textfsm"
-	files     []string
-	platform  string // Platform column as written
-	command   string // Command column as written, with [[ ]]
-	platRE    *regexp.Regexp
-	cmdRE     *regexp.Regexp
+	templates string   // the Template column as written, "a.textfsm:b.textfsm"
+	files     []string // the Template column split on ':'
+	platform  string   // Platform column as written
+	command   string   // Command column as written, with [[ ]]
+	platRE    *pyRegex // nil when the column is empty: any platform
+	cmdRE     *pyRegex // nil when the column is empty: any command
+	err       error    // a column Python could not compile: the row cannot be evaluated
 }
 
-// index is a parsed index file. Rows keep file order: the first row that
-// matches wins, so the file lists longer commands before their prefixes.
+// index is a parsed index file. The first row that matches wins, so the
+// file lists longer commands before their prefixes.
 type index struct {
-	source string // "builtin" or the directory
-	rows   []indexRow
+	source  string // "builtin" or the directory
+	rows    []indexRow
+	columns []string
 }
 
-// parseIndex reads an index file: '#' comments and blank lines are
-// ignored, the first other line is the header naming the columns
-// (Template, Hostname, Platform, Command), the rest are rows with
-// comma-separated fields. The last column takes the rest of the line, so
-// a Command regex may contain commas. Hostname is not matched: FieldKit
-// selects templates by driver and command only. A bad row is reported and
-// skipped.
+// parseIndex reads an index as Python's clitable does. The header is the
+// first line with text once a '#' and what follows it are cut off; other
+// lines starting with '#' are comments. A row is split on every comma and
+// each field trimmed; a row with another number of fields than the header
+// is dropped (reported unless blank). The Command column's "[[xyz]]" means
+// "(x(y(z)?)?)?". Every column but Template is a Python regex matched at
+// the start of the attribute (re.match), so "cisco_ios" also matches a
+// platform "cisco_ios_telnet" — as ntc's own parse_output behaves.
 func parseIndex(text, source string) (*index, []error) {
 	idx := &index{source: source}
 	var errs []error
-	var header []string
-	for n, line := range strings.Split(text, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
+	lines := templateLines(text)
+	n := 0
+	for ; n < len(lines) && idx.columns == nil; n++ {
+		h := strings.TrimFunc(strings.SplitN(lines[n], "#", 2)[0], isPySpace)
+		if h == "" {
 			continue
 		}
-		fields := splitFields(line, len(header))
-		if header == nil {
-			header = fields
-			if col(header, "Template") < 0 || col(header, "Command") < 0 {
-				return idx, []error{fmt.Errorf("%s: index line %d: header must name Template and Command columns", source, n+1)}
+		for _, c := range strings.Split(h, ",") {
+			idx.columns = append(idx.columns, strings.TrimFunc(c, isPySpace))
+		}
+	}
+	if col(idx.columns, "Template") < 0 {
+		return idx, []error{fmt.Errorf("%s: index: no header naming a Template column", source)}
+	}
+	for ; n < len(lines); n++ {
+		if strings.HasPrefix(lines[n], "#") {
+			continue
+		}
+		fields := strings.Split(lines[n], ",")
+		for i := range fields {
+			fields[i] = strings.TrimFunc(fields[i], isPySpace)
+		}
+		if len(fields) != len(idx.columns) {
+			if strings.TrimFunc(lines[n], isPySpace) != "" {
+				errs = append(errs, fmt.Errorf("%s: index line %d: %d fields where the header has %d; the row is skipped, as clitable skips it",
+					source, n+1, len(fields), len(idx.columns)))
 			}
 			continue
 		}
-		row, err := newIndexRow(header, fields, n+1)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: index line %d: %w", source, n+1, err))
-			continue
+		row := idx.newRow(fields, n+1)
+		if row.err != nil {
+			errs = append(errs, fmt.Errorf("%s: index line %d: %w", source, n+1, row.err))
 		}
 		idx.rows = append(idx.rows, row)
-	}
-	if header == nil {
-		errs = append(errs, fmt.Errorf("%s: index has no header row", source))
 	}
 	return idx, errs
 }
 
-// splitFields splits a row on commas into at most n trimmed fields; n of 0
-// (the header) splits on every comma.
-func splitFields(line string, n int) []string {
-	if n == 0 {
-		n = -1
-	}
-	fields := strings.SplitN(line, ",", n)
-	for i := range fields {
-		fields[i] = strings.TrimSpace(fields[i])
-	}
-	return fields
-}
-
 func col(header []string, name string) int {
 	for i, h := range header {
-		if strings.EqualFold(h, name) {
+		if h == name {
 			return i
 		}
 	}
 	return -1
 }
 
-func newIndexRow(header, fields []string, line int) (indexRow, error) {
-	if len(fields) != len(header) {
-		return indexRow{}, fmt.Errorf("want %d fields, got %d", len(header), len(fields))
-	}
-	r := indexRow{line: line, templates: fields[col(header, "Template")], command: fields[col(header, "Command")]}
+func (x *index) newRow(fields []string, line int) indexRow {
+	r := indexRow{line: line, templates: fields[col(x.columns, "Template")]}
 	r.files = strings.Split(r.templates, ":")
-	var err error
-	if r.cmdRE, err = regexp.Compile(`^(?:` + expandCompletion(r.command) + `)`); err != nil {
-		return indexRow{}, fmt.Errorf("command %q: %s", r.command, explain(err))
-	}
-	if p := col(header, "Platform"); p >= 0 && fields[p] != "" {
-		r.platform = fields[p]
-		// Anchored at both ends, unlike clitable, so a cisco_ios row can
-		// never claim the cisco_iosxr driver.
-		if r.platRE, err = regexp.Compile(`^(?:` + r.platform + `)$`); err != nil {
-			return indexRow{}, fmt.Errorf("platform %q: %s", r.platform, explain(err))
+	for i, c := range x.columns {
+		value := fields[i]
+		switch c {
+		case "Template":
+			continue
+		case "Command":
+			r.command = value
+			value = expandCompletion(value)
+		case "Platform":
+			r.platform = value
+		}
+		if value == "" {
+			continue
+		}
+		re, err := compilePy(value)
+		if err != nil {
+			r.err = fmt.Errorf("column %s %q: %w", c, fields[i], err)
+			continue
+		}
+		switch c {
+		case "Command":
+			r.cmdRE = re
+		case "Platform":
+			r.platRE = re
 		}
 	}
-	return r, nil
+	return r
 }
 
 // completionRE finds the [[...]] optional tails of an index command.
-var completionRE = regexp.MustCompile(`\[\[(.+?)\]\]`)
+var completionRE = regexp.MustCompile(`\[\[.+?\]\]`)
 
-// expandCompletion turns each "[[tail]]" into nested optional groups, one
-// per character, so "sh[[ow]]" accepts "sh", "sho" and "show" — the
-// abbreviation rule of ntc-templates' clitable. The text inside the
-// brackets is literal.
+// expandCompletion turns each "[[xyz]]" into "(x(y(z)?)?)?", so "sh[[ow]]"
+// accepts "sh", "sho" and "show". As in clitable, the characters are not
+// escaped: the index may not put a regex inside the brackets.
 func expandCompletion(cmd string) string {
 	return completionRE.ReplaceAllStringFunc(cmd, func(m string) string {
-		tail := m[2 : len(m)-2]
+		tail := []rune(m[2 : len(m)-2])
 		var b strings.Builder
-		n := 0
-		for _, r := range tail {
-			b.WriteString("(?:" + regexp.QuoteMeta(string(r)))
-			n++
+		for i, r := range tail {
+			if i > 0 {
+				b.WriteByte('(')
+			}
+			b.WriteRune(r)
 		}
-		b.WriteString(strings.Repeat(")?", n))
-		return b.String()
+		return "(" + b.String() + strings.Repeat(")?", len(tail))
 	})
 }
 
-// match returns the first row for one of the platforms whose command
-// regex matches the start of command.
-func (x *index) match(platforms []string, command string) (indexRow, bool) {
-	for _, r := range x.rows {
-		if !r.cmdRE.MatchString(command) {
+// match returns the first row whose Platform matches platform and whose
+// Command matches command. A row that cannot be evaluated stops the
+// search with its error when its platform matches (or is itself broken):
+// it might have been the right row, and a later, broader one must not win
+// in its place.
+func (x *index) match(platform, command string) (*indexRow, error) {
+	for i := range x.rows {
+		r := &x.rows[i]
+		platOK, err := matches(r.platRE, platform)
+		if err != nil {
+			return nil, err
+		}
+		if r.err != nil {
+			if platOK || r.platRE == nil {
+				return nil, fmt.Errorf("%s: index line %d cannot be evaluated: %w", x.source, r.line, r.err)
+			}
 			continue
 		}
-		if r.platRE == nil {
-			return r, true
+		if !platOK {
+			continue
 		}
-		for _, p := range platforms {
-			if r.platRE.MatchString(p) {
-				return r, true
-			}
+		cmdOK, err := matches(r.cmdRE, command)
+		if err != nil {
+			return nil, err
+		}
+		if cmdOK {
+			return r, nil
 		}
 	}
-	return indexRow{}, false
+	return nil, nil
 }
 
-// platformAliases maps a FieldKit driver to the platform names an index
-// may use for it: ntc-templates calls IOS-XR "cisco_xr", as netmiko does.
-var platformAliases = map[string][]string{
-	"cisco_iosxr": {"cisco_iosxr", "cisco_xr"},
-}
-
-func platformsFor(driver string) []string {
-	if p, ok := platformAliases[driver]; ok {
-		return p
+func matches(re *pyRegex, s string) (bool, error) {
+	if re == nil {
+		return true, nil
 	}
-	return []string{driver}
+	return re.matchString(s)
 }
 
 // normalizeCommand collapses runs of white space, as a device's parser

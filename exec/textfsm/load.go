@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"runtime"
 	"sort"
 	"sync"
@@ -16,6 +15,55 @@ import (
 //
 //go:embed templates
 var builtinFS embed.FS
+
+// template is one compiled TextFSM template. It is immutable: every parse
+// runs on a machine of its own, so one template serves many goroutines.
+type template struct {
+	name    string
+	prog    *program
+	columns []string // lower-cased Value names in template order
+	keys    []string // names of the Key values, as written
+
+	once sync.Once // compiles prog's regexes at first use
+	err  error     // why they do not compile
+}
+
+// parseTemplateFile parses a template's text and checks every regex with
+// Python's rules; ready compiles them.
+func parseTemplateFile(name, text string) (*template, error) {
+	p, err := parseTemplate(text)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	t := &template{name: name, prog: p}
+	t.columns, _ = table{header: p.header()}.records()
+	for _, v := range p.values {
+		if v.key {
+			t.keys = append(t.keys, v.name)
+		}
+	}
+	return t, nil
+}
+
+// compileTemplate parses and compiles a template at once.
+func compileTemplate(name, text string) (*template, error) {
+	t, err := parseTemplateFile(name, text)
+	if err != nil {
+		return nil, err
+	}
+	return t, t.ready()
+}
+
+// ready compiles the template's regexes once; every later call returns the
+// same answer.
+func (t *template) ready() error {
+	t.once.Do(func() {
+		if err := t.prog.compile(); err != nil {
+			t.err = fmt.Errorf("%s: %w", t.name, err)
+		}
+	})
+	return t.err
+}
 
 // templateSet is one loaded directory: its index and every *.textfsm file
 // in it, compiled or rejected.
@@ -28,9 +76,9 @@ type templateSet struct {
 func loadBuiltin() (*templateSet, []error) {
 	sub, err := fs.Sub(builtinFS, "templates")
 	if err != nil {
-		return emptySet("builtin"), []error{fmt.Errorf("builtin: %w", err)}
+		return emptySet(SourceBuiltin), []error{fmt.Errorf("builtin: %w", err)}
 	}
-	return loadSet(sub, "builtin")
+	return loadSet(sub, SourceBuiltin)
 }
 
 func loadDir(dir string) (*templateSet, []error) {
@@ -47,8 +95,8 @@ func emptySet(source string) *templateSet {
 }
 
 // loadSet reads the index and compiles every *.textfsm file of fsys, not
-// only those the index names, so a broken template is reported even
-// before a row points at it.
+// only those the index names, so a broken template is reported at
+// start-up even before a row points at it.
 func loadSet(fsys fs.FS, source string) (*templateSet, []error) {
 	s := emptySet(source)
 	var errs []error
@@ -80,21 +128,19 @@ type compiled struct {
 	err  error
 }
 
-// compileAll compiles the named files on as many goroutines as there are
-// CPUs: gotextfsm builds several regexes per rule, and a thousand
-// templates take seconds on one core.
+// compileAll parses the named files on as many goroutines as there are
+// CPUs. Their regexes are checked now and compiled at first use: a
+// thousand templates hold some twenty thousand of them.
 func compileAll(fsys fs.FS, names []string) []compiled {
 	out := make([]compiled, len(names))
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for i := range next {
 				out[i] = compileFile(fsys, names[i])
 			}
-		}()
+		})
 	}
 	for i := range names {
 		next <- i
@@ -109,7 +155,7 @@ func compileFile(fsys fs.FS, name string) compiled {
 	if err != nil {
 		return compiled{err: err}
 	}
-	t, err := compileTemplate(name, string(text))
+	t, err := parseTemplateFile(name, string(text))
 	return compiled{tmpl: t, err: err}
 }
 
@@ -133,33 +179,29 @@ func (s *templateSet) checkRows() []error {
 }
 
 // resolve returns the compiled templates of a row, or why it cannot run.
-func (s *templateSet) resolve(r indexRow) ([]*template, error) {
+func (s *templateSet) resolve(r *indexRow) ([]*template, error) {
 	out := make([]*template, 0, len(r.files))
 	for _, f := range r.files {
 		if t, ok := s.tmpls[f]; ok {
+			if err := t.ready(); err != nil {
+				return nil, fmt.Errorf("%s: %w", s.idx.source, err)
+			}
 			out = append(out, t)
 			continue
 		}
 		if err, ok := s.rejected[f]; ok {
 			return nil, fmt.Errorf("%s: rejected at load: %w", s.idx.source, err)
 		}
-		return nil, fmt.Errorf("%s: %w", path.Join(s.idx.source, f), fs.ErrNotExist)
+		return nil, fmt.Errorf("%s: %s: %w", s.idx.source, f, fs.ErrNotExist)
 	}
 	return out, nil
 }
 
-// counts reports how many template files compiled and how many were
-// rejected, for logs and tests.
-func (s *templateSet) counts() (loaded, rejected int) {
-	return len(s.tmpls), len(s.rejected)
-}
-
-// rejectedNames lists the rejected files in name order.
-func (s *templateSet) rejectedNames() []string {
-	names := make([]string, 0, len(s.rejected))
-	for n := range s.rejected {
-		names = append(names, n)
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
 	}
-	sort.Strings(names)
-	return names
+	sort.Strings(keys)
+	return keys
 }

@@ -4,89 +4,124 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 )
 
-// table is the result of one template, or of several merged.
+// table is the result of one template, or of several merged: rows of
+// values in header order.
 type table struct {
-	columns []string
-	rows    []map[string]any
+	header []string
+	rows   [][]any
 }
 
-// mergeTables combines the results of an index row that names several
-// templates ("a.textfsm:b.textfsm"), as ntc-templates' clitable does: the
-// first table is the base; each later table only adds the columns the
-// base lacks.
-//
-//   - With keys (the Key values of the first template that declares any),
-//     a base record takes the new columns from the first later record whose
-//     key values are all equal; a base record with no partner gets empty
-//     values ("" or [] for a List).
-//   - With no keys, records are zipped by position; surplus base records
-//     get empty values and surplus later records are dropped.
-//
-// Later records never add rows: the first template decides what a record
-// is.
-func mergeTables(tmpls []*template, tables []table) (table, error) {
+// runRow parses output with every template of an index row and merges the
+// tables as ntc-templates' clitable does: the first table is the base and
+// decides what a record is; each later table adds the columns the base
+// lacks. The key is the set of Key values of the first template that has
+// any. With a key, a base record takes the new columns from the first
+// later record with equal key values; without one, records pair up by
+// position. A base record with no partner gets "" in the new columns.
+func runRow(tmpls []*template, output string) (table, error) {
 	var keys []string
-	for _, t := range tmpls {
-		if len(t.keys) > 0 {
-			keys = t.keys
-			break
+	var out table
+	for i, t := range tmpls {
+		rows, err := t.prog.run(output)
+		if err != nil {
+			return table{}, fmt.Errorf("%s: %w", t.name, err)
 		}
-	}
-	out := tables[0]
-	for i := 1; i < len(tables); i++ {
-		for _, k := range keys {
-			if !slices.Contains(out.columns, k) || !slices.Contains(tables[i].columns, k) {
-				return table{}, fmt.Errorf("merge key %q is not a column of every template", k)
+		if len(keys) == 0 {
+			keys = t.keys
+		}
+		for _, row := range rows {
+			for j, v := range row {
+				row[j] = pyStrValue(v)
 			}
 		}
-		out = extend(out, tables[i], tmpls[i], keys)
+		next := table{header: t.prog.header(), rows: rows}
+		if i == 0 {
+			out = next
+			continue
+		}
+		if out, err = extend(out, next, keys); err != nil {
+			return table{}, fmt.Errorf("%s: %w", t.name, err)
+		}
 	}
 	return out, nil
 }
 
-func extend(base, more table, tmpl *template, keys []string) table {
-	var added []string
-	for _, c := range more.columns {
-		if !slices.Contains(base.columns, c) {
-			added = append(added, c)
+func extend(base, more table, keys []string) (table, error) {
+	for _, k := range keys {
+		if !slices.Contains(base.header, k) || !slices.Contains(more.header, k) {
+			return table{}, fmt.Errorf("merge key %q is not a column of every template", k)
 		}
 	}
-	base.columns = append(slices.Clip(base.columns), added...)
-	for i, row := range base.rows {
-		partner := findPartner(row, more.rows, i, keys)
-		for _, c := range added {
+	var added []int // columns of more that base lacks
+	for i, c := range more.header {
+		if !slices.Contains(base.header, c) {
+			added = append(added, i)
+		}
+	}
+	if len(added) == 0 {
+		return base, nil
+	}
+	width := len(base.header)
+	for _, i := range added {
+		base.header = append(base.header, more.header[i])
+	}
+	for r, row := range base.rows {
+		grown := append(slices.Clip(row), make([]any, len(added))...)
+		partner := findPartner(base, row, more, r, keys)
+		for j, i := range added {
+			grown[width+j] = ""
 			if partner != nil {
-				row[c] = partner[c]
-			} else {
-				row[c] = tmpl.zero(c)
+				grown[width+j] = partner[i]
 			}
 		}
+		base.rows[r] = grown
 	}
-	return base
+	return base, nil
 }
 
-func findPartner(row map[string]any, rows []map[string]any, i int, keys []string) map[string]any {
+func findPartner(base table, row []any, more table, r int, keys []string) []any {
 	if len(keys) == 0 {
-		if i < len(rows) {
-			return rows[i]
+		if r < len(more.rows) {
+			return more.rows[r]
 		}
 		return nil
 	}
-	for _, other := range rows {
-		if sameKeys(row, other, keys) {
+	for _, other := range more.rows {
+		same := true
+		for _, k := range keys {
+			if !reflect.DeepEqual(row[slices.Index(base.header, k)], other[slices.Index(more.header, k)]) {
+				same = false
+				break
+			}
+		}
+		if same {
 			return other
 		}
 	}
 	return nil
 }
 
-func sameKeys(a, b map[string]any, keys []string) bool {
-	for _, k := range keys {
-		if !reflect.DeepEqual(a[k], b[k]) {
-			return false
+// records turns a table into one map per row keyed by the lower-cased
+// header, as ntc's parse_output returns them: should two headers lower to
+// the same key, the later value wins in the earlier position.
+func (t table) records() (columns []string, data []map[string]any) {
+	lower := make([]string, len(t.header))
+	for i, h := range t.header {
+		lower[i] = strings.ToLower(h)
+		if !slices.Contains(columns, lower[i]) {
+			columns = append(columns, lower[i])
 		}
 	}
-	return true
+	data = make([]map[string]any, len(t.rows))
+	for r, row := range t.rows {
+		d := make(map[string]any, len(columns))
+		for i, v := range row {
+			d[lower[i]] = v
+		}
+		data[r] = d
+	}
+	return columns, data
 }

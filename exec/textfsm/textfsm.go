@@ -1,25 +1,36 @@
 // Package textfsm turns the text a network device prints for a show
-// command into records, with TextFSM templates run by gotextfsm.
+// command into records, with TextFSM templates interpreted as Python's
+// textfsm interprets them and selected as ntc-templates' clitable selects
+// them.
 //
 // A Library holds two template sets, each an ntc-templates style directory
-// (an index file plus *.textfsm files): the built-in set written for
-// FieldKit and embedded in the binary, and an optional directory named in
-// the configuration, which takes precedence. Templates are validated once
-// at load; each parse runs on a state machine of its own, because gotextfsm
-// mutates a compiled template while it parses.
+// (an index file plus *.textfsm files): an optional directory named in the
+// configuration, and the built-in set embedded in the binary. A lookup
+// tries an ordered list of ntc platform names (see Platforms); for each
+// one the directory comes first, then the built-ins. Templates are
+// compiled once at load and are immutable: every parse runs on a state
+// machine of its own.
 package textfsm
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
+	"path/filepath"
+	"strings"
+	"time"
 )
+
+// SourceBuiltin is the Source of the templates embedded in the binary.
+const SourceBuiltin = "builtin"
+
+// ErrNoTemplate is wrapped by a lookup that finds no index row.
+var ErrNoTemplate = errors.New("no template")
 
 // Library selects and runs templates. It is immutable after Load and safe
 // for concurrent use.
 type Library struct {
-	sets   []*templateSet // the directory first, then the built-ins
-	logger *slog.Logger
+	sets []*templateSet // the directory first, then the built-ins
 }
 
 // Parsed is the parsed_output of an execution.
@@ -29,13 +40,17 @@ type Library struct {
 // still a success with Data [] (never null): the device answered and the
 // answer held nothing to report, e.g. an empty ARP table.
 type Parsed struct {
-	Success  bool    `json:"success"`
-	Method   *string `json:"method"`   // "textfsm", or null when nothing ran
-	Template *string `json:"template"` // Template column of the index row, or null
-	// Data holds one map per record, keyed by the lower-cased Value names.
-	// A value is a string, or []string for a List value; a Value whose
-	// regex has nested named groups yields map[string]string (or a list of
-	// them), as gotextfsm returns it.
+	Success bool    `json:"success"`
+	Method  *string `json:"method"` // "textfsm", or null when nothing ran
+	// Template names the file that parsed and where it came from:
+	// "builtin/<file>" or "<templates directory>/<file>" (files of a
+	// multi-template row joined by ':'); null when nothing ran.
+	Template *string `json:"template"`
+	// Data holds one map per record, keyed by the lower-cased Value names,
+	// exactly as ntc-templates' parse_output returns it: a value is a
+	// string, or for a List value a []any of strings — or of
+	// map[string]any (string or nil values) when the List's regex has
+	// named groups. A List item is nil where Python's is None.
 	Data []map[string]any `json:"data"`
 	// Columns lists Data's keys in the order of the template's Value lines.
 	Columns []string `json:"columns,omitempty"`
@@ -44,80 +59,128 @@ type Parsed struct {
 	Error string `json:"error,omitempty"`
 }
 
+// Match is the index row a lookup selected.
+type Match struct {
+	Template string // the row's Template column: a file, or several joined by ':'
+	Source   string // SourceBuiltin or the templates directory
+	Platform string // the platform candidate that selected the row
+	Line     int    // the row's line in its index file
+}
+
+// Name is the template's file prefixed with its source, as Parsed.Template
+// shows it.
+func (m Match) Name() string {
+	if m.Source == SourceBuiltin {
+		return SourceBuiltin + "/" + m.Template
+	}
+	return filepath.Join(m.Source, m.Template)
+}
+
 // TemplateInfo describes one index row a Library can select.
 type TemplateInfo struct {
 	Name     string `json:"name"`            // template file, or files joined by ':'
-	Platform string `json:"platform"`        // Platform column (a regex; a driver name in practice)
+	Platform string `json:"platform"`        // Platform column (a regex, an ntc platform name in practice)
 	Command  string `json:"command"`         // Command column, with [[ ]] abbreviations
 	Source   string `json:"source"`          // "builtin" or the templates directory
+	Line     int    `json:"line"`            // line in the index file
 	Error    string `json:"error,omitempty"` // why the row cannot be used, if it cannot
 }
 
 // Load builds a Library from the embedded built-in templates and, when
-// templatesDir is not empty, the ntc-templates style directory there, whose
-// index rows are tried before the built-ins. Every problem — an unreadable
-// index, a bad row, a template Go cannot compile (RE2 has no lookarounds,
-// no \Z, no repeat counts over 1000) — is returned as one error naming the
-// file and the reason, and only that piece is skipped; Load never fails
-// as a whole and the Library it returns is always usable.
+// templatesDir is not empty, the ntc-templates style directory there.
+// Every problem — an unreadable index, a bad row, a template that does
+// not compile — is returned as one error naming the file and the reason;
+// only that piece is unusable, and a lookup that reaches it reports the
+// reason instead of falling through to another row. Load never fails as a
+// whole and the Library it returns is always usable.
 func Load(templatesDir string, logger *slog.Logger) (*Library, []error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	l := &Library{logger: logger}
+	l := &Library{}
 	var errs []error
-	if templatesDir != "" {
-		dir, derrs := loadDir(templatesDir)
-		errs = append(errs, derrs...)
-		l.sets = append(l.sets, dir)
-		logger.Info("textfsm templates loaded", "source", templatesDir,
-			"rows", len(dir.idx.rows), "templates", len(dir.tmpls), "rejected", len(dir.rejected))
+	add := func(s *templateSet, serrs []error, took time.Duration) {
+		errs = append(errs, serrs...)
+		l.sets = append(l.sets, s)
+		logger.Info("textfsm templates loaded", "source", s.idx.source, "rows", len(s.idx.rows),
+			"templates", len(s.tmpls), "rejected", len(s.rejected), "ms", took.Milliseconds())
 	}
-	builtin, berrs := loadBuiltin()
-	errs = append(errs, berrs...)
-	l.sets = append(l.sets, builtin)
-	logger.Info("textfsm templates loaded", "source", "builtin",
-		"rows", len(builtin.idx.rows), "templates", len(builtin.tmpls), "rejected", len(builtin.rejected))
+	if templatesDir != "" {
+		start := time.Now()
+		s, serrs := loadDir(templatesDir)
+		add(s, serrs, time.Since(start))
+	}
+	start := time.Now()
+	s, serrs := loadBuiltin()
+	add(s, serrs, time.Since(start))
 	return l, errs
 }
 
-// Parse selects the template for driver and command and runs output
-// through it. The templates directory is searched first; if its first
-// matching row names a template that was rejected at load, the built-ins
-// are tried before that rejection is reported as a template error.
-// Commands may be abbreviated as the index allows ("sh ip int br").
-func (l *Library) Parse(driver, command, output string) Parsed {
+// Lookup finds the index row for command on the first platform candidate
+// that has one; on each candidate the templates directory is searched
+// before the built-ins, and the first matching row of an index wins.
+// Commands may be abbreviated as the index allows ("sh ip int br"); runs
+// of white space count as one space. A row whose template could not be
+// loaded is an error naming the reason — never a reason to try another
+// row. No row at all is an error wrapping ErrNoTemplate.
+func (l *Library) Lookup(platforms []string, command string) (Match, error) {
+	_, m, err := l.lookup(platforms, command)
+	return m, err
+}
+
+func (l *Library) lookup(platforms []string, command string) ([]*template, Match, error) {
 	cmd := normalizeCommand(command)
-	platforms := platformsFor(driver)
-	var rejected error
-	for _, s := range l.sets {
-		row, ok := s.idx.match(platforms, cmd)
-		if !ok {
-			continue
-		}
-		tmpls, err := s.resolve(row)
-		if err != nil {
-			if rejected == nil {
-				rejected = err
+	for _, p := range platforms {
+		for _, s := range l.sets {
+			row, err := s.idx.match(p, cmd)
+			if err != nil {
+				return nil, Match{}, err
 			}
-			continue
+			if row == nil {
+				continue
+			}
+			m := Match{Template: row.templates, Source: s.idx.source, Platform: p, Line: row.line}
+			tmpls, err := s.resolve(row)
+			return tmpls, m, err
 		}
-		return run(row.templates, tmpls, output)
 	}
-	if rejected != nil {
-		return failed("template error: " + rejected.Error())
+	names := strings.Join(platforms, " or ")
+	if names == "" {
+		names = "none"
 	}
-	return failed(fmt.Sprintf("no template for platform %s and command %s", driver, command))
+	return nil, Match{}, fmt.Errorf("%w for platform %s and command %s", ErrNoTemplate, names, command)
+}
+
+// Parse selects the template for the platform candidates and command
+// (see Lookup) and runs output through it.
+func (l *Library) Parse(platforms []string, command, output string) Parsed {
+	tmpls, m, err := l.lookup(platforms, command)
+	switch {
+	case errors.Is(err, ErrNoTemplate):
+		return failed(err.Error())
+	case err != nil:
+		return failed("template error: " + err.Error())
+	}
+	t, err := runRow(tmpls, output)
+	if err != nil {
+		return failed("template error: " + err.Error())
+	}
+	method, name := "textfsm", m.Name()
+	columns, data := t.records()
+	return Parsed{Success: true, Method: &method, Template: &name, Data: data, Columns: columns}
 }
 
 // Templates lists every index row, the templates directory's first, in
-// the order they are tried.
+// the order they are tried for one platform.
 func (l *Library) Templates() []TemplateInfo {
 	var out []TemplateInfo
 	for _, s := range l.sets {
-		for _, r := range s.idx.rows {
-			info := TemplateInfo{Name: r.templates, Platform: r.platform, Command: r.command, Source: s.idx.source}
-			if _, err := s.resolve(r); err != nil {
+		for i := range s.idx.rows {
+			r := &s.idx.rows[i]
+			info := TemplateInfo{Name: r.templates, Platform: r.platform, Command: r.command, Source: s.idx.source, Line: r.line}
+			if r.err != nil {
+				info.Error = r.err.Error()
+			} else if _, err := s.resolve(r); err != nil {
 				info.Error = err.Error()
 			}
 			out = append(out, info)
@@ -126,24 +189,48 @@ func (l *Library) Templates() []TemplateInfo {
 	return out
 }
 
-// run parses output with each template of a row and merges the tables.
-func run(name string, tmpls []*template, output string) Parsed {
-	tables := make([]table, len(tmpls))
-	for i, t := range tmpls {
-		rows, err := t.parse(output)
-		if err != nil {
-			return failed("template error: " + err.Error())
-		}
-		tables[i] = table{columns: t.columns, rows: rows}
-	}
-	merged, err := mergeTables(tmpls, tables)
-	if err != nil {
-		return failed(fmt.Sprintf("template error: %s: %s", name, err))
-	}
-	method := "textfsm"
-	return Parsed{Success: true, Method: &method, Template: &name, Data: merged.rows, Columns: slices.Clone(merged.columns)}
-}
-
 func failed(msg string) Parsed {
 	return Parsed{Data: []map[string]any{}, Error: msg}
+}
+
+// Template is a compiled template outside any library, for trying a
+// template's text on an output before it is installed.
+type Template struct{ t *template }
+
+// Compile parses and compiles a template's text with Python textfsm's
+// rules; name appears in error messages.
+func Compile(name, text string) (*Template, error) {
+	t, err := compileTemplate(name, text)
+	if err != nil {
+		return nil, err
+	}
+	return &Template{t: t}, nil
+}
+
+// Columns lists the keys of the records, in the order of the Value lines.
+func (t *Template) Columns() []string { return t.t.columns }
+
+// Parse runs output through the template. It is safe for concurrent use.
+func (t *Template) Parse(output string) ([]map[string]any, error) {
+	tbl, err := runRow([]*template{t.t}, output)
+	if err != nil {
+		return nil, err
+	}
+	_, data := tbl.records()
+	return data, nil
+}
+
+// Check compiles every template not compiled yet and returns the problems
+// found; Load leaves the final compilation of each template to its first
+// use so that start-up stays fast.
+func (l *Library) Check() []error {
+	var errs []error
+	for _, s := range l.sets {
+		for _, n := range sortedKeys(s.tmpls) {
+			if err := s.tmpls[n].ready(); err != nil {
+				errs = append(errs, fmt.Errorf("%s: template %w", s.idx.source, err))
+			}
+		}
+	}
+	return errs
 }

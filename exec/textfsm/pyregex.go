@@ -1,0 +1,137 @@
+package textfsm
+
+import (
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/dlclark/regexp2"
+)
+
+// matchTimeout bounds one regex match: a backtracking engine can take
+// exponential time on a hostile line, and a parse must never hang a request.
+const matchTimeout = 5 * time.Second
+
+// pyRegex is a Python re pattern translated with Python's meaning: for
+// Go's regexp (RE2: linear time, few allocations) when RE2 can say it,
+// else for regexp2, a backtracking engine with lookarounds and
+// back-references. Translating checks the pattern as Python would;
+// compiling it is left to compile, which a template runs at its first
+// use: that is most of the cost of loading a thousand templates.
+type pyRegex struct {
+	src    string // for regexp2, anchored for re.match
+	srcRE2 string // for Go's regexp, "" when RE2 cannot express the pattern
+	opts   regexp2.RegexOptions
+	groups int      // capturing groups, as Python's Pattern.groups counts them
+	names  []string // named groups in the order Python's groupdict() lists them
+
+	goRE  *regexp.Regexp // set by compile when RE2 serves
+	goIdx []int          // submatch index of each of names in goRE
+	re    *regexp2.Regexp
+}
+
+// useBacktracking turns the RE2 path off, so that tests can run every
+// pattern through regexp2 and compare.
+var useBacktracking = false
+
+// translateRegex checks and translates a Python re pattern for re.match:
+// anchored at the start of the string, not at its end.
+func translateRegex(pattern string) (*pyRegex, error) {
+	t, err := translatePy(pattern)
+	if err != nil {
+		return nil, err
+	}
+	p := &pyRegex{src: `\A(?:` + t.flagPrefix() + t.out.net.String() + `)`, opts: regexp2.None, groups: t.groups, names: t.names}
+	if !t.numbered {
+		// Only named groups are read; unnamed ones need not capture unless
+		// a back-reference points at one.
+		p.opts = regexp2.ExplicitCapture
+	}
+	if t.out.re2OK {
+		p.srcRE2 = `\A(?:` + t.flagPrefix() + t.out.re2.String() + `)`
+	}
+	return p, nil
+}
+
+// compile builds the matcher; it is not safe to call concurrently with
+// itself or with a match.
+func (p *pyRegex) compile() error {
+	if p.goRE != nil || p.re != nil {
+		return nil
+	}
+	if p.srcRE2 != "" && !useBacktracking {
+		// Go may still refuse (a group name RE2 does not allow, nesting
+		// too deep): regexp2 then serves.
+		if re, err := regexp.Compile(p.srcRE2); err == nil {
+			p.goRE = re
+			p.goIdx = make([]int, len(p.names))
+			for i, n := range p.names {
+				p.goIdx[i] = re.SubexpIndex(n)
+			}
+			return nil
+		}
+	}
+	re, err := regexp2.Compile(p.src, p.opts)
+	if err != nil {
+		return fmt.Errorf("%s (translated for the backtracking engine)", err)
+	}
+	re.MatchTimeout = matchTimeout
+	p.re = re
+	return nil
+}
+
+// match is one successful match of a pyRegex.
+type match struct {
+	p   *pyRegex
+	s   string
+	idx []int          // Go's submatch indexes
+	m   *regexp2.Match // or regexp2's match
+}
+
+// find matches s at its start. runes caches s as runes for regexp2 across
+// the rules tried on one line.
+func (p *pyRegex) find(s string, runes *[]rune) (match, bool, error) {
+	if p.goRE != nil {
+		idx := p.goRE.FindStringSubmatchIndex(s)
+		return match{p: p, s: s, idx: idx}, idx != nil, nil
+	}
+	if *runes == nil {
+		*runes = []rune(s)
+	}
+	m, err := p.re.FindRunesMatch(*runes)
+	return match{p: p, m: m}, m != nil, err
+}
+
+// matchString reports whether s matches at its start.
+func (p *pyRegex) matchString(s string) (bool, error) {
+	if p.goRE != nil {
+		return p.goRE.MatchString(s), nil
+	}
+	return p.re.MatchString(s)
+}
+
+// group is Python's match.group(name) of the i-th named group: None (nil)
+// when the group took no part in the match.
+func (m match) group(i int) any {
+	if m.idx != nil {
+		j := m.p.goIdx[i]
+		if m.idx[2*j] < 0 {
+			return nil
+		}
+		return m.s[m.idx[2*j]:m.idx[2*j+1]]
+	}
+	g := m.m.GroupByName(m.p.names[i])
+	if g == nil || len(g.Captures) == 0 {
+		return nil
+	}
+	return g.String()
+}
+
+// compilePy translates and compiles at once.
+func compilePy(pattern string) (*pyRegex, error) {
+	p, err := translateRegex(pattern)
+	if err != nil {
+		return nil, err
+	}
+	return p, p.compile()
+}
