@@ -161,13 +161,15 @@ func crudOf[T any](a *API, res *Resource, wr Writer, load Loader[T], id IDOf[T],
 var resources []*Resource
 
 // crud routes a resource at its list path (list, create, and the bulk writes) and its
-// detail path.
+// detail path; OPTIONS on either describes its fields (metadata.go).
 func (a *API) crud(rt *httprouter.Router, res *Resource, c crudSet) {
 	registerResource(res)
 	for _, h := range []struct {
 		method, path string
 		fn           handlerFunc
 	}{
+		{http.MethodOptions, res.Path, a.metadata(res, http.MethodPost)},
+		{http.MethodOptions, res.Path + ":id/", a.metadata(res, http.MethodPut)},
 		{http.MethodGet, res.Path, c.list},
 		{http.MethodPost, res.Path, c.create},
 		{http.MethodPut, res.Path, c.bulkPut},
