@@ -23,7 +23,12 @@ var (
 	genericPrompt = regexp.MustCompile(`[>#$%]\s*$`)
 
 	parenConfig = regexp.MustCompile(`\)#$`) // any "(...)" mode is a config mode
-	userName    = regexp.MustCompile(`(?i)(user ?name|login):\s?$`)
+
+	huaweiPrompt = regexp.MustCompile(`^(HRP_[MS])?(<` + hostChars + `>|\[[~*]?[\w.\-@/:~]{1,127}\])\s?$`)
+	huaweiSystem = regexp.MustCompile(`^(HRP_[MS])?\[`)
+	exosPrompt   = regexp.MustCompile(`^(\* )?(Slot-\d+ )?` + hostChars + `\.\d+ [#>] ?$`)
+	exosBase     = regexp.MustCompile(`^(?:\* )?(?:Slot-\d+ )?(.+?)\.\d+ [#>]`)
+	userName     = regexp.MustCompile(`(?i)(user ?name|login):\s?$`)
 )
 
 // re compiles one row of an error table.
@@ -196,6 +201,46 @@ var drivers = map[string]*driver{
 			re(`^Error - `, ConfigRejected),
 		},
 	},
+	// Huawei VRP: "<host>" user view, "[host...]" in system view. VRP5
+	// applies each line; VRP8 edits a candidate and shows "[*host]" while
+	// changes are pending, which is when commit is sent. Leaving with a
+	// change pending (a refused line) drops it.
+	"huawei_vrp": {
+		name: "huawei_vrp", prompt: huaweiPrompt, configMark: huaweiSystem,
+		questions: []question{
+			{regexp.MustCompile(`^Warning: Uncommitted configurations found.*\[Y\(yes\)/N\(no\)/C\(cancel\)\]:\s*$`), "n\n"},
+			{regexp.MustCompile(`Change now\? ?\[Y/N\]:?\s*$`), "n\n"},
+		},
+		setup:       []string{"screen-length 0 temporary"},
+		pagers:      []*regexp.Regexp{regexp.MustCompile(`^\s*---- More ----\s*$`)},
+		configEnter: "system-view", configCommit: []string{"commit"},
+		commitWhen: regexp.MustCompile(`^(HRP_[MS])?\[\*`),
+		configExit: []string{"return"}, configAbort: []string{"return"},
+		logout: "quit",
+		errors: []errorPattern{
+			re(`^(Error: ?|% ?)(Unrecognized command|Wrong parameter|Too many parameters)`, InvalidInput),
+			re(`^(Error: ?|% ?)Incomplete command`, IncompleteCommand),
+			re(`^(Error: ?|% ?)Ambiguous command`, AmbiguousCommand),
+			re(`^Error: ?(You do not have permission|Permission denied)`, PermissionDenied),
+			re(`^Error: `, ConfigRejected),
+		},
+	},
+	// ExtremeXOS configures at its ordinary prompt, which counts commands
+	// ("sw1.5 # ") and opens with "* " while the configuration is unsaved.
+	"extreme_exos": {
+		name: "extreme_exos", prompt: exosPrompt, base: exosBase,
+		setup:  []string{"disable clipaging", "disable cli prompting"},
+		pagers: []*regexp.Regexp{regexp.MustCompile(`^Press <SPACE> to continue or <Q> to quit:\s*$`)},
+		logout: "exit",
+		errors: []errorPattern{
+			re(`^%% Invalid input detected`, InvalidInput),
+			re(`^%% Incomplete command`, IncompleteCommand),
+			re(`^%% Ambiguous command`, AmbiguousCommand),
+			re(`^%% Unrecognized command`, UnknownCommand),
+			re(`(?i)^(Error: )?Permission denied`, PermissionDenied),
+			re(`^Error: `, ConfigRejected),
+		},
+	},
 	"linux": {name: "linux", exec: true},
 	"generic": {
 		name: "generic", prompt: genericPrompt, configMark: regexp.MustCompile(`\(conf[^)]*\)\s?[>#$%]$`),
@@ -235,4 +280,7 @@ var slugDrivers = map[string]string{
 	"os10": "dell_os10", "dellos10": "dell_os10", "dell_emc_os10": "dell_os10",
 	"fastiron": "brocade_fastiron", "ruckus_fastiron": "brocade_fastiron", "icx": "brocade_fastiron",
 	"ruckus_icx": "brocade_fastiron", "brocade_icx": "brocade_fastiron",
+	"huawei": "huawei_vrp", "vrp": "huawei_vrp", "huawei_vrpv8": "huawei_vrp", "vrpv8": "huawei_vrp",
+	"huawei_ce": "huawei_vrp", "huawei_cloudengine": "huawei_vrp",
+	"exos": "extreme_exos", "extreme": "extreme_exos", "extremexos": "extreme_exos", "xos": "extreme_exos",
 }

@@ -85,12 +85,28 @@ func (s *Session) setup(ctx context.Context) error {
 			return err
 		}
 		s.setPrompt(r.prompt)
-		seen += strings.Count(normalize(string(r.raw)), prompt)
+		seen += s.promptsIn(normalize(string(r.raw)), prompt)
 		if prompt == "" || seen >= len(s.d.setup) {
 			return nil
 		}
 	}
 	return nil
+}
+
+// promptsIn counts the prompts in text: each occurrence of the last prompt,
+// or, where the prompt changes with every command (EXOS counts them), each
+// line that opens with the host name.
+func (s *Session) promptsIn(text, prompt string) int {
+	n := strings.Count(text, prompt)
+	if s.base == "" || n > 0 {
+		return n
+	}
+	for _, line := range strings.Split(text, "\n") {
+		if hasBase(line, s.base) {
+			n++
+		}
+	}
+	return n
 }
 
 // firstPrompt reads the banner up to the first prompt, nudging once.

@@ -44,6 +44,10 @@ func TestDriverFor(t *testing.T) {
 		{"", "fastiron", "brocade_fastiron"},
 		{"", "ruckus-fastiron", "brocade_fastiron"},
 		{"", "icx", "brocade_fastiron"},
+		{"", "huawei", "huawei_vrp"},
+		{"", "huawei-vrpv8", "huawei_vrp"},
+		{"", "exos", "extreme_exos"},
+		{"", "extreme", "extreme_exos"},
 	}
 	for _, tt := range tests {
 		if got := DriverFor(tt.driver, tt.slug); got != tt.want {
@@ -63,7 +67,7 @@ func TestSlugsNameDrivers(t *testing.T) {
 
 func TestDrivers(t *testing.T) {
 	want := []string{"arista_eos", "aruba_aoscx", "brocade_fastiron", "cisco_asa", "cisco_ios", "cisco_iosxr", "cisco_nxos",
-		"dell_os10", "generic", "hp_procurve", "juniper_junos", "linux"}
+		"dell_os10", "extreme_exos", "generic", "hp_procurve", "huawei_vrp", "juniper_junos", "linux"}
 	if got := Drivers(); !slices.Equal(got, want) {
 		t.Errorf("Drivers() = %v", got)
 	}
@@ -120,5 +124,47 @@ func TestHostKeyErrorMessage(t *testing.T) {
 	unknown := &HostKeyError{Name: "lab-r1", Host: "192.0.2.1", Got: "SHA256:bbb"}
 	if !errors.Is(unknown, ErrHostKeyUnknown) {
 		t.Errorf("unknown: %v", unknown)
+	}
+}
+
+// Each driver recognises its platform's prompts and tells their modes and
+// host name apart.
+func TestPromptModes(t *testing.T) {
+	tests := []struct {
+		driver, prompt string
+		priv, config   bool
+		base           string // "" where the prompt is not a first prompt
+	}{
+		{"cisco_ios", "sw1>", false, false, "sw1"},
+		{"cisco_ios", "sw1(config-if)#", true, true, ""},
+		{"cisco_asa", "fw1/admin> ", false, false, "fw1"},
+		{"cisco_asa", "fw1(config)# ", true, true, ""},
+		{"hp_procurve", "sw1> ", false, false, "sw1"},
+		{"hp_procurve", "sw1(eth-1)# ", true, true, ""},
+		{"hp_procurve", "sw1(vlan-10)# ", true, true, ""},
+		{"aruba_aoscx", "cx1(config-vlan-10)# ", true, true, ""},
+		{"dell_os10", "os10(conf-if-eth1/1/1)# ", true, true, ""},
+		{"brocade_fastiron", "SSH@icx1>", false, false, "SSH@icx1"},
+		{"brocade_fastiron", "SSH@icx1(config-if-e1000-1/1/1)#", true, true, ""},
+		{"huawei_vrp", "<sw-core1>", true, false, "sw-core1"},
+		{"huawei_vrp", "[sw-core1-GigabitEthernet0/0/1]", true, true, ""},
+		{"huawei_vrp", "[~sw-core1]", true, true, ""},
+		{"huawei_vrp", "HRP_M<fw1>", true, false, "HRP_M"},
+		{"extreme_exos", "sw1.1 # ", true, false, "sw1"},
+		{"extreme_exos", "* Slot-1 stack.15 > ", true, false, "stack"},
+	}
+	for _, tt := range tests {
+		d := drivers[tt.driver]
+		p := normalize(tt.prompt)
+		if !d.prompt.MatchString(p) || d.isPriv(p) != tt.priv || d.isConfig(p) != tt.config {
+			t.Errorf("%s %q: prompt %v, priv %v, config %v", tt.driver, p, d.prompt.MatchString(p), d.isPriv(p), d.isConfig(p))
+		}
+		if tt.base != "" && d.baseOf(p) != tt.base {
+			t.Errorf("%s %q: base %q, want %q", tt.driver, p, d.baseOf(p), tt.base)
+		}
+	}
+	vrp := drivers["huawei_vrp"].commitWhen
+	if !vrp.MatchString("[*sw1-Vlanif10]") || vrp.MatchString("[~sw1]") || vrp.MatchString("[sw1]") {
+		t.Error("VRP commits only with changes pending")
 	}
 }

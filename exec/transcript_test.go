@@ -87,6 +87,11 @@ func TestTranscripts(t *testing.T) {
 		{"aruba_aoscx_incomplete.txt", "aruba_aoscx", IncompleteCommand, "% Command incomplete.", ""},
 		{"dell_os10_unrecognized.txt", "dell_os10", UnknownCommand, "% Error: Unrecognized command.", ""},
 		{"brocade_fastiron_invalid.txt", "brocade_fastiron", InvalidInput, "Invalid input -> interfce", ""},
+		{"huawei_vrp_unrecognized.txt", "huawei_vrp", InvalidInput, "Error: Unrecognized command found at '^' position.", ""},
+		{"huawei_vrp_pager.txt", "huawei_vrp", "", "", ""},
+		{"huawei_vrp_two_stage.txt", "huawei_vrp", "", "", ""},
+		{"extreme_exos_invalid.txt", "extreme_exos", InvalidInput, "%% Invalid input detected at '^' marker.", ""},
+		{"extreme_exos_incomplete.txt", "extreme_exos", IncompleteCommand, "%% Incomplete command", ""},
 		{"generic_plain.txt", "generic", "", "", ""},
 		{"generic_not_found.txt", "generic", UnknownCommand, "bash: frobnicate: command not found", ""},
 	}

@@ -27,6 +27,23 @@ type vendorCase struct {
 	candidate bool
 	pagingOn  string // turns paging back on; "terminal length 10" when empty
 	noEnable  bool   // the platform has no enable step, or the simulator lands privileged
+	name      string // the subtest's name; the driver when empty
+	version   string // the platform's "show version"; "show version" when empty
+	dev       func(*devsim.Config)
+}
+
+func (vc vendorCase) testName() string {
+	if vc.name != "" {
+		return vc.name
+	}
+	return vc.driver
+}
+
+func (vc vendorCase) versionCmd() string {
+	if vc.version != "" {
+		return vc.version
+	}
+	return "show version"
 }
 
 func ciscoLike(driver, iface, showWant, cleanup string) vendorCase {
@@ -67,6 +84,19 @@ var vendorCases = []vendorCase{
 	ciscoWords("brocade_fastiron", "interface ethernet 1/1/1", "port-name", "ICX7150", "end").with(func(vc *vendorCase) {
 		vc.pagingOn = "page-display"
 	}),
+	huawei,
+	huawei.with(func(vc *vendorCase) {
+		vc.name, vc.candidate = "huawei_vrp_two_stage", true
+		vc.dev = func(c *devsim.Config) { c.TwoStage = true }
+	}),
+	{
+		driver: "extreme_exos", iface: "1", showWant: "ExtremeXOS version 31.7.1.4",
+		badShow: "show interfacez", badType: InvalidInput,
+		change:   "disable ports 1\nconfigure ports 1 description-string fk-uplink",
+		rejected: "configure ports 1 description-string fk-first\nconfigure ports 1 bogus-keyword 7\nconfigure ports 1 description-string never-sent",
+		badLine:  "configure ports 1 bogus-keyword 7", cleanup: "configure ports 1 bogus-keyword 7",
+		pagingOn: "enable clipaging", noEnable: true,
+	},
 	{
 		driver: "juniper_junos", iface: "ge-0/0/0", showWant: "Junos:",
 		badShow: "show interfacez", badType: InvalidInput,
@@ -78,6 +108,10 @@ var vendorCases = []vendorCase{
 	},
 }
 
+var huawei = ciscoLike("huawei_vrp", "GigabitEthernet0/0/1", "VRP (R) software", "return").with(func(vc *vendorCase) {
+	vc.badShow, vc.version, vc.pagingOn, vc.noEnable = "display interfacez", "display version", "screen-length 10 temporary", true
+})
+
 var xr = func() vendorCase {
 	vc := ciscoLike("cisco_iosxr", "GigabitEthernet0/0/0/0", "IOS XR", "abort")
 	vc.candidate, vc.noEnable = true, true
@@ -88,19 +122,22 @@ var xr = func() vendorCase {
 func deviceWith(vc vendorCase) func(*devsim.Config) {
 	return func(c *devsim.Config) {
 		c.Interfaces = []devsim.Interface{{Name: vc.iface, Enabled: true}}
+		if vc.dev != nil {
+			vc.dev(c)
+		}
 	}
 }
 
 func TestVendorShow(t *testing.T) {
 	for _, vc := range vendorCases {
-		t.Run(vc.driver, func(t *testing.T) {
+		t.Run(vc.testName(), func(t *testing.T) {
 			t.Parallel()
 			r := newRig(t, vc.driver, deviceWith(vc))
-			res := r.exec(t, show("show version"))[0]
+			res := r.exec(t, show(vc.versionCmd()))[0]
 			if !res.Success || !strings.Contains(res.Output, vc.showWant) {
 				t.Fatalf("result %+v", res)
 			}
-			if strings.HasPrefix(res.Output, "show version") || drivers[vc.driver].prompt.MatchString(lastLine(res.Output)) {
+			if strings.HasPrefix(res.Output, vc.versionCmd()) || drivers[vc.driver].prompt.MatchString(lastLine(res.Output)) {
 				t.Errorf("echo or prompt left in output: %q", res.Output)
 			}
 			cmds := r.dev.Commands()
@@ -121,10 +158,10 @@ func TestVendorShow(t *testing.T) {
 
 func TestVendorSyntaxError(t *testing.T) {
 	for _, vc := range vendorCases {
-		t.Run(vc.driver, func(t *testing.T) {
+		t.Run(vc.testName(), func(t *testing.T) {
 			t.Parallel()
 			r := newRig(t, vc.driver, deviceWith(vc))
-			res := r.exec(t, show(vc.badShow), show("show version"))
+			res := r.exec(t, show(vc.badShow), show(vc.versionCmd()))
 			se := res[0].Syntax
 			if res[0].Success || !se.Detected || se.Type != vc.badType || se.Vendor != vc.driver || se.Guidance == "" {
 				t.Fatalf("result %+v", res[0])
@@ -141,10 +178,10 @@ func TestVendorSyntaxError(t *testing.T) {
 
 func TestVendorConfig(t *testing.T) {
 	for _, vc := range vendorCases {
-		t.Run(vc.driver, func(t *testing.T) {
+		t.Run(vc.testName(), func(t *testing.T) {
 			t.Parallel()
 			r := newRig(t, vc.driver, deviceWith(vc))
-			res := r.exec(t, config(vc.change), show("show version"))
+			res := r.exec(t, config(vc.change), show(vc.versionCmd()))
 			if !res[0].Success || !res[1].Success {
 				t.Fatalf("results %+v", res)
 			}
@@ -160,7 +197,7 @@ func TestVendorConfig(t *testing.T) {
 
 func TestVendorConfigRejectedLineStops(t *testing.T) {
 	for _, vc := range vendorCases {
-		t.Run(vc.driver, func(t *testing.T) {
+		t.Run(vc.testName(), func(t *testing.T) {
 			t.Parallel()
 			r := newRig(t, vc.driver, deviceWith(vc))
 			s := r.open(t)
@@ -178,7 +215,7 @@ func TestVendorConfigRejectedLineStops(t *testing.T) {
 			if cmds[len(cmds)-1] != vc.cleanup {
 				t.Errorf("last command %q, want %q", cmds[len(cmds)-1], vc.cleanup)
 			}
-			if next := run(t, s, 5*time.Second, show("show version")); !next.Success {
+			if next := run(t, s, 5*time.Second, show(vc.versionCmd())); !next.Success {
 				t.Errorf("session not usable after a rejected change: %+v", next)
 			}
 		})
@@ -190,14 +227,14 @@ func TestVendorConfigRejectedLineStops(t *testing.T) {
 // prints the time above every show output.
 func TestVendorPaging(t *testing.T) {
 	for _, vc := range vendorCases {
-		t.Run(vc.driver, func(t *testing.T) {
+		t.Run(vc.testName(), func(t *testing.T) {
 			t.Parallel()
 			r := newRig(t, vc.driver, func(c *devsim.Config) {
 				deviceWith(vc)(c)
 				c.Clock = func() time.Time { return time.Date(2024, 3, 5, 9, 12, 45, 913e6, time.UTC) }
 			})
 			s := r.open(t)
-			plain := run(t, s, 5*time.Second, show("show version"))
+			plain := run(t, s, 5*time.Second, show(vc.versionCmd()))
 			pagingOn := vc.pagingOn
 			if pagingOn == "" {
 				pagingOn = "terminal length 10"
@@ -205,11 +242,11 @@ func TestVendorPaging(t *testing.T) {
 			if res := run(t, s, 5*time.Second, show(pagingOn)); !res.Success {
 				t.Fatalf("terminal length: %+v", res)
 			}
-			paged := run(t, s, 5*time.Second, show("show version"))
+			paged := run(t, s, 5*time.Second, show(vc.versionCmd()))
 			if !paged.Success || paged.Output != plain.Output {
 				t.Errorf("paged output differs:\n%q\nwant\n%q", paged.Output, plain.Output)
 			}
-			rec, typed := r.dev.Received(), []byte("show version"+drivers[vc.driver].newline())
+			rec, typed := r.dev.Received(), []byte(vc.versionCmd()+drivers[vc.driver].newline())
 			i := bytes.LastIndex(rec, typed)
 			if i < 0 || !bytes.Contains(rec[i+len(typed):], []byte(" ")) {
 				t.Errorf("pager never answered")
@@ -222,17 +259,17 @@ func TestVendorPaging(t *testing.T) {
 // printed so far; the session is then refused for further commands.
 func TestVendorTimeout(t *testing.T) {
 	for _, vc := range vendorCases {
-		t.Run(vc.driver, func(t *testing.T) {
+		t.Run(vc.testName(), func(t *testing.T) {
 			t.Parallel()
 			r := newRig(t, vc.driver, deviceWith(vc))
 			s := r.open(t)
 			r.dev.SetFault(devsim.FaultSilence)
 			start := time.Now()
-			res := run(t, s, 700*time.Millisecond, show("show version"))
+			res := run(t, s, 700*time.Millisecond, show(vc.versionCmd()))
 			if res.Success || res.ErrorMessage != "Timed out after 0.7 s" || time.Since(start) > 2*time.Second {
 				t.Errorf("after %v: %+v", time.Since(start), res)
 			}
-			if next := run(t, s, time.Second, show("show version")); next.Success || !strings.HasPrefix(next.ErrorMessage, "not run: ") {
+			if next := run(t, s, time.Second, show(vc.versionCmd())); next.Success || !strings.HasPrefix(next.ErrorMessage, "not run: ") {
 				t.Errorf("after the timeout: %+v", next)
 			}
 		})
@@ -246,7 +283,7 @@ func TestVendorEnableRefused(t *testing.T) {
 		if vc.noEnable {
 			continue
 		}
-		t.Run(vc.driver, func(t *testing.T) {
+		t.Run(vc.testName(), func(t *testing.T) {
 			t.Parallel()
 			r := newRig(t, vc.driver, deviceWith(vc))
 			r.cred.EnableSecret = "not-" + testEnable

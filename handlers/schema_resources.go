@@ -42,6 +42,12 @@ func (a *API) resourcePaths(paths, schemas obj, res *Resource) {
 			body: ref("PatchedWritable" + name + "Request"), okStatus: "200", ok: jsonResponse("The updated "+name+".", ref(name))},
 		{method: http.MethodDelete, path: detail, id: opID(list, "destroy"), summary: "Delete a " + name,
 			okStatus: "204", ok: obj{"description": "Deleted; no body."}},
+		{method: http.MethodOptions, path: list, id: opID(list, "metadata"), summary: "Describe the fields a create takes",
+			desc: "Django REST framework's metadata: actions.POST lists each field with its type, label, help, limits " +
+				"and choices, in order; it is absent when the user may not create.",
+			okStatus: "200", ok: jsonResponse("The metadata.", ref("Metadata"))},
+		{method: http.MethodOptions, path: detail, id: opID(list, "object_metadata"), summary: "Describe the fields an update takes",
+			desc: "As on the list, under actions.PUT.", okStatus: "200", ok: jsonResponse("The metadata.", ref("Metadata"))},
 	}
 	for _, op := range ops {
 		if a.routed(op.method, op.path) {
@@ -196,6 +202,9 @@ func fieldSchema(schemas obj, f FieldDoc, write bool) obj {
 	if f.MaxLength > 0 && f.Type == "string" {
 		deco["maxLength"] = f.MaxLength
 	}
+	if f.Default != nil && write {
+		deco["default"] = f.Default
+	}
 	if f.Nullable {
 		// OpenAPI 3.0.3 needs a type beside nullable: a nullable reference is an
 		// object, a nullable id-or-object is either one or null.
@@ -340,6 +349,7 @@ type FieldDoc struct {
 	Nullable  bool
 	Enum      []string
 	MaxLength int
+	Default   any // a string or boolean stored when a create leaves the field out
 	Doc       string
 }
 
@@ -359,10 +369,30 @@ func fieldDocs(res *Resource, m *store.Model) []FieldDoc {
 	return out
 }
 
+// apiDoc is a field's description with what the API adds to it: how a choice reads, how
+// custom fields are written.
+func apiDoc(f *store.Field) string {
+	var parts []string
+	if f.Doc != "" {
+		parts = append(parts, f.Doc)
+	}
+	if f.Labeled {
+		parts = append(parts, `read as {"value", "label"}`)
+	}
+	if f.Kind == store.KindJSON && !f.Null && f.Default != nil {
+		parts = append(parts, "a PATCH merges keys, a PUT replaces them, null clears them")
+	}
+	return strings.Join(parts, "; ")
+}
+
 // docOf describes one field.
 func docOf(res *Resource, f *store.Field) FieldDoc {
 	d := FieldDoc{Name: f.Name, ReadOnly: f.Access == store.ReadOnly, Required: f.Required, Nullable: f.Null,
-		WriteOnly: f.Access == store.WriteOnly || f.Access == store.CreateOnly, MaxLength: f.MaxLen, Doc: f.Doc}
+		WriteOnly: f.Access == store.WriteOnly || f.Access == store.CreateOnly, MaxLength: f.MaxLen, Doc: apiDoc(f)}
+	switch f.Default.(type) {
+	case string, bool:
+		d.Default = f.Default
+	}
 	switch {
 	case f.Schema != "":
 		d.Type, d.Ref = "object", f.Schema

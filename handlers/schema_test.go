@@ -21,7 +21,7 @@ func schemaDoc(t *testing.T, e *env) map[string]any {
 	return r.json(t)
 }
 
-var httpMethods = []string{"get", "post", "put", "patch", "delete"}
+var httpMethods = []string{"get", "post", "put", "patch", "delete", "options"}
 
 func TestSchemaDocument(t *testing.T) {
 	e := newEnv(t)
@@ -186,7 +186,9 @@ func TestSchemaFromTables(t *testing.T) {
 	}
 	schema := func(name string) string { return string(d.Components.Schemas[name]) }
 	for _, c := range []struct{ schema, want string }{
-		{"Command", `"platforms":{"description":"on write: platform ids or objects of unique fields ({\"slug\": ...}); on read: nested platforms","items":{"$ref":"#/components/schemas/BriefPlatform"}`},
+		{"Command", `"platforms":{"description":"the platforms the command is written for","items":{"$ref":"#/components/schemas/BriefPlatform"}`},
+		{"Device", `"status":{"description":"read as {\"value\", \"label\"}","enum":["active","offline","planned","staged","failed"]`},
+		{"WritableDeviceRequest", `"default":"active"`},
 		{"WritableCommandRequest", `"items":{"$ref":"#/components/schemas/WritableCommandVariableRequest"}`},
 		{"WritableCommandRequest", `"oneOf":[{"description":"The id of the Platform.","type":"integer"}`},
 		{"WritableCommandRequest", `"required":["name","command","platforms"]`},

@@ -60,6 +60,19 @@ func opSchemas() obj {
 		"RateLimitDetails": props([]string{"reason", "current_count", "limit", "time_window_minutes"}, obj{
 			"reason": tStr, "current_count": tInt, "limit": tInt, "time_window_minutes": tInt,
 		}),
+		"Metadata": props([]string{"name", "actions"}, obj{
+			"name": tStr, "description": tStr, "renders": obj{"type": "array", "items": tStr}, "parses": obj{"type": "array", "items": tStr},
+			"actions": obj{"type": "object", "description": "POST (on a list) or PUT (on an object): field name to its description.",
+				"additionalProperties": obj{"type": "object", "additionalProperties": ref("FieldMetadata")}},
+		}),
+		"FieldMetadata": props([]string{"type", "required", "read_only", "label"}, obj{
+			"type":     described(tStr, "string, integer, boolean, datetime, float, json, choice, multiple choice, field (a reference), list or nested object."),
+			"required": tBool, "read_only": tBool, "write_only": tBool, "allow_null": tBool, "label": tStr, "help_text": tStr,
+			"max_length": tInt, "min_value": tInt, "max_value": tInt, "default": obj{},
+			"choices":  obj{"type": "array", "items": props([]string{"value", "display_name"}, obj{"value": tStr, "display_name": tStr})},
+			"list_url": described(tStr, "For a reference: the list its objects come from."),
+			"child":    described(tAnyObj, "For a list: its elements' description."),
+		}),
 		"NestedLogCommand": logRefSchema("command"),
 		"NestedLogDevice":  logRefSchema("device"),
 		"IPFamily":         props([]string{"value", "label"}, obj{"value": obj{"type": "integer", "enum": []any{4, 6}}, "label": tStr}),

@@ -17,11 +17,11 @@ var Commands = declare(&Model{
 			Doc: "command text; variables as <variable_name>"},
 		{Name: "description", Column: "description", Kind: KindString, Search: true},
 		{Name: "platforms", Kind: KindInt, Rel: TypePlatform, Join: &Join{"command_platforms", "command_id", "platform_id"},
-			Required: true, Doc: `on write: platform ids or objects of unique fields ({"slug": ...}); on read: nested platforms`},
-		{Name: "command_type", Column: "command_type", Kind: KindString, Choices: choices(CommandShow, CommandConfig),
-			Default: CommandShow, Brief: true, Filter: FilterExact, Sort: true, Doc: "defaults to show"},
+			Required: true, Doc: "the platforms the command is written for"},
+		{Name: "command_type", Column: "command_type", Kind: KindString, Choices: CommandTypes, Label: "Type",
+			Default: CommandShow, Brief: true, Filter: FilterExact, Sort: true},
 		{Name: "variables", Child: CommandVariables,
-			Doc: "nested and writable; a write replaces the list, matching existing variables by name"},
+			Doc: "one per placeholder; a write replaces the list, matching existing variables by name"},
 		tagsField("command_tags", "command_id"),
 		customFields("", nil),
 	},
@@ -40,10 +40,10 @@ var CommandVariables = declare(&Model{
 		{Name: "name", Column: "name", Kind: KindString, Required: true, MaxLen: 100, Check: checkVariableName,
 			Doc: "the placeholder name: a letter, then letters, digits or _"},
 		{Name: "display_name", Column: "display_name", Kind: KindString, MaxLen: 100, Doc: "defaults to name"},
-		{Name: "variable_type", Column: "variable_type", Kind: KindString, Choices: choices(VariableTypes...),
+		{Name: "variable_type", Column: "variable_type", Kind: KindString, Choices: variableTypes,
 			Default: "text", Check: normalizeVariableType,
-			Doc: "defaults to text; netbox_interface, netbox_vlan, netbox_vlan_name and netbox_ip are accepted and stored as inventory_*"},
-		{Name: "required", Column: "required", Kind: KindBool, Default: true, Doc: "defaults to true"},
+			Doc: "netbox_interface, netbox_vlan, netbox_vlan_name and netbox_ip are accepted and stored as inventory_*"},
+		{Name: "required", Column: "required", Kind: KindBool, Default: true},
 		{Name: "help_text", Column: "help_text", Kind: KindString},
 		{Name: "default_value", Column: "default_value", Kind: KindString, Doc: "empty string when none"},
 	},
@@ -122,8 +122,18 @@ const (
 	CommandConfig = "config"
 )
 
-// VariableTypes are the stored variable types.
-var VariableTypes = []string{"text", "inventory_interface", "inventory_vlan", "inventory_vlan_name", "inventory_ip"}
+// CommandTypes are a command's types: show commands read, config commands change the
+// device.
+var CommandTypes = []Choice{{CommandShow, "Show (read-only)"}, {CommandConfig, "Config (changes the device)"}}
+
+// variableTypes are the stored variable types: text typed in, or a value of the
+// device's inventory.
+var variableTypes = []Choice{{"text", "Text (typed in)"}, {"inventory_interface", "Interface of the device"},
+	{"inventory_vlan", "VLAN id (device or site)"}, {"inventory_vlan_name", "VLAN name (device or site)"},
+	{"inventory_ip", "IP address of the device"}}
+
+// VariableTypes are the stored variable types' names.
+var VariableTypes = ChoiceValues(variableTypes)
 
 // variableAliases maps the NetBox plugin's spellings to the stored ones.
 var variableAliases = map[string]string{

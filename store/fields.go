@@ -26,16 +26,12 @@ func description(maxLen int) Field {
 
 // tagsField is an object's tags, through its link table.
 func tagsField(table, local string) Field {
-	return Field{Name: "tags", Kind: KindInt, Rel: TypeTag, Join: &Join{table, local, "tag_id"},
-		Doc: `write: tag ids or objects of unique fields ({"slug": …})`}
+	return Field{Name: "tags", Kind: KindInt, Rel: TypeTag, Join: &Join{table, local, "tag_id"}}
 }
 
 // customFields is NetBox's free-form object of custom fields: a PATCH merges keys, a
 // PUT replaces them, null clears them.
 func customFields(doc string, check func(any) (any, error)) Field {
-	if doc == "" {
-		doc = "free-form; PATCH merges keys, PUT replaces them"
-	}
 	return Field{Name: "custom_fields", Column: "custom_fields", Kind: KindJSON, Default: map[string]any{},
 		Check: check, Doc: doc}
 }
@@ -78,6 +74,15 @@ func choices(values ...string) []Choice {
 	out := make([]Choice, len(values))
 	for i, v := range values {
 		out[i] = Choice{v, strings.ToUpper(v[:1]) + v[1:]}
+	}
+	return out
+}
+
+// plainChoices makes the choices of values that are their own labels.
+func plainChoices(values []string) []Choice {
+	out := make([]Choice, len(values))
+	for i, v := range values {
+		out[i] = Choice{v, v}
 	}
 	return out
 }

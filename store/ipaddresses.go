@@ -22,7 +22,7 @@ var IPAddresses = declare(&Model{
 			Doc: "address with prefix length, host bits kept (10.0.0.1/24)"},
 		{Name: "address_key", Column: "address_key", Kind: KindString, Access: Internal},
 		{Name: "status", Column: "status", Kind: KindString, Choices: IPStatuses, Default: "active", Labeled: true,
-			Filter: FilterLookups, Sort: true, Doc: `default "active"; read as {"value", "label"}`},
+			Filter: FilterLookups, Sort: true},
 		{Name: "dns_name", Column: "dns_name", Kind: KindString, MaxLen: 255, Check: checkDNSName, Filter: FilterLookups,
 			Sort: true, Search: true, Label: "DNS name"},
 		description(200),

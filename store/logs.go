@@ -19,7 +19,7 @@ var CommandLogs = declare(&Model{
 			Doc: "id (null once the command is deleted), url (absent then), name, display"},
 		{Name: "device", Column: "device_id", Kind: KindInt, Rel: TypeDevice, Access: ReadOnly, Schema: "NestedLogDevice",
 			Doc: "id (null once the device is deleted), url (absent then), name, display"},
-		{Name: "command_type", Column: "command_type", Kind: KindString, Access: ReadOnly, Choices: choices(CommandShow, CommandConfig)},
+		{Name: "command_type", Column: "command_type", Kind: KindString, Access: ReadOnly, Choices: CommandTypes},
 		{Name: "output", Column: "output", Kind: KindString, Access: ReadOnly},
 		{Name: "username", Column: "username", Kind: KindString, Access: ReadOnly, Filter: FilterLookups, Sort: true,
 			Search: true, Doc: "user who executed the command"},

@@ -20,14 +20,12 @@ var Permissions = declare(&Model{
 			Doc: "A disabled permission grants nothing."},
 		{Name: "object_types", Column: "object_types", Kind: KindStrings, Required: true, Choices: objectTypeChoices(),
 			Doc: `"app.model" names the permission applies to.`},
-		{Name: "actions", Column: "actions", Kind: KindStrings, Required: true, Choices: choices(PermissionActions...),
+		{Name: "actions", Column: "actions", Kind: KindStrings, Required: true, Choices: plainChoices(PermissionActions),
 			Doc: "execute_show and execute_config apply only to netbox_toolkit_plugin.command."},
 		{Name: "constraints", Column: "constraints", Kind: KindJSON, Null: true,
 			Doc: `A JSON object (all lookups must hold) or a list of objects (any may hold), in Django lookup syntax; "$user" is the requesting user's id; null = no constraint.`},
-		{Name: "users", Kind: KindInt, Rel: TypeUser, Join: &Join{"permission_users", "permission_id", "user_id"},
-			Doc: "On write: user ids or objects of unique fields."},
-		{Name: "groups", Kind: KindInt, Rel: TypeGroup, Join: &Join{"permission_groups", "permission_id", "group_id"},
-			Doc: "On write: group ids or objects of unique fields."},
+		{Name: "users", Kind: KindInt, Rel: TypeUser, Join: &Join{"permission_users", "permission_id", "user_id"}},
+		{Name: "groups", Kind: KindInt, Rel: TypeGroup, Join: &Join{"permission_groups", "permission_id", "group_id"}},
 	},
 	Filters: map[string]Filter{
 		"user_id":     {Path: "users", Doc: "Assigned user id; repeat to match any."},
@@ -43,13 +41,7 @@ var Permissions = declare(&Model{
 // commands.
 var PermissionActions = []string{"view", "add", "change", "delete", "execute_show", "execute_config"}
 
-func objectTypeChoices() []Choice {
-	out := []Choice{}
-	for _, t := range ObjectTypes() {
-		out = append(out, Choice{t, t})
-	}
-	return out
-}
+func objectTypeChoices() []Choice { return plainChoices(ObjectTypes()) }
 
 // jsonArrayFilter filters on membership of a JSON array column.
 func jsonArrayFilter(column string, valid []string) func(vals []string) (Expr, error) {

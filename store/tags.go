@@ -7,7 +7,7 @@ var Tags = declare(&Model{
 		nameField(100, ""),
 		slugField,
 		{Name: "color", Column: "color", Kind: KindString, MaxLen: 6, Default: "9e9e9e", Check: checkColor, Nested: true,
-			Filter: FilterLookups, Sort: true, Label: "Colour", Doc: `six hex digits, default "9e9e9e"`},
+			Filter: FilterLookups, Sort: true, Label: "Colour", Doc: "six hex digits"},
 		description(200),
 	},
 })

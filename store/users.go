@@ -29,8 +29,7 @@ var Users = declare(&Model{
 			Label: "Active (may log in)", Doc: "Inactive users' tokens and sessions are refused."},
 		{Name: "is_superuser", Column: "is_superuser", Kind: KindBool, Filter: FilterExact, Sort: true,
 			Label: "Superuser", Doc: "Passes every permission check; only a superuser may set it."},
-		{Name: "groups", Kind: KindInt, Rel: TypeGroup, Join: &Join{"user_groups", "user_id", "group_id"},
-			Doc: "On write: group ids or objects of unique fields."},
+		{Name: "groups", Kind: KindInt, Rel: TypeGroup, Join: &Join{"user_groups", "user_id", "group_id"}},
 		{Name: "date_joined", Column: "date_joined", Kind: KindTime, Access: ReadOnly, Filter: FilterLookups, Sort: true},
 		{Name: "last_login", Column: "last_login", Kind: KindTime, Access: ReadOnly, Null: true, Filter: FilterLookups, Sort: true},
 	},
@@ -61,7 +60,7 @@ var Tokens = declare(&Model{
 	Display: func(r Row) string { return fmt.Sprint(r["key_prefix"]) + "**********" },
 	Fields: []Field{
 		{Name: "user", Column: "user_id", Kind: KindInt, Rel: TypeUser, Sort: true,
-			Doc: "On write: a user id or object; defaults to the requesting user. Another user's needs users.token add/change."},
+			Doc: "Defaults to the requesting user; another user's token needs users.token permissions."},
 		{Name: "description", Column: "description", Kind: KindString, MaxLen: 200, Filter: FilterLookups, Sort: true, Search: true},
 		{Name: "expires", Column: "expires", Kind: KindTime, Null: true, Filter: FilterLookups, Sort: true,
 			Doc: "Must be in the future; null = never."},

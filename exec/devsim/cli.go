@@ -19,15 +19,17 @@ const (
 
 // cliState is one session's CLI state.
 type cliState struct {
-	priv    bool
-	mode    mode
-	iface   string // interface being configured (modeIf)
-	vlan    int    // VLAN being configured (modeVlan)
-	pageLen int    // lines per screen; 0 = paging off
-	width   int
-	cand    *state // candidate configuration (IOS-XR, Junos) in config mode
-	dead    bool   // the connection went away during an interactive question
-	noMore  bool   // "| no-more": do not page this command's output
+	priv      bool
+	mode      mode
+	iface     string // interface being configured (modeIf)
+	vlan      int    // VLAN being configured (modeVlan)
+	pageLen   int    // lines per screen; 0 = paging off
+	width     int
+	cand      *state // candidate configuration (IOS-XR, Junos) in config mode
+	dead      bool   // the connection went away during an interactive question
+	noMore    bool   // "| no-more": do not page this command's output
+	lines     int    // command lines entered so far (EXOS counts them in its prompt)
+	noConfirm bool   // EXOS "disable cli prompting": confirmations take their default
 }
 
 // command is one row of a vendor's command table. Pattern words are

@@ -66,6 +66,10 @@ type Config struct {
 	// EnableEmpty lands logins in unprivileged mode with no enable secret
 	// set: "enable" still asks "Password: " and takes an empty line.
 	EnableEmpty bool
+	// TwoStage makes a huawei_vrp device configure the VRP8 way: system
+	// view edits a candidate that "commit" applies, and the prompt reads
+	// "[~host]", or "[*host]" while changes are pending.
+	TwoStage bool
 	// PromptOnLastLine leaves out the newline after a command's last line
 	// of output, so that the prompt follows it on the same line, as some
 	// CLIs print it after a short reply ("Pagination disabled.leaf1#").
@@ -114,6 +118,7 @@ type Device struct {
 	logins   int
 	conns    map[net.Conn]struct{}
 	st       *state // the running (committed) configuration
+	unsaved  bool   // EXOS: the running configuration differs from the saved one
 }
 
 // Start validates cfg, fills in defaults and starts listening on a random

@@ -253,7 +253,10 @@ func (s *session) page(lines []string, lat time.Duration) error {
 		return s.writeLines(lines, true)
 	}
 	pager := s.d.v.pager
-	erase := strings.Repeat("\b", len(pager)) + strings.Repeat(" ", len(pager)) + strings.Repeat("\b", len(pager))
+	erase := s.d.v.pagerErase
+	if erase == "" {
+		erase = strings.Repeat("\b", len(pager)) + strings.Repeat(" ", len(pager)) + strings.Repeat("\b", len(pager))
+	}
 	for len(lines) > 0 {
 		k := min(n, len(lines))
 		if err := s.writeLines(lines[:k], k == len(lines)); err != nil {

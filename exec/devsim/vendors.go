@@ -38,6 +38,12 @@ type vendor struct {
 	enableFail  []string
 	// configBanner is printed on entering configuration mode.
 	configBanner string
+	// pagerErase is what erases the pager prompt after a key; empty
+	// means backspaces over it.
+	pagerErase string
+	// isShow tells a command that shows something (faults that hit
+	// output hit those only); nil means a first word of "show".
+	isShow func(line string) bool
 }
 
 // vendors is filled by each vendor file's init.
@@ -162,7 +168,14 @@ func cliShell(s *session) error {
 		if s.cli.dead {
 			return nil
 		}
-		if err := s.respond(out, isShow(trimmed)); err != nil {
+		if trimmed != "" {
+			s.cli.lines++
+		}
+		show := isShow(trimmed)
+		if v.isShow != nil {
+			show = v.isShow(trimmed)
+		}
+		if err := s.respond(out, show); err != nil {
 			return err
 		}
 		if quit {

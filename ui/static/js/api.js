@@ -93,6 +93,24 @@ export const patch = (path, body) => api('PATCH', path, body);
 export const put = (path, body) => api('PUT', path, body);
 export const del = (path) => api('DELETE', path);
 
+const described = new Map();
+
+/**
+ * describeFields is what the server says of a resource's fields (OPTIONS, as Django REST
+ * framework answers it): {name: {type, label, required, choices, list_url, …}} in the
+ * order forms show them, for a create (a list path) or an update (an object path).
+ * One request per path and page load.
+ */
+export function describeFields(path) {
+  if (!described.has(path)) {
+    described.set(path, api('OPTIONS', path).then((m) => {
+      const a = (m && m.actions) || {};
+      return a.POST || a.PUT || {};
+    }).catch((err) => { described.delete(path); throw err; }));
+  }
+  return described.get(path);
+}
+
 /** qs builds a query string from an object, leaving out empty values. */
 export function qs(params) {
   const u = new URLSearchParams();

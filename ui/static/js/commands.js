@@ -2,16 +2,14 @@
 // editor, which checks placeholders against variable rows as you type.
 
 import { h, clear, link, badge, loading, pageHead, dl, refText, fmtTime, table, errorBox } from './dom.js';
-import { get, post, patch, T } from './api.js';
+import { get, post, patch, T, describeFields } from './api.js';
 import { route, navigate } from './router.js';
-import { buildForm } from './forms.js';
+import { buildForm, metaFields } from './forms.js';
 import { listPage } from './list.js';
 import { can } from './session.js';
 import { deleteButton } from './resources.js';
 
 const CMD = { path: `${T}/commands/`, one: 'command', type: 'netbox_toolkit_plugin.command' };
-export const VAR_TYPES = [['text', 'Text (typed in)'], ['inventory_interface', 'Interface of the device'],
-  ['inventory_vlan', 'VLAN id (device or site)'], ['inventory_vlan_name', 'VLAN name (device or site)'], ['inventory_ip', 'IP address of the device']];
 
 const PLACEHOLDER = /<([A-Za-z][A-Za-z0-9_]*)>/g;
 const ANY_ANGLE = /<([^<>\s]*)>/g;
@@ -46,12 +44,16 @@ export function commandText(text) {
 
 export const typeBadge = (t) => badge(t, t === 'config' ? 'warn' : 'info');
 
-function listView(main) {
+/** choicesOf is a described field's choices as [value, label] pairs. */
+const choicesOf = (m) => ((m && m.choices) || []).map((c) => [c.value, c.display_name]);
+
+async function listView(main) {
+  const desc = await describeFields(CMD.path);
   return listPage(main, {
     title: 'Commands', path: CMD.path,
     actions: can(CMD.type, 'add') ? [link('/ui/commands/new', 'New command', { class: 'btn primary' })] : [],
     filters: [{ name: 'q', label: 'Search' }, { name: 'name', label: 'Name (exact)' },
-      { name: 'command_type', label: 'Type', type: 'select', options: [['show', 'show'], ['config', 'config']] },
+      { name: 'command_type', label: 'Type', type: 'select', options: choicesOf(desc.command_type) },
       { name: 'platform_id', label: 'Platform', type: 'ref', ref: { path: '/api/dcim/platforms/' } }],
     columns: [
       { label: 'Name', cell: (c) => link(`/ui/commands/${c.id}`, c.name) },
@@ -86,7 +88,7 @@ async function detailView(main, { id }) {
 }
 
 /** variablesEditor edits the variable rows and checks them against the command text. */
-function variablesEditor(initial, getText) {
+function variablesEditor(initial, getText, types) {
   const rows = h('div', { class: 'var-rows' });
   const status = h('div', { class: 'var-status', 'aria-live': 'polite' });
   const box = h('fieldset', { class: 'field vars' }, h('legend', {}, 'Variables'),
@@ -104,7 +106,7 @@ function variablesEditor(initial, getText) {
         h('input', { id: `var-${i}-name`, class: 'v-name mono', value: v.name || '', required: true, autocomplete: 'off', 'aria-describedby': `var-${i}-err`, oninput: check })),
       h('div', { class: 'vf' }, h('label', { for: `var-${i}-label` }, 'Label'), h('input', { id: `var-${i}-label`, class: 'v-label', value: v.display_name || '', placeholder: 'as the name' })),
       h('div', { class: 'vf' }, h('label', { for: `var-${i}-type` }, 'Type'),
-        h('select', { id: `var-${i}-type`, class: 'v-type' }, VAR_TYPES.map(([t, l]) => h('option', { value: t, selected: t === (v.variable_type || 'text') }, l)))),
+        h('select', { id: `var-${i}-type`, class: 'v-type' }, types.map(([t, l]) => h('option', { value: t, selected: t === (v.variable_type || 'text') }, l)))),
       h('div', { class: 'vf' }, h('label', { for: `var-${i}-default` }, 'Default'), h('input', { id: `var-${i}-default`, class: 'v-default', value: v.default_value || '' })),
       h('div', { class: 'vf' }, h('label', { for: `var-${i}-help` }, 'Help text'), h('input', { id: `var-${i}-help`, class: 'v-help', value: v.help_text || '' })),
       h('div', { class: 'vf vf-tail' }, h('label', {}, h('input', { type: 'checkbox', class: 'v-required', checked: v.required !== false }), ' required'),
@@ -165,19 +167,19 @@ function variablesEditor(initial, getText) {
 
 async function formView(main, { id }) {
   clear(main, loading());
-  const c = id ? await get(`${CMD.path}${id}/`) : { command_type: 'show' };
+  const c = id ? await get(`${CMD.path}${id}/`) : {};
+  const desc = await describeFields(id ? `${CMD.path}${id}/` : CMD.path);
+  const varTypes = choicesOf(desc.variables && desc.variables.child.children.variable_type);
   let editor;
   const form = await buildForm({
     isEdit: !!id, initial: c, submitLabel: id ? 'Save' : 'Create command', cancelHref: id ? `/ui/commands/${id}` : '/ui/commands/',
-    fields: [
-      { name: 'name', label: 'Name', required: true, maxlength: 100 },
-      { name: 'command_type', label: 'Type', type: 'select', required: true, options: [['show', 'show (read-only)'], ['config', 'config (changes the device)']] },
-      { name: 'command', label: 'Command', type: 'textarea', mono: true, required: true, rows: 3, placeholder: 'show interfaces <interface>', help: 'Variables as <name>. A config command may hold several lines; each is sent in config mode.' },
-      { name: 'platforms', label: 'Platforms', type: 'refs', required: true, ref: { path: '/api/dcim/platforms/' } },
-      { name: 'description', label: 'Description', type: 'textarea', rows: 2 },
-      { name: 'tags', label: 'Tags', type: 'refs', ref: { path: '/api/extras/tags/' } },
-    ],
-    extra: (editor = variablesEditor(c.variables, () => form.elements.command.value)).el,
+    fields: metaFields(desc, {
+      command: { type: 'textarea', mono: true, rows: 3, placeholder: 'show interfaces <interface>', help: 'Variables as <name>. A config command may hold several lines; each is sent in config mode.' },
+      description: { type: 'textarea', rows: 2 },
+      platforms: { help: undefined },
+      custom_fields: false,
+    }),
+    extra: (editor = variablesEditor(c.variables, () => form.elements.command.value, varTypes)).el,
     collect: (v) => {
       const problems = editor.check();
       if (problems.length) throw new Error(problems.join(' '));

@@ -6,6 +6,44 @@ import { getAll, ApiError } from './api.js';
 
 let uid = 0;
 
+/**
+ * metaFields turns the server's description of a resource's fields (api.describeFields) into
+ * this builder's fields: every writable one, in the server's order, with its label,
+ * help, limits and choices. overrides adjust a field by name; false leaves it out.
+ */
+export function metaFields(desc, overrides = {}) {
+  const out = [];
+  for (const [name, m] of Object.entries(desc || {})) {
+    const o = overrides[name];
+    if (m.read_only || o === false || fieldType(m) === null) continue;
+    const options = (m.choices || []).map((c) => [c.value, c.display_name]);
+    out.push({
+      name, label: m.label, type: fieldType(m), required: m.required, help: m.help_text, default: m.default,
+      maxlength: m.max_length, min: m.min_value, max: m.max_value, nullable: m.allow_null, options,
+      noEmpty: m.default != null || options.some(([v]) => v === ''),
+      ref: m.list_url ? { path: m.list_url } : m.child && m.child.list_url ? { path: m.child.list_url } : undefined,
+      ...o,
+    });
+  }
+  return out;
+}
+
+/** fieldType is the control of a described field (undefined: a text box; null: none fits). */
+function fieldType(m) {
+  if (m.write_only && m.type === 'string') return 'password';
+  switch (m.type) {
+    case 'boolean': return 'bool';
+    case 'integer': return 'number';
+    case 'choice': return 'select';
+    case 'multiple choice': return 'multi';
+    case 'json': return 'json';
+    case 'datetime': return 'datetime';
+    case 'field': return 'ref';
+    case 'list': return m.child && m.child.type === 'field' ? 'refs' : null;
+    default: return undefined;
+  }
+}
+
 /** toInput converts a value as the API reads it into what the field edits. */
 function toInput(f, v) {
   if (v === undefined) v = f.default;
@@ -57,7 +95,7 @@ async function control(f, value, id) {
       return h('input', { ...common, type: 'datetime-local', value });
     case 'select':
       return h('select', common,
-        f.required ? null : h('option', { value: '' }, f.emptyLabel || '—'),
+        f.required || f.noEmpty ? null : h('option', { value: '' }, f.emptyLabel || '—'),
         f.options.map(([v, l]) => h('option', { value: v, selected: String(v) === String(value) }, l)));
     case 'ref': {
       const opts = await refOptions(f);

@@ -1,34 +1,26 @@
 // resources.js: inventory and user administration as data. Each resource names its
-// API path, list columns, filters and form fields; one set of pages (list, detail,
-// create, edit, delete) serves them all.
+// API path, list columns and filters; its form fields, their labels, help and choices
+// come from the server (api.describeFields), with overrides for presentation only. One set of
+// pages (list, detail, create, edit, delete) serves them all.
 
 import { h, clear, link, badge, errorBox, loading, pageHead, dl, refText, fmtTime, fmtAgo, confirmDialog, toast, copyButton } from './dom.js';
-import { get, post, patch, del } from './api.js';
+import { get, post, patch, del, describeFields } from './api.js';
 import { route, navigate } from './router.js';
-import { buildForm } from './forms.js';
+import { buildForm, metaFields } from './forms.js';
 import { listPage } from './list.js';
 import { can } from './session.js';
 
-const enumOpts = (...vals) => vals.map((v) => [v, v]);
 const val = (x) => (x && typeof x === 'object' && 'label' in x ? x.label : x);
 const yes = (b) => (b ? badge('yes', 'ok') : badge('no'));
 
 const refSite = { path: '/api/dcim/sites/' };
 const refPlatform = { path: '/api/dcim/platforms/' };
 const refDevice = { path: '/api/dcim/devices/' };
-const refTag = { path: '/api/extras/tags/' };
-const refVlan = { path: '/api/ipam/vlans/', label: (v) => `${v.vid} ${v.name}${v.site ? ` (${v.site.name})` : ''}` };
-const refIP = { path: '/api/ipam/ip-addresses/', label: (ip) => ip.address };
 const refIface = { path: '/api/dcim/interfaces/', label: (i) => `${i.device ? i.device.name : '?'} · ${i.name}` };
 const refUser = { path: '/api/users/users/', label: (u) => u.username };
 const refGroup = { path: '/api/users/groups/' };
 
-export const OBJECT_TYPES = ['netbox_toolkit_plugin.command', 'netbox_toolkit_plugin.commandlog', 'netbox_toolkit_plugin.devicecredentialset',
-  'dcim.site', 'dcim.platform', 'dcim.device', 'dcim.interface', 'ipam.vlan', 'ipam.ipaddress', 'extras.tag',
-  'users.user', 'users.group', 'users.token', 'users.objectpermission'];
-export const DRIVERS = ['cisco_ios', 'cisco_nxos', 'cisco_iosxr', 'arista_eos', 'juniper_junos', 'linux', 'generic'];
-
-/** RESOURCES: key (URL segment) → definition. */
+/** RESOURCES: key (URL segment) → definition. A filter with choices takes the named field's. */
 export const RESOURCES = {
   devices: {
     title: 'Devices', one: 'device', path: '/api/dcim/devices/', type: 'dcim.device', section: 'inventory',
@@ -39,101 +31,64 @@ export const RESOURCES = {
     ],
     filters: [{ name: 'q', label: 'Search' }, { name: 'site_id', label: 'Site', type: 'ref', ref: refSite },
       { name: 'platform_id', label: 'Platform', type: 'ref', ref: refPlatform },
-      { name: 'status', label: 'Status', type: 'select', options: enumOpts('active', 'offline', 'planned', 'staged', 'failed') }],
-    fields: [
-      { name: 'name', label: 'Name', required: true, help: 'unique per site' },
-      { name: 'site', label: 'Site', type: 'ref', ref: refSite, required: true },
-      { name: 'platform', label: 'Platform', type: 'ref', ref: refPlatform, help: 'decides the SSH driver and which commands can run' },
-      { name: 'status', label: 'Status', type: 'select', required: true, default: 'active', options: enumOpts('active', 'offline', 'planned', 'staged', 'failed') },
-      { name: 'primary_ip4', label: 'Primary IPv4', type: 'ref', ref: refIP, help: 'the address FieldKit connects to' },
-      { name: 'description', label: 'Description' },
-      { name: 'legacy_algorithms', label: 'Offer legacy SSH algorithms', type: 'bool' },
-      { name: 'tags', label: 'Tags', type: 'refs', ref: refTag },
-      { name: 'custom_fields', label: 'Custom fields (JSON)', type: 'json', help: 'e.g. {"ssh_port": 2222}' },
-    ],
+      { name: 'status', label: 'Status', type: 'select', choices: 'status' }],
   },
   sites: {
     title: 'Sites', one: 'site', path: '/api/dcim/sites/', type: 'dcim.site', section: 'inventory',
     columns: [['Name', (s) => link(`/ui/sites/${s.id}`, s.name)], ['Slug', (s) => s.slug], ['Description', (s) => s.description],
       ['Devices', (s) => link(`/ui/devices/?site_id=${s.id}`, 'devices')]],
     filters: [{ name: 'q', label: 'Search' }],
-    fields: [{ name: 'name', label: 'Name', required: true }, { name: 'slug', label: 'Slug', required: true, help: 'lower-case letters, digits, - and _' },
-      { name: 'description', label: 'Description' }],
   },
   platforms: {
     title: 'Platforms', one: 'platform', path: '/api/dcim/platforms/', type: 'dcim.platform', section: 'inventory',
     columns: [['Name', (p) => link(`/ui/platforms/${p.id}`, p.name)], ['Slug', (p) => p.slug], ['Driver', (p) => p.driver || '(from slug)'],
       ['Commands', (p) => link(`/ui/commands/?platform_id=${p.id}`, 'commands')]],
     filters: [{ name: 'q', label: 'Search' }],
-    fields: [{ name: 'name', label: 'Name', required: true }, { name: 'slug', label: 'Slug', required: true },
-      { name: 'driver', label: 'SSH driver', type: 'select', options: DRIVERS.map((d) => [d, d]), emptyLabel: '(infer from slug)' },
-      { name: 'description', label: 'Description' }, { name: 'legacy_algorithms', label: 'Offer legacy SSH algorithms', type: 'bool' }],
   },
   interfaces: {
     title: 'Interfaces', one: 'interface', path: '/api/dcim/interfaces/', type: 'dcim.interface', section: 'inventory',
     columns: [['Device', (i) => (i.device ? link(`/ui/devices/${i.device.id}`, i.device.name) : '—')], ['Name', (i) => link(`/ui/interfaces/${i.id}`, i.name)],
       ['Enabled', (i) => yes(i.enabled)], ['Mode', (i) => val(i.mode) || '—'], ['Untagged VLAN', (i) => refText(i.untagged_vlan)], ['Description', (i) => i.description]],
     filters: [{ name: 'q', label: 'Search' }, { name: 'device_id', label: 'Device', type: 'ref', ref: refDevice }],
-    fields: [{ name: 'device', label: 'Device', type: 'ref', ref: refDevice, required: true }, { name: 'name', label: 'Name', required: true },
-      { name: 'type', label: 'Type', placeholder: 'other', help: 'NetBox type slug: 1000base-t, virtual, lag…' },
-      { name: 'enabled', label: 'Enabled', type: 'bool', default: true },
-      { name: 'mode', label: '802.1Q mode', type: 'select', nullable: true, options: enumOpts('access', 'tagged', 'tagged-all') },
-      { name: 'untagged_vlan', label: 'Untagged VLAN', type: 'ref', ref: refVlan },
-      { name: 'tagged_vlans', label: 'Tagged VLANs', type: 'refs', ref: refVlan, help: 'needs mode tagged' },
-      { name: 'description', label: 'Description' }],
+    form: { type: { placeholder: 'other' } },
   },
   vlans: {
     title: 'VLANs', one: 'VLAN', path: '/api/ipam/vlans/', type: 'ipam.vlan', section: 'inventory',
     columns: [['VID', (v) => link(`/ui/vlans/${v.id}`, String(v.vid))], ['Name', (v) => v.name], ['Site', (v) => refText(v.site)], ['Status', (v) => statusBadge(v.status)]],
     filters: [{ name: 'q', label: 'Search' }, { name: 'site_id', label: 'Site', type: 'ref', ref: refSite }],
-    fields: [{ name: 'vid', label: 'VLAN id', type: 'number', required: true, min: 1, max: 4094 }, { name: 'name', label: 'Name', required: true },
-      { name: 'site', label: 'Site', type: 'ref', ref: refSite, help: 'none = global' },
-      { name: 'status', label: 'Status', type: 'select', required: true, default: 'active', options: enumOpts('active', 'reserved', 'deprecated') },
-      { name: 'description', label: 'Description' }],
   },
   'ip-addresses': {
     title: 'IP addresses', one: 'IP address', path: '/api/ipam/ip-addresses/', type: 'ipam.ipaddress', section: 'inventory',
     columns: [['Address', (ip) => link(`/ui/ip-addresses/${ip.id}`, ip.address)], ['Status', (ip) => statusBadge(ip.status)],
       ['Interface', (ip) => (ip.assigned_object ? `${ip.assigned_object.device ? ip.assigned_object.device.name + ' · ' : ''}${ip.assigned_object.name}` : '—')], ['DNS name', (ip) => ip.dns_name]],
     filters: [{ name: 'q', label: 'Search' }, { name: 'device_id', label: 'Device', type: 'ref', ref: refDevice }],
-    fields: [{ name: 'address', label: 'Address', required: true, placeholder: '10.0.0.1/24', help: 'with prefix length' },
-      { name: 'status', label: 'Status', type: 'select', required: true, default: 'active', options: enumOpts('active', 'reserved', 'deprecated', 'dhcp', 'slaac') },
-      { name: 'assigned_object_id', label: 'Interface', type: 'ref', ref: refIface },
-      { name: 'dns_name', label: 'DNS name' }, { name: 'description', label: 'Description' }],
+    form: { address: { placeholder: '10.0.0.1/24' }, assigned_object_type: false, assigned_object_id: { type: 'ref', ref: refIface, help: undefined } },
     collect: (v) => { v.assigned_object_type = v.assigned_object_id ? 'dcim.interface' : null; },
   },
   tags: {
     title: 'Tags', one: 'tag', path: '/api/extras/tags/', type: 'extras.tag', section: 'inventory',
     columns: [['Name', (t) => h('span', {}, swatch(t.color), link(`/ui/tags/${t.id}`, t.name))], ['Slug', (t) => t.slug], ['Description', (t) => t.description]],
     filters: [{ name: 'q', label: 'Search' }],
-    fields: [{ name: 'name', label: 'Name', required: true }, { name: 'slug', label: 'Slug', required: true },
-      { name: 'color', label: 'Colour', placeholder: '9e9e9e', help: 'six hex digits', maxlength: 6 }, { name: 'description', label: 'Description' }],
+    form: { color: { placeholder: '9e9e9e' } },
   },
   users: {
     title: 'Users', one: 'user', path: '/api/users/users/', type: 'users.user', section: 'admin',
     columns: [['Username', (u) => link(`/ui/users/${u.id}`, u.username)], ['Name', (u) => `${u.first_name || ''} ${u.last_name || ''}`.trim() || '—'],
       ['Active', (u) => yes(u.is_active)], ['Superuser', (u) => yes(u.is_superuser)], ['Groups', (u) => (u.groups || []).map(refText).join(', ') || '—'], ['Last login', (u) => fmtAgo(u.last_login)]],
     filters: [{ name: 'q', label: 'Search' }, { name: 'group_id', label: 'Group', type: 'ref', ref: refGroup }],
-    fields: [{ name: 'username', label: 'Username', required: true, help: 'letters, digits and @/./+/-/_' },
-      { name: 'password', label: 'Password', type: 'password', required: true, help: 'at most 72 characters', editHelp: 'leave empty to keep the current password' },
-      { name: 'first_name', label: 'First name' }, { name: 'last_name', label: 'Last name' }, { name: 'email', label: 'E-mail', inputType: 'email' },
-      { name: 'is_active', label: 'Active (may log in)', type: 'bool', default: true }, { name: 'is_superuser', label: 'Superuser (passes every permission check)', type: 'bool' },
-      { name: 'groups', label: 'Groups', type: 'refs', ref: refGroup }],
+    form: { password: { editHelp: 'leave empty to keep the current password' }, email: { inputType: 'email' } },
   },
   groups: {
     title: 'Groups', one: 'group', path: '/api/users/groups/', type: 'users.group', section: 'admin',
     columns: [['Name', (g) => link(`/ui/groups/${g.id}`, g.name)], ['Members', (g) => link(`/ui/users/?group_id=${g.id}`, 'users')]],
     filters: [{ name: 'q', label: 'Search' }],
-    fields: [{ name: 'name', label: 'Name', required: true }],
   },
   tokens: {
     title: 'API tokens', one: 'token', path: '/api/users/tokens/', type: 'users.token', section: 'admin',
     columns: [['Token', (t) => link(`/ui/tokens/${t.id}`, t.display)], ['User', (t) => refText(t.user)], ['Write', (t) => yes(t.write_enabled)],
       ['Expires', (t) => (t.expires ? fmtTime(t.expires) : 'never')], ['Last used', (t) => fmtAgo(t.last_used)], ['Description', (t) => t.description]],
     filters: [{ name: 'user_id', label: 'User', type: 'ref', ref: refUser }],
-    fields: [{ name: 'user', label: 'User', type: 'ref', ref: refUser, help: 'empty = you' }, { name: 'description', label: 'Description' },
-      { name: 'write_enabled', label: 'Write enabled (otherwise read-only)', type: 'bool', default: true },
-      { name: 'expires', label: 'Expires', type: 'datetime', help: 'empty = never' }],
+    form: { user: { help: 'empty = you' }, key: false },
     collect: (v) => { if (v.user == null) delete v.user; },
     secret: 'key',
   },
@@ -142,14 +97,21 @@ export const RESOURCES = {
     columns: [['Name', (p) => link(`/ui/permissions/${p.id}`, p.name)], ['Enabled', (p) => yes(p.enabled)], ['Object types', (p) => (p.object_types || []).join(', ')],
       ['Actions', (p) => (p.actions || []).join(', ')], ['Users', (p) => (p.users || []).map(refText).join(', ') || '—'], ['Groups', (p) => (p.groups || []).map(refText).join(', ') || '—']],
     filters: [{ name: 'q', label: 'Search' }, { name: 'user_id', label: 'User', type: 'ref', ref: refUser }],
-    fields: [{ name: 'name', label: 'Name', required: true }, { name: 'description', label: 'Description' },
-      { name: 'enabled', label: 'Enabled', type: 'bool', default: true },
-      { name: 'object_types', label: 'Object types', type: 'multi', required: true, options: OBJECT_TYPES.map((t) => [t, t]) },
-      { name: 'actions', label: 'Actions', type: 'multi', required: true, options: enumOpts('view', 'add', 'change', 'delete', 'execute_show', 'execute_config'), help: 'execute_show / execute_config apply to commands only' },
-      { name: 'users', label: 'Users', type: 'refs', ref: refUser }, { name: 'groups', label: 'Groups', type: 'refs', ref: refGroup },
-      { name: 'constraints', label: 'Constraints (JSON)', type: 'json', help: 'an object (all lookups hold) or a list of objects (any holds), Django lookup syntax; "$user" is the requesting user; empty = none. Example: {"platforms__slug": "cisco_ios"}' }],
+    form: { constraints: { help: 'an object (all lookups hold) or a list of objects (any holds), Django lookup syntax; "$user" is the requesting user; empty = none. Example: {"platforms__slug": "cisco_ios"}' } },
   },
 };
+
+/** formFields are a resource's form fields, as the server describes them for a create or an update of id. */
+export async function formFields(r, id) {
+  return metaFields(await describeFields(id ? `${r.path}${id}/` : r.path), r.form);
+}
+
+/** listFilters are a resource's filters, those with choices given the field's. */
+async function listFilters(r) {
+  if (!r.filters.some((f) => f.choices)) return r.filters;
+  const desc = await describeFields(r.path);
+  return r.filters.map((f) => (f.choices ? { ...f, options: ((desc[f.choices] || {}).choices || []).map((c) => [c.value, c.display_name]) } : f));
+}
 
 function statusBadge(s) {
   const v = s && typeof s === 'object' ? s.value : s;
@@ -213,11 +175,12 @@ async function detailPage(main, key, id) {
   const r = RESOURCES[key];
   clear(main, loading());
   const obj = await get(`${r.path}${id}/`);
+  const order = Object.keys(await describeFields(r.path).catch(() => ({})));
   clear(main, pageHead(`${r.one[0].toUpperCase()}${r.one.slice(1)}: ${obj.display || obj.name || obj.id}`,
     can(r.type, 'change') ? link(`/ui/${key}/${id}/edit`, 'Edit', { class: 'btn' }) : null,
     can(r.type, 'delete') ? deleteButton(r, obj, `/ui/${key}/`) : null),
   h('p', {}, link(`/ui/${key}/`, `← all ${r.title.toLowerCase()}`)),
-  h('section', { class: 'card' }, dl(detailPairs(obj, r.fields.map((f) => f.name)))));
+  h('section', { class: 'card' }, dl(detailPairs(obj, order))));
   if (key === 'sites') main.append(h('p', {}, link(`/ui/devices/?site_id=${id}`, 'Devices at this site →')));
 }
 
@@ -235,7 +198,7 @@ async function formPage(main, key, id) {
   const obj = id ? await get(`${r.path}${id}/`) : {};
   const title = id ? `Edit ${r.one}: ${obj.display || obj.name || id}` : `New ${r.one}`;
   const form = await buildForm({
-    fields: r.fields, initial: obj, isEdit: !!id, submitLabel: id ? 'Save' : `Create ${r.one}`,
+    fields: await formFields(r, id), initial: obj, isEdit: !!id, submitLabel: id ? 'Save' : `Create ${r.one}`,
     cancelHref: id ? `/ui/${key}/${id}` : `/ui/${key}/`,
     collect: r.collect,
     onSubmit: async (values) => {
@@ -256,8 +219,8 @@ async function formPage(main, key, id) {
 /** registerResources adds the pages of every resource (devices' detail is its own). */
 export function registerResources() {
   for (const [key, r] of Object.entries(RESOURCES)) {
-    route(`/ui/${key}`, (main) => listPage(main, {
-      title: r.title, path: r.path, filters: r.filters,
+    route(`/ui/${key}`, async (main) => listPage(main, {
+      title: r.title, path: r.path, filters: await listFilters(r),
       columns: r.columns.map(([label, cell]) => ({ label, cell })),
       actions: can(r.type, 'add') ? [link(`/ui/${key}/new`, `New ${r.one}`, { class: 'btn primary' })] : [],
     }));
