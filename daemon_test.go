@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -378,4 +379,116 @@ func logLines(t *testing.T, text string) []map[string]any {
 		}
 	}
 	return out
+}
+
+// TestNotifySocket plays systemd for a Type=notify unit: the server says READY=1 once
+// the API answers, RELOADING=1 then READY=1 around a SIGHUP, STOPPING=1 on SIGTERM.
+func TestNotifySocket(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real process: not in -short")
+	}
+	l := newLab(t, 0)
+	sock := filepath.Join(t.TempDir(), "notify")
+	conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: sock, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	msgs := make(chan string, 16)
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := conn.Read(buf)
+			if err != nil {
+				close(msgs)
+				return
+			}
+			msgs <- string(buf[:n])
+		}
+	}()
+	next := func(want string) {
+		t.Helper()
+		select {
+		case m := <-msgs:
+			if !strings.HasPrefix(m, want) {
+				t.Fatalf("notify: got %q, want %s", m, want)
+			}
+		case <-time.After(15 * time.Second):
+			t.Fatalf("notify: no %s", want)
+		}
+	}
+	s := startServer(t, l, []string{"NOTIFY_SOCKET=" + sock})
+	next("READY=1")
+	s.cmd.Process.Signal(syscall.SIGHUP)
+	next("RELOADING=1")
+	next("READY=1")
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	next("STOPPING=1")
+	if err := <-s.done; err != nil {
+		t.Fatalf("exit: %v", err)
+	}
+}
+
+// TestExecutionMetrics: a bulk request's executions are pending in /metrics while it
+// runs and none are after; a device that refuses the login and one that is gone count
+// as SSH failures by stage.
+func TestExecutionMetrics(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real process and a slow device: not in -short")
+	}
+	l := newLab(t, 250*time.Millisecond)
+	s := startServer(t, l, []string{"FIELDKIT_RATE_LIMIT_ENABLED=false"})
+	item := fmt.Sprintf(`{"command_id": %d, "device_id": %d, "credential_token": %q, "timeout": 60}`, l.cmdID, l.deviceID, l.credToken)
+	body := `{"executions": [` + item + "," + item + "," + item + `]}`
+	done := make(chan int, 1)
+	go func() {
+		req, _ := http.NewRequest("POST", s.base+"/api/plugins/toolkit/commands/bulk-execute/", strings.NewReader(body))
+		req.Header.Set("Authorization", "Token "+l.token)
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			done <- 0
+			return
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		done <- res.StatusCode
+	}()
+	waitLogin(t, l.dev, 1)
+	pending := regexp.MustCompile(`(?m)^fieldkit_bulk_pending_executions (\d+)$`)
+	if m := pending.FindStringSubmatch(getText(t, s.base+"/metrics")); m == nil || m[1] == "0" {
+		t.Fatalf("no pending bulk executions while the bulk runs: %v", m)
+	}
+	if st := <-done; st != 200 {
+		t.Fatalf("bulk-execute: %d", st)
+	}
+	text := getText(t, s.base+"/metrics")
+	if m := pending.FindStringSubmatch(text); m == nil || m[1] != "0" {
+		t.Fatalf("pending after the bulk: %v", m)
+	}
+	if !strings.Contains(text, `fieldkit_executions_total{driver="cisco_ios",outcome="success"} 3`) ||
+		!strings.Contains(text, `fieldkit_execution_duration_seconds_count{driver="cisco_ios",outcome="success"} 3`) {
+		t.Fatalf("executions not counted:\n%s", grepLines(text, "fieldkit_execution"))
+	}
+	l.dev.Close() // the device is gone: connect fails
+	if st, b, err := s.execute(l); err != nil || st != 200 || b["success"] != false {
+		t.Fatalf("execute on a gone device: %d %v %v", st, b, err)
+	}
+	text = getText(t, s.base+"/metrics")
+	for _, want := range []string{`fieldkit_ssh_failures_total{stage="connect"} 1`,
+		`fieldkit_executions_total{driver="cisco_ios",outcome="connect_error"} 1`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("/metrics lacks %s:\n%s", want, grepLines(text, "fieldkit_"))
+		}
+	}
+}
+
+func grepLines(text, prefix string) string {
+	var out []string
+	for _, ln := range strings.Split(text, "\n") {
+		if strings.HasPrefix(ln, prefix) {
+			out = append(out, ln)
+		}
+	}
+	return strings.Join(out, "\n")
 }

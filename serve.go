@@ -62,6 +62,10 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 	}
 	defer logs.Close()
 	logger := logs.logger
+	if cfg.Server.ShutdownTimeout <= maxExecution {
+		logger.Warn("server.shutdown_timeout is not above the longest execution: a stop may cut one short",
+			"shutdown_timeout", cfg.Server.ShutdownTimeout, "longest_execution", maxExecution)
+	}
 	db, err := openStore(ctx, cfg)
 	if err != nil {
 		return err
