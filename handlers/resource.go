@@ -75,6 +75,9 @@ func (a *API) declared(res *Resource) crudSet {
 		},
 		Delete: func(ctx context.Context, id int64) error { return a.DB.Delete(ctx, m, id) },
 	}
+	if len(wr.Fields) == 0 {
+		wr = Writer{} // nothing a client may write: a read-only resource, list and detail only
+	}
 	return crudOf(a, res, wr, load, store.Row.ID, render)
 }
 
