@@ -336,3 +336,30 @@ func fileUID(st os.FileInfo) int {
 	}
 	return int(st.Sys().(*syscall.Stat_t).Uid)
 }
+
+// TestServicePlatformNames: the SysV special cases are keyed on the library's name
+// for SysV, which must be one of its systems.
+func TestServicePlatformNames(t *testing.T) {
+	var names []string
+	for _, s := range service.AvailableSystems() {
+		names = append(names, s.String())
+	}
+	if !strings.Contains(strings.Join(names, ","), sysvPlatform) {
+		t.Fatalf("kardianos/service has no system %q: %v", sysvPlatform, names)
+	}
+}
+
+// TestServiceStatusNotInstalled asks this machine, where FieldKit is not installed as a
+// service, through the real binary: "not installed", exit 4 (not "exit status 1").
+func TestServiceStatusNotInstalled(t *testing.T) {
+	if _, err := os.Stat("/etc/init.d/" + serviceName); err == nil {
+		t.Skip("a fieldkit service is installed on this machine")
+	}
+	if _, err := os.Stat("/etc/systemd/system/" + serviceName + ".service"); err == nil {
+		t.Skip("a fieldkit service is installed on this machine")
+	}
+	out, errOut, code := runExit(t, "service", "status", "--data", t.TempDir())
+	if code != 4 || strings.TrimSpace(out) != "not installed" || errOut != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
