@@ -223,7 +223,7 @@ func installService(ctx context.Context, e env, s service.Service, in install) e
 // without a unit, then removes it and, for SysV, every runlevel link to its script.
 // The data directory and the service account stay.
 func uninstallService(e env, s service.Service) error {
-	if st, err := s.Status(); err == nil && st == service.StatusRunning {
+	if serviceStatus(s).code == 0 {
 		if err := s.Stop(); err != nil {
 			return fmt.Errorf("stop before uninstall: %w", err)
 		}

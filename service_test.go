@@ -328,6 +328,21 @@ func TestServiceAccount(t *testing.T) {
 			t.Errorf("%s owned by %d, want nobody", p, uid)
 		}
 	}
+	// a configuration file the account cannot read is named at install time
+	in.config = filepath.Join(t.TempDir(), "fieldkit.yaml")
+	os.WriteFile(in.config, []byte("log:\n  level: info\n"), 0o600)
+	var warn strings.Builder
+	e.stderr = &warn
+	prepareAccount(ctx, e, in, fake)
+	if !strings.Contains(warn.String(), "not readable by nobody") {
+		t.Fatalf("no warning for a 0600 root file: %q", warn.String())
+	}
+	os.Chmod(in.config, 0o644)
+	warn.Reset()
+	prepareAccount(ctx, e, in, fake)
+	if warn.Len() != 0 {
+		t.Fatalf("warning for a readable file: %q", warn.String())
+	}
 }
 
 func fileUID(st os.FileInfo) int {
