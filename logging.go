@@ -30,11 +30,12 @@ func (l *logSink) Close() error {
 // logFile is where the log goes: log.file if set; <data>/fieldkit.log for a service
 // whose stderr reaches no log (SysV, Windows); else "" for stderr (a terminal, the
 // systemd journal, a container's log).
-func logFile(cfg Config, e env) string {
+// interactive is false under a service manager (systemd, the Windows SCM).
+func logFile(cfg Config, getenv func(string) string, interactive bool) string {
 	if cfg.Log.File != "" {
 		return cfg.Log.File
 	}
-	if e.getenv("FIELDKIT_SERVICE") == "sysv" || (!service.Interactive() && e.getenv("JOURNAL_STREAM") == "") {
+	if getenv("FIELDKIT_SERVICE") == "sysv" || (!interactive && getenv("JOURNAL_STREAM") == "") {
 		return filepath.Join(cfg.Server.Data, "fieldkit.log")
 	}
 	return ""
@@ -46,7 +47,7 @@ func openLog(cfg Config, e env) (*logSink, error) {
 	level, _ := parseLevel(cfg.Log.Level)
 	sink.level.Set(level)
 	var w io.Writer = e.stderr
-	if path := logFile(cfg, e); path != "" {
+	if path := logFile(cfg, e.getenv, service.Interactive()); path != "" {
 		if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 			return nil, fmt.Errorf("log file: %w", err)
 		}
