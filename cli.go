@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -18,35 +17,9 @@ import (
 	"fieldkit/store"
 )
 
-// common are the flags every command takes.
+// common are the flags every command but version and completion takes.
 type common struct {
 	config, data string
-}
-
-func newFlags(name string, e env) (*flag.FlagSet, *common) {
-	fs := flag.NewFlagSet("fieldkit "+name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	c := &common{}
-	fs.StringVar(&c.config, "config", "", "YAML config file (also FIELDKIT_CONFIG)")
-	fs.StringVar(&c.data, "data", "", "data directory (default $FIELDKIT_DATA, else ./fieldkit-data)")
-	return fs, c
-}
-
-// parseArgs parses flags wherever they stand among the positional arguments, so that
-// "user create alice --superuser" works as well as "user create --superuser alice".
-func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
 }
 
 // config loads the configuration for a command; extra holds flag-set settings.
@@ -72,28 +45,16 @@ func openStore(ctx context.Context, cfg Config) (*store.DB, error) {
 	return store.Open(ctx, filepath.Join(cfg.Server.Data, "fieldkit.db"))
 }
 
-func cmdUser(ctx context.Context, e env, args []string) error {
-	if len(args) == 0 || args[0] != "create" {
-		return errors.New("usage: fieldkit user create USERNAME [--superuser] [--password-stdin] [--group NAME]...")
+func cmdUserCreate(ctx context.Context, e env, o *opts) error {
+	if strings.TrimSpace(o.args[0]) == "" {
+		return &usageError{msg: "fieldkit user create: empty USERNAME", help: "user create"}
 	}
-	fs, c := newFlags("user create", e)
-	super := fs.Bool("superuser", false, "make the user a superuser")
-	pwStdin := fs.Bool("password-stdin", false, "read the password from the first line of stdin")
-	var groups multiFlag
-	fs.Var(&groups, "group", "add the user to this group (created if missing); repeatable")
-	pos, err := parseArgs(fs, args[1:])
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 || strings.TrimSpace(pos[0]) == "" {
-		return errors.New("usage: fieldkit user create USERNAME [--superuser] [--password-stdin] [--group NAME]...")
-	}
-	cfg, err := c.load(e, nil)
+	cfg, err := o.load(e, nil)
 	if err != nil {
 		return err
 	}
 	password, generated := "", false
-	if *pwStdin {
+	if o.passwordStdin {
 		line, err := bufio.NewReader(e.stdin).ReadString('\n')
 		if err != nil && !errors.Is(err, io.EOF) {
 			return fmt.Errorf("read password: %w", err)
@@ -110,12 +71,12 @@ func cmdUser(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	defer db.Close()
-	gids, err := ensureGroups(ctx, db, groups)
+	gids, err := ensureGroups(ctx, db, o.groups)
 	if err != nil {
 		return err
 	}
-	name := pos[0]
-	if _, err := db.CreateUser(ctx, store.UserInput{Username: &name, Password: &password, IsSuperuser: super, Groups: &gids}, store.All); err != nil {
+	name := o.args[0]
+	if _, err := db.CreateUser(ctx, store.UserInput{Username: &name, Password: &password, IsSuperuser: &o.superuser, Groups: &gids}, store.All); err != nil {
 		if errors.Is(err, store.ErrConflict) {
 			return fmt.Errorf("user %q already exists", name)
 		}
@@ -144,26 +105,11 @@ func ensureGroups(ctx context.Context, db *store.DB, names []string) ([]int64, e
 	return ids, nil
 }
 
-func cmdToken(ctx context.Context, e env, args []string) error {
-	const u = "usage: fieldkit token create USERNAME [--read-only] [--expires DURATION] [--description TEXT]"
-	if len(args) == 0 || args[0] != "create" {
-		return errors.New(u)
+func cmdTokenCreate(ctx context.Context, e env, o *opts) error {
+	if o.expires < 0 {
+		return &usageError{msg: "fieldkit token create: --expires must be positive", help: "token create"}
 	}
-	fs, c := newFlags("token create", e)
-	ro := fs.Bool("read-only", false, "the token may only read")
-	expires := fs.Duration("expires", 0, "lifetime, e.g. 720h (default: never expires)")
-	desc := fs.String("description", "", "what the token is for")
-	pos, err := parseArgs(fs, args[1:])
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return errors.New(u)
-	}
-	if *expires < 0 {
-		return errors.New("--expires must be positive")
-	}
-	cfg, err := c.load(e, nil)
+	cfg, err := o.load(e, nil)
 	if err != nil {
 		return err
 	}
@@ -172,13 +118,13 @@ func cmdToken(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	defer db.Close()
-	uid, err := db.UserIDByName(ctx, pos[0])
+	uid, err := db.UserIDByName(ctx, o.args[0])
 	if err != nil {
-		return fmt.Errorf("no user %q", pos[0])
+		return fmt.Errorf("no user %q", o.args[0])
 	}
-	in := store.TokenInput{UserID: uid, Description: *desc, WriteEnabled: !*ro}
-	if *expires > 0 {
-		in.Expires = time.Now().Add(*expires)
+	in := store.TokenInput{UserID: uid, Description: o.description, WriteEnabled: !o.readOnly}
+	if o.expires > 0 {
+		in.Expires = time.Now().Add(o.expires)
 	}
 	_, key, err := db.CreateToken(ctx, in, store.All)
 	if err != nil {
@@ -188,19 +134,14 @@ func cmdToken(ctx context.Context, e env, args []string) error {
 	return nil
 }
 
-func cmdBackup(ctx context.Context, e env, args []string) error {
-	fs, c := newFlags("backup", e)
-	out := fs.String("output", "", "file to write the copy to (must not exist)")
-	if _, err := parseArgs(fs, args); err != nil {
-		return err
+func cmdBackup(ctx context.Context, e env, o *opts) error {
+	if o.output == "" {
+		return &usageError{msg: "fieldkit backup: --output FILE is required", help: "backup"}
 	}
-	if *out == "" {
-		return errors.New("usage: fieldkit backup --output FILE")
+	if _, err := os.Stat(o.output); err == nil {
+		return fmt.Errorf("%s already exists", o.output)
 	}
-	if _, err := os.Stat(*out); err == nil {
-		return fmt.Errorf("%s already exists", *out)
-	}
-	cfg, err := c.load(e, nil)
+	cfg, err := o.load(e, nil)
 	if err != nil {
 		return err
 	}
@@ -209,10 +150,10 @@ func cmdBackup(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	defer db.Close()
-	if err := db.Backup(ctx, *out); err != nil {
+	if err := db.Backup(ctx, o.output); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "backup written to %s\n", *out)
+	fmt.Fprintf(e.stderr, "backup written to %s\n", o.output)
 	return nil
 }
 
@@ -234,15 +175,6 @@ func parseLevel(s string) (slog.Level, error) {
 		return l, fmt.Errorf("%q is not debug, info, warn or error", s)
 	}
 	return l, nil
-}
-
-func newLogger(cfg Config, w io.Writer) *slog.Logger {
-	level, _ := parseLevel(cfg.Log.Level)
-	opts := &slog.HandlerOptions{Level: level}
-	if cfg.Log.Format == "json" {
-		return slog.New(slog.NewJSONHandler(w, opts))
-	}
-	return slog.New(slog.NewTextHandler(w, opts))
 }
 
 // validSchedule accepts "", "hourly" and "daily HH:MM".

@@ -16,7 +16,9 @@ import (
 
 // Config is every setting of FieldKit. Each key is settable in the YAML file as
 // section.key, and as the environment variable FIELDKIT_<SECTION>_<KEY>; flags win over
-// the environment, the environment over the file, the file over the defaults.
+// the environment, the environment over the file, the file over the defaults. A key
+// tagged reload:"true" takes effect on SIGHUP; any other needs a restart. Adding a
+// setting is adding a field here (with its default below and its check in validate).
 type Config struct {
 	Server    ServerConfig    `yaml:"server"`
 	Log       LogConfig       `yaml:"log"`
@@ -27,6 +29,7 @@ type Config struct {
 	Export    ExportConfig    `yaml:"export"`
 	TextFSM   TextFSMConfig   `yaml:"textfsm"`
 	UI        UIConfig        `yaml:"ui"`
+	Metrics   MetricsConfig   `yaml:"metrics"`
 }
 
 // ServerConfig is the HTTP server.
@@ -36,13 +39,16 @@ type ServerConfig struct {
 	TLSCert         string        `yaml:"tls_cert" doc:"PEM certificate file; with tls_key, serve HTTPS"`
 	TLSKey          string        `yaml:"tls_key" doc:"PEM private key file"`
 	TimeZone        string        `yaml:"time_zone" doc:"IANA time zone for export date filters and schedules"`
-	ShutdownTimeout time.Duration `yaml:"shutdown_timeout" doc:"how long a shutdown waits for running requests"`
+	ShutdownTimeout time.Duration `yaml:"shutdown_timeout" doc:"how long a stop waits for running requests and executions; keep it above 5m, the longest execution"`
 }
 
 // LogConfig is the process log.
 type LogConfig struct {
-	Format string `yaml:"format" doc:"text or json"`
-	Level  string `yaml:"level" doc:"debug, info, warn or error"`
+	Format    string `yaml:"format" doc:"text or json"`
+	Level     string `yaml:"level" reload:"true" doc:"debug, info, warn or error"`
+	File      string `yaml:"file" doc:"write the log to this file, rotated by size; \"\" = stderr (the journal under systemd; <data>/fieldkit.log as a SysV or Windows service)"`
+	MaxSizeMB int    `yaml:"max_size_mb" doc:"rotate the log file when it reaches this many megabytes"`
+	Keep      int    `yaml:"keep" doc:"rotated log files kept beside the current one"`
 }
 
 // ExecConfig bounds command execution.
@@ -59,23 +65,24 @@ type SSHConfig struct {
 
 // RateLimitConfig is the per-device rate limit of successful executions.
 type RateLimitConfig struct {
-	Enabled            bool     `yaml:"enabled" doc:"apply the per-device rate limit"`
-	DeviceCommandLimit int      `yaml:"device_command_limit" doc:"successful executions per device per window"`
-	TimeWindowMinutes  int      `yaml:"time_window_minutes" doc:"window length in minutes"`
-	BypassUsers        []string `yaml:"bypass_users" doc:"usernames the limit does not apply to (comma-separated in the environment)"`
-	BypassGroups       []string `yaml:"bypass_groups" doc:"group names the limit does not apply to"`
+	Enabled            bool     `yaml:"enabled" reload:"true" doc:"apply the per-device rate limit"`
+	DeviceCommandLimit int      `yaml:"device_command_limit" reload:"true" doc:"successful executions per device per window"`
+	TimeWindowMinutes  int      `yaml:"time_window_minutes" reload:"true" doc:"window length in minutes"`
+	BypassUsers        []string `yaml:"bypass_users" reload:"true" doc:"usernames the limit does not apply to (comma-separated in the environment)"`
+	BypassGroups       []string `yaml:"bypass_groups" reload:"true" doc:"group names the limit does not apply to"`
 }
 
 // LogsConfig is command-log retention.
 type LogsConfig struct {
-	RetentionDays int `yaml:"retention_days" doc:"delete command logs older than this; 0 keeps them forever"`
+	RetentionDays int `yaml:"retention_days" reload:"true" doc:"delete command logs older than this; 0 keeps them forever"`
 }
 
 // ExportConfig is the periodic CSV export of command logs.
 type ExportConfig struct {
-	Schedule  string `yaml:"schedule" doc:"\"\" (off), \"hourly\" or \"daily HH:MM\""`
-	Directory string `yaml:"directory" doc:"where exports are written (default <data>/exports)"`
-	Keep      int    `yaml:"keep" doc:"how many export files to keep"`
+	Schedule  string `yaml:"schedule" reload:"true" doc:"\"\" (off), \"hourly\" or \"daily HH:MM\""`
+	Directory string `yaml:"directory" reload:"true" doc:"where exports are written (default <data>/exports)"`
+	Keep      int    `yaml:"keep" reload:"true" doc:"how many export files to keep"`
+	BOM       bool   `yaml:"bom" reload:"true" doc:"start exported CSV files (periodic and fieldkit export) with a UTF-8 byte order mark, for Excel"`
 }
 
 // TextFSMConfig is output parsing.
@@ -88,23 +95,31 @@ type UIConfig struct {
 	SessionHours int `yaml:"session_hours" doc:"how long a login lasts"`
 }
 
+// MetricsConfig is the Prometheus endpoint /metrics.
+type MetricsConfig struct {
+	Enabled bool   `yaml:"enabled" doc:"serve /metrics in the Prometheus text format"`
+	Token   string `yaml:"token" doc:"when set, /metrics requires Authorization: Bearer <token>"`
+}
+
 // defaults is the configuration with no file, environment or flags.
 func defaults() Config {
 	return Config{
 		Server: ServerConfig{Listen: "127.0.0.1:8080", Data: "./fieldkit-data", TimeZone: "UTC", ShutdownTimeout: 330 * time.Second},
-		Log:    LogConfig{Format: "text", Level: "info"},
+		Log:    LogConfig{Format: "text", Level: "info", MaxSizeMB: 50, Keep: 5},
 		Exec:   ExecConfig{MaxOutputBytes: 16 << 20, BulkMax: 100, BulkConcurrency: 16},
 		SSH:    SSHConfig{HostKeyPolicy: "tofu"},
 		RateLimit: RateLimitConfig{Enabled: true, DeviceCommandLimit: 10, TimeWindowMinutes: 5,
 			BypassUsers: []string{}, BypassGroups: []string{}},
-		Export: ExportConfig{Keep: 30},
-		UI:     UIConfig{SessionHours: 12},
+		Export:  ExportConfig{Keep: 30},
+		UI:      UIConfig{SessionHours: 12},
+		Metrics: MetricsConfig{Enabled: true},
 	}
 }
 
 // setting is one key of the configuration, found by reflection on Config's yaml tags.
 type setting struct {
 	section, key, doc string
+	reload            bool // takes effect on SIGHUP
 	field             reflect.Value
 }
 
@@ -121,14 +136,15 @@ func settings(c *Config) []setting {
 		sv := v.Field(i)
 		for j := 0; j < sv.NumField(); j++ {
 			f := sv.Type().Field(j)
-			out = append(out, setting{section: sec, key: f.Tag.Get("yaml"), doc: f.Tag.Get("doc"), field: sv.Field(j)})
+			out = append(out, setting{section: sec, key: f.Tag.Get("yaml"), doc: f.Tag.Get("doc"),
+				reload: f.Tag.Get("reload") == "true", field: sv.Field(j)})
 		}
 	}
 	return out
 }
 
 // envIgnored are FIELDKIT_ variables that are not settings.
-var envIgnored = []string{"FIELDKIT_DATA", "FIELDKIT_CONFIG", "FIELDKIT_SECRET_KEY", "FIELDKIT_TEST_", "FIELDKIT_OPENAPI_VALIDATOR", "FIELDKIT_BENCH"}
+var envIgnored = []string{"FIELDKIT_DATA", "FIELDKIT_CONFIG", "FIELDKIT_SECRET_KEY", "FIELDKIT_TEST_", "FIELDKIT_OPENAPI_VALIDATOR", "FIELDKIT_BENCH", "FIELDKIT_SERVICE"}
 
 // loadConfig builds the configuration from defaults, the file (if any), the environment
 // and the flags that were set. Any unknown key or bad value is an error naming it.
@@ -293,6 +309,12 @@ func (c Config) validate() error {
 	if _, err := parseLevel(c.Log.Level); err != nil {
 		bad("log.level", "%v", err)
 	}
+	if c.Log.MaxSizeMB < 1 {
+		bad("log.max_size_mb", "must be at least 1")
+	}
+	if c.Log.Keep < 0 {
+		bad("log.keep", "must be 0 or more")
+	}
 	if c.Exec.MaxOutputBytes < 1024 {
 		bad("exec.max_output_bytes", "must be at least 1024")
 	}
@@ -320,6 +342,19 @@ func (c Config) validate() error {
 		bad("ui.session_hours", "must be at least 1")
 	}
 	return errors.Join(errs...)
+}
+
+// needsRestart names the settings that differ between two configurations and take
+// effect only at start-up.
+func needsRestart(old, cur Config) []string {
+	a, b := settings(&old), settings(&cur)
+	var names []string
+	for i := range a {
+		if !a[i].reload && !reflect.DeepEqual(a[i].field.Interface(), b[i].field.Interface()) {
+			names = append(names, a[i].name())
+		}
+	}
+	return names
 }
 
 func sortedMapKeys[V any](m map[string]V) []string {

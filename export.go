@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,60 +12,56 @@ import (
 )
 
 // cmdExport writes command logs as CSV or JSON, streamed, to a file or stdout.
-func cmdExport(ctx context.Context, e env, args []string) error {
-	const u = "usage: fieldkit export logs [--format csv|json] [--start-date YYYY-MM-DD] [--end-date YYYY-MM-DD] [--output FILE]"
-	if len(args) == 0 || args[0] != "logs" {
-		return errors.New(u)
+func cmdExport(ctx context.Context, e env, o *opts) error {
+	if o.format != store.FormatCSV && o.format != store.FormatJSON {
+		return &usageError{msg: fmt.Sprintf("fieldkit export logs: --format: %q is not csv or json", o.format), help: "export logs"}
 	}
-	fs, c := newFlags("export logs", e)
-	format := fs.String("format", "csv", "csv or json")
-	start := fs.String("start-date", "", "first day (inclusive), in server.time_zone")
-	end := fs.String("end-date", "", "last day (inclusive)")
-	output := fs.String("output", "", "file to write (default: stdout); written atomically")
-	if _, err := parseArgs(fs, args[1:]); err != nil {
-		return err
-	}
-	if *format != store.FormatCSV && *format != store.FormatJSON {
-		return fmt.Errorf("--format: %q is not csv or json", *format)
-	}
-	cfg, err := c.load(e, nil)
+	cfg, err := o.load(e, nil)
 	if err != nil {
 		return err
 	}
+	bom := cfg.Export.BOM
+	if o.set["bom"] {
+		bom = o.bom
+	}
 	loc, _ := time.LoadLocation(cfg.Server.TimeZone)
 	var from, to time.Time
-	if *start != "" {
-		if from, err = store.ParseDay(*start, loc); err != nil {
-			return fmt.Errorf("--start-date: %w", err)
+	if o.startDate != "" {
+		if from, err = store.ParseDay(o.startDate, loc); err != nil {
+			return &usageError{msg: "fieldkit export logs: --start-date: " + err.Error(), help: "export logs"}
 		}
 	}
-	if *end != "" {
-		day, err := store.ParseDay(*end, loc)
+	if o.endDate != "" {
+		day, err := store.ParseDay(o.endDate, loc)
 		if err != nil {
-			return fmt.Errorf("--end-date: %w", err)
+			return &usageError{msg: "fieldkit export logs: --end-date: " + err.Error(), help: "export logs"}
 		}
 		to = day.AddDate(0, 0, 1)
 	}
 	if !from.IsZero() && !to.IsZero() && !to.After(from) {
-		return errors.New("--end-date is before --start-date")
+		return &usageError{msg: "fieldkit export logs: --end-date is before --start-date", help: "export logs"}
 	}
 	db, err := openStore(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	if *output == "" {
-		n, err := db.ExportLogs(ctx, e.stdout, store.CreatedBetween(from, to), *format, false)
+	wrap := func(w io.Writer) io.Writer { return w }
+	if bom && o.format == store.FormatCSV {
+		wrap = store.WithBOM
+	}
+	if o.output == "" {
+		n, err := db.ExportLogs(ctx, wrap(e.stdout), store.CreatedBetween(from, to), o.format, false)
 		fmt.Fprintf(e.stderr, "exported %d logs\n", n)
 		return err
 	}
-	n, err := writeAtomic(*output, func(w io.Writer) (int, error) {
-		return db.ExportLogs(ctx, w, store.CreatedBetween(from, to), *format, false)
+	n, err := writeAtomic(o.output, func(w io.Writer) (int, error) {
+		return db.ExportLogs(ctx, wrap(w), store.CreatedBetween(from, to), o.format, false)
 	})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "exported %d logs to %s\n", n, *output)
+	fmt.Fprintf(e.stderr, "exported %d logs to %s\n", n, o.output)
 	return nil
 }
 

@@ -5,10 +5,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -19,10 +21,27 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Getenv, os.Environ(), os.Stdin, os.Stdout, os.Stderr)
 	stop()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "fieldkit:", err)
-		os.Exit(1)
+	os.Exit(exitStatus(err, os.Stderr))
+}
+
+// exitStatus prints err once and returns the process's exit status: 0 on success, 2
+// for a command line that cannot run (with a pointer to --help), the code of an
+// exitCode as is, else 1.
+func exitStatus(err error, stderr io.Writer) int {
+	var ue *usageError
+	var code exitCode
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &code):
+		return int(code)
+	case errors.As(err, &ue):
+		fmt.Fprintln(stderr, "fieldkit:", strings.TrimPrefix(ue.msg, "fieldkit "))
+		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", strings.TrimSpace("fieldkit "+ue.help))
+		return 2
 	}
+	fmt.Fprintln(stderr, "fieldkit:", err)
+	return 1
 }
 
 // env is what a command sees of the process: arguments aside, everything comes in here
@@ -34,45 +53,3 @@ type env struct {
 	stdout  io.Writer
 	stderr  io.Writer
 }
-
-// run dispatches the command line.
-func run(ctx context.Context, args []string, getenv func(string) string, environ []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	e := env{getenv: getenv, environ: environ, stdin: stdin, stdout: stdout, stderr: stderr}
-	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return fmt.Errorf("no command given")
-	}
-	switch args[0] {
-	case "serve":
-		return cmdServe(ctx, e, args[1:])
-	case "user":
-		return cmdUser(ctx, e, args[1:])
-	case "token":
-		return cmdToken(ctx, e, args[1:])
-	case "export":
-		return cmdExport(ctx, e, args[1:])
-	case "backup":
-		return cmdBackup(ctx, e, args[1:])
-	case "service":
-		return cmdService(ctx, e, args[1:])
-	case "version", "--version", "-v":
-		fmt.Fprintf(stdout, "fieldkit %s\n", version)
-		return nil
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		return nil
-	}
-	fmt.Fprint(stderr, usage)
-	return fmt.Errorf("unknown command %q", args[0])
-}
-
-const usage = `usage:
-  fieldkit serve   [--config FILE] [--data DIR] [--listen ADDR] [--demo]
-  fieldkit user create USERNAME [--superuser] [--password-stdin] [--group NAME]...
-  fieldkit token create USERNAME [--read-only] [--expires DURATION] [--description TEXT]
-  fieldkit service install|uninstall|start|stop|restart|status [--config FILE] [--data DIR]
-  fieldkit export logs [--format csv|json] [--start-date YYYY-MM-DD] [--end-date YYYY-MM-DD] [--output FILE]
-  fieldkit backup --output FILE
-  fieldkit version
-Every command also takes --config FILE and --data DIR.
-`

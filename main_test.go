@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kardianos/service"
-
 	"fieldkit/store"
 )
 
@@ -149,49 +147,6 @@ func TestBackupIsAConsistentCopy(t *testing.T) {
 	}
 }
 
-// TestServiceUnit renders the systemd unit through kardianos/service itself (as a user
-// service under a temporary HOME, so nothing on the machine changes) and checks that
-// every path in it is absolute.
-func TestServiceUnit(t *testing.T) {
-	var systemd service.System
-	for _, s := range service.AvailableSystems() {
-		if s.String() == "linux-systemd" {
-			systemd = s
-		}
-	}
-	if systemd == nil {
-		t.Skip("no systemd flavour of kardianos/service on this platform")
-	}
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	sc, err := serviceConfig("conf/fieldkit.yaml", "relative-data")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc.Option["UserService"] = true
-	s, err := systemd.New(&program{}, sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = s.Install() // writes the unit, then fails to run systemctl here; the unit is what we test
-	unit, err := os.ReadFile(filepath.Join(home, ".config/systemd/user/fieldkit.service"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	exec := regexp.MustCompile(`(?m)^ExecStart=(.*)$`).FindStringSubmatch(string(unit))
-	if exec == nil {
-		t.Fatalf("no ExecStart in:\n%s", unit)
-	}
-	fields := strings.Fields(strings.ReplaceAll(exec[1], `"`, ""))
-	if !filepath.IsAbs(fields[0]) || fields[1] != "serve" || fields[2] != "--config" || !filepath.IsAbs(fields[3]) ||
-		fields[4] != "--data" || !filepath.IsAbs(fields[5]) || !strings.HasSuffix(fields[5], "relative-data") {
-		t.Fatalf("ExecStart must be absolute serve --config ABS --data ABS: %q", exec[1])
-	}
-	if !strings.Contains(string(unit), "WorkingDirectory="+fields[5]) || !strings.Contains(string(unit), "Restart=on-failure") {
-		t.Fatalf("unit:\n%s", unit)
-	}
-}
-
 func TestServeShutsDownGracefully(t *testing.T) {
 	data := t.TempDir()
 	cfg, err := loadConfig("", func(string) string { return "" }, nil, map[string]string{"server.data": data, "server.listen": "127.0.0.1:0"})
@@ -202,7 +157,9 @@ func TestServeShutsDownGracefully(t *testing.T) {
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
 	var logs bytes.Buffer
-	go func() { done <- serve(ctx, env{getenv: os.Getenv, stdout: &logs, stderr: &logs}, cfg, false, ready) }()
+	go func() {
+		done <- serve(ctx, env{getenv: func(string) string { return "" }, stdout: &logs, stderr: &logs}, cfg, serveOptions{ready: ready})
+	}()
 	select {
 	case <-ready:
 	case err := <-done:

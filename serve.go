@@ -7,7 +7,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/kardianos/service"
@@ -16,37 +18,54 @@ import (
 	"fieldkit/exec/ratelimit"
 	"fieldkit/exec/textfsm"
 	"fieldkit/handlers"
+	"fieldkit/observe"
 	"fieldkit/store"
 	"fieldkit/ui"
 )
 
-func cmdServe(ctx context.Context, e env, args []string) error {
-	fs, c := newFlags("serve", e)
-	listen := fs.String("listen", "", "address to listen on (default 127.0.0.1:8080)")
-	demo := fs.Bool("demo", false, "seed demo users, inventory, commands and logs, and print how to use them")
-	if _, err := parseArgs(fs, args); err != nil {
-		return err
-	}
+// serveOptions is what serve takes beside the configuration.
+type serveOptions struct {
+	demo  bool
+	ready chan<- string // receives the base URL once the server listens; nil = none
+	// reload delivers a request to re-read the configuration (SIGHUP); nil = never.
+	reload <-chan struct{}
+	// load reads the configuration again, as at start-up.
+	load func() (Config, error)
+}
+
+func cmdServe(ctx context.Context, e env, o *opts) error {
 	extra := map[string]string{}
-	if *listen != "" {
-		extra["server.listen"] = *listen
+	if o.listen != "" {
+		extra["server.listen"] = o.listen
 	}
-	cfg, err := c.load(e, extra)
+	cfg, err := o.load(e, extra)
 	if err != nil {
 		return err
 	}
+	so := serveOptions{demo: o.demo, reload: reloadRequests(),
+		load: func() (Config, error) { return o.load(e, extra) }}
 	if !service.Interactive() {
-		return runService(e, cfg, *demo)
+		return runService(e, cfg, so)
 	}
-	return serve(ctx, e, cfg, *demo, nil)
+	return serve(ctx, e, cfg, so)
 }
 
 // serve runs the server until ctx is done, then shuts down gracefully: it stops
 // accepting, lets running requests (and so executions, bounded by their timeout) finish,
-// and closes the database. ready, if not nil, receives the base URL once listening.
-func serve(ctx context.Context, e env, cfg Config, demo bool, ready chan<- string) error {
+// and closes the database. A reload request applies the settings that can change while
+// running (log level, rate limit, schedules); nothing running is interrupted.
+func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 	started := time.Now()
-	logger := newLogger(cfg, e.stderr)
+	logs, err := openLog(cfg, e)
+	if err != nil {
+		return err
+	}
+	defer logs.Close()
+	logger := logs.logger
+	if cfg.Server.ShutdownTimeout <= maxExecution {
+		logger.Warn("server.shutdown_timeout is not above the longest execution: a stop may cut one short",
+			"shutdown_timeout", cfg.Server.ShutdownTimeout, "longest_execution", maxExecution)
+	}
 	db, err := openStore(ctx, cfg)
 	if err != nil {
 		return err
@@ -75,29 +94,34 @@ func serve(ctx context.Context, e env, cfg Config, demo bool, ready chan<- strin
 	if err != nil {
 		return err
 	}
-	if demo {
+	if so.demo {
 		stopDevices, err := seedDemo(ctx, e, db, keyring, cfg, base)
 		if err != nil {
 			return fmt.Errorf("demo: %w", err)
 		}
 		defer stopDevices()
 	}
+	dbFile := filepath.Join(cfg.Server.Data, "fieldkit.db")
+	var metrics *observe.Metrics
+	if cfg.Metrics.Enabled {
+		metrics = observe.NewMetrics(version, observe.Files{Database: dbFile, WAL: dbFile + "-wal"})
+	}
+	sched := newScheduler(logger)
 	// Executions get a context of their own: a shutdown lets them finish (bounded by their
 	// timeout) and cancels them only when the shutdown timeout runs out.
 	execCtx, cancelExec := context.WithCancel(context.Background())
 	defer cancelExec()
 	web := ui.New(ui.Options{DB: db, Keyring: keyring, Limiter: limiter, Logger: logger, SessionHours: cfg.UI.SessionHours})
 	api := handlers.New(handlers.Options{DB: db, Logger: logger, Version: version, Location: loc,
-		Session: web.Session, Extra: web.Routes,
+		Session: web.Session, Extra: web.Routes, Observer: metrics, Health: health(db, dbFile, sched),
 		Exec: handlers.ExecOptions{Keyring: keyring, Limiter: limiter, TextFSM: templates,
 			HostKeyPolicy: exec.HostKeyPolicy(cfg.SSH.HostKeyPolicy), MaxOutputBytes: cfg.Exec.MaxOutputBytes,
-			BulkMax: cfg.Exec.BulkMax, BulkConcurrency: cfg.Exec.BulkConcurrency,
-			BypassUsers: cfg.RateLimit.BypassUsers, BypassGroups: cfg.RateLimit.BypassGroups, Context: execCtx}})
+			BulkMax: cfg.Exec.BulkMax, BulkConcurrency: cfg.Exec.BulkConcurrency, Context: execCtx}})
 	bgCtx, stopBackground := context.WithCancel(context.Background())
 	defer stopBackground()
-	startBackground(bgCtx, cfg, db, loc, logger)
+	sched.start(bgCtx, loc, jobs(cfg, db, loc, logger))
 	srv := &http.Server{
-		Handler:           api,
+		Handler:           observe.Access(withMetrics(api, metrics, cfg.Metrics.Token), logger, metrics),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
@@ -110,17 +134,29 @@ func serve(ctx context.Context, e env, cfg Config, demo bool, ready chan<- strin
 			errc <- srv.Serve(ln)
 		}
 	}()
+	if err := writePidFile(cfg.Server.Data); err != nil {
+		logger.Warn("pid file not written", "err", err)
+	}
+	defer removePidFile(cfg.Server.Data)
 	logger.Info("fieldkit listening", "url", base, "data", cfg.Server.Data, "version", version,
 		"startup_ms", time.Since(started).Milliseconds())
-	if ready != nil {
-		ready <- base
+	sdNotify(e.getenv, "READY=1\nSTATUS=listening on "+base)
+	if so.ready != nil {
+		so.ready <- base
 	}
-	select {
-	case err := <-errc:
-		return fmt.Errorf("serve: %w", err)
-	case <-ctx.Done():
+	r := reloader{cfg: cfg, load: so.load, logs: logs, limiter: limiter, sched: sched, db: db, getenv: e.getenv}
+	for running := true; running; {
+		select {
+		case err := <-errc:
+			return fmt.Errorf("serve: %w", err)
+		case <-ctx.Done():
+			running = false
+		case <-so.reload:
+			r.reload(bgCtx)
+		}
 	}
 	logger.Info("shutting down: waiting for running requests", "timeout", cfg.Server.ShutdownTimeout)
+	sdNotify(e.getenv, "STOPPING=1\nSTATUS=waiting for running requests and executions")
 	sctx, cancel := context.WithTimeout(context.Background(), cfg.Server.ShutdownTimeout)
 	defer cancel()
 	stopBackground()
@@ -128,19 +164,34 @@ func serve(ctx context.Context, e env, cfg Config, demo bool, ready chan<- strin
 		logger.Warn("shutdown did not finish cleanly", "err", err)
 	}
 	cancelExec()
+	sched.wait()
 	logger.Info("stopped")
 	return nil
 }
 
-// newLimiter builds the rate limiter, seeded with the window's successes from the logs
-// so that a restart does not reset it; nil when rate limiting is off.
-func newLimiter(ctx context.Context, cfg Config, db *store.DB) (*ratelimit.Limiter, error) {
-	if !cfg.RateLimit.Enabled {
-		return nil, nil
+// withMetrics serves /metrics beside the API when metrics are on.
+func withMetrics(api http.Handler, m *observe.Metrics, token string) http.Handler {
+	if m == nil {
+		return api
 	}
-	window := time.Duration(cfg.RateLimit.TimeWindowMinutes) * time.Minute
-	l := ratelimit.New(cfg.RateLimit.DeviceCommandLimit, window)
-	recent, err := db.RecentSuccesses(ctx, time.Now().Add(-window))
+	metricsHandler := observe.Route("/metrics", m.Handler(token))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/metrics" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+			metricsHandler.ServeHTTP(w, r)
+			return
+		}
+		api.ServeHTTP(w, r)
+	})
+}
+
+// newLimiter builds the rate limiter, seeded with the window's successes from the logs
+// so that a restart does not reset it. It exists even when the limit is off, so that a
+// reload can turn it on.
+func newLimiter(ctx context.Context, cfg Config, db *store.DB) (*ratelimit.Limiter, error) {
+	p := limitPolicy(cfg)
+	l := ratelimit.New(p.Limit, p.Window)
+	l.Configure(p)
+	recent, err := db.RecentSuccesses(ctx, time.Now().Add(-p.Window))
 	if err != nil {
 		return nil, err
 	}
@@ -150,51 +201,67 @@ func newLimiter(ctx context.Context, cfg Config, db *store.DB) (*ratelimit.Limit
 	return l, nil
 }
 
-// startBackground starts the periodic export, the log retention and the removal of
-// expired web sessions, until ctx is done.
-func startBackground(ctx context.Context, cfg Config, db *store.DB, loc *time.Location, logger *slog.Logger) {
-	go func() {
-		for {
-			if n, err := db.DeleteExpiredSessions(ctx); err != nil && ctx.Err() == nil {
-				logger.Error("expired session cleanup failed", "err", err)
-			} else if n > 0 {
-				logger.Info("expired sessions deleted", "deleted", n)
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(time.Hour):
-			}
-		}
-	}()
-	if cfg.Export.Schedule != "" {
-		dir := cfg.Export.Directory
-		if dir == "" {
-			dir = filepath.Join(cfg.Server.Data, "exports")
-		}
-		ex := &store.Exporter{DB: db, Logger: logger, Config: store.ExporterConfig{
-			Schedule: cfg.Export.Schedule, Directory: dir, Keep: cfg.Export.Keep, Location: loc}}
-		go func() {
-			if err := ex.Run(ctx); err != nil {
-				logger.Error("periodic export stopped", "err", err)
-			}
-		}()
+func limitPolicy(cfg Config) ratelimit.Policy {
+	return ratelimit.Policy{Enabled: cfg.RateLimit.Enabled, Limit: cfg.RateLimit.DeviceCommandLimit,
+		Window:      time.Duration(cfg.RateLimit.TimeWindowMinutes) * time.Minute,
+		BypassUsers: cfg.RateLimit.BypassUsers, BypassGroups: cfg.RateLimit.BypassGroups}
+}
+
+// reloader applies a new configuration to a running server.
+type reloader struct {
+	cfg     Config
+	load    func() (Config, error)
+	logs    *logSink
+	limiter *ratelimit.Limiter
+	sched   *scheduler
+	db      *store.DB
+	getenv  func(string) string
+}
+
+// reload re-reads the configuration. A configuration that does not load or validate is
+// refused whole and the running one kept; settings that need a restart are named.
+func (r *reloader) reload(ctx context.Context) {
+	log := r.logs.logger
+	if r.load == nil {
+		log.Warn("reload requested but this server cannot re-read its configuration")
+		return
 	}
-	if days := cfg.Logs.RetentionDays; days > 0 {
-		go func() {
-			for {
-				cut := time.Now().AddDate(0, 0, -days)
-				if n, err := db.PruneLogs(ctx, cut); err != nil && ctx.Err() == nil {
-					logger.Error("log retention failed", "err", err)
-				} else if n > 0 {
-					logger.Info("log retention", "deleted", n, "older_than", cut)
-				}
-				select {
-				case <-ctx.Done():
-					return
-				case <-time.After(time.Hour):
-				}
+	sdNotify(r.getenv, "RELOADING=1")
+	defer sdNotify(r.getenv, "READY=1")
+	cfg, err := r.load()
+	if err != nil {
+		log.Error("reload refused: the configuration has errors; the running one is kept", "err", err)
+		return
+	}
+	if names := needsRestart(r.cfg, cfg); len(names) > 0 {
+		log.Warn("reload: these settings take effect only after a restart", "settings", strings.Join(names, ","))
+	}
+	level, _ := parseLevel(cfg.Log.Level)
+	r.logs.level.Set(level)
+	r.limiter.Configure(limitPolicy(cfg))
+	loc, _ := time.LoadLocation(cfg.Server.TimeZone)
+	r.sched.start(ctx, loc, jobs(cfg, r.db, loc, log))
+	r.cfg = cfg
+	log.Info("configuration reloaded", "log_level", cfg.Log.Level, "rate_limit_enabled", cfg.RateLimit.Enabled,
+		"device_command_limit", cfg.RateLimit.DeviceCommandLimit, "time_window_minutes", cfg.RateLimit.TimeWindowMinutes,
+		"export_schedule", cfg.Export.Schedule)
+}
+
+// health reports the database and the schedules for /api/status/.
+func health(db *store.DB, dbFile string, sched *scheduler) func(context.Context) map[string]any {
+	return func(ctx context.Context) map[string]any {
+		dbh := map[string]any{"status": "ok"}
+		var one int
+		if err := db.Reader().QueryRowContext(ctx, `SELECT 1`).Scan(&one); err != nil {
+			dbh["status"], dbh["error"] = "error", "the database does not answer"
+		}
+		for key, path := range map[string]string{"size_bytes": dbFile, "wal_size_bytes": dbFile + "-wal"} {
+			var size int64
+			if st, err := os.Stat(path); err == nil {
+				size = st.Size()
 			}
-		}()
+			dbh[key] = size
+		}
+		return map[string]any{"database": dbh, "scheduler": sched.health()}
 	}
 }

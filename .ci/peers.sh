@@ -38,8 +38,12 @@ VALIDATOR=$NPM_PREFIX/node_modules/.bin/validate-api
 # downloads a browser of its own).
 PLAYWRIGHT_PKG=playwright-core@1.65.1
 PLAYWRIGHT_DIR=$NPM_PREFIX
+# Beside the peers: systemd (systemd-analyze verifies the service unit), util-linux
+# (setpriv, used by the SysV script), and Wine with mingw-w64 to run the Windows build
+# (its time zones) with a bcryptprimitives.dll built from testdata/wine.
 APT_PACKAGES=(openssh-server openssh-client sshpass frr iproute2 procps
-	python3-pynetbox chromium chromium-driver)
+	python3-pynetbox chromium chromium-driver
+	systemd util-linux wine64 gcc-mingw-w64-x86-64-win32)
 
 log() { printf 'peers: %s\n' "$*" >&2; }
 die() {

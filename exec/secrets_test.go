@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -58,7 +59,7 @@ func TestOutputNotRewrittenForCommonPasswords(t *testing.T) {
 				t.Errorf("running config rewritten: %q", res[1].Output)
 			}
 			p := lib.Parse([]string{"cisco_ios"}, "show version", res[0].Output)
-			if !p.Success || len(p.Data) != 1 || p.Data[0]["hardware"] != "WS-C3750X-48P" {
+			if !p.Success || len(p.Data) != 1 || fmt.Sprint(p.Data[0]["hardware"]) != "[WS-C3750X-48P]" {
 				t.Errorf("parsed %+v", p)
 			}
 		})

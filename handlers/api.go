@@ -17,6 +17,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"fieldkit/handlers/httpjson"
+	"fieldkit/observe"
 	"fieldkit/store"
 )
 
@@ -37,6 +38,10 @@ type Options struct {
 	Exec ExecOptions
 	// Extra registers routes owned by other packages (the web UI) on the same router.
 	Extra func(rt *httprouter.Router)
+	// Observer is told of executions, rate-limit refusals and the bulk queue; nil: none.
+	Observer Observer
+	// Health adds the server's health (database, schedules) to /api/status/; nil: none.
+	Health func(ctx context.Context) map[string]any
 }
 
 // API is the HTTP handler.
@@ -152,6 +157,9 @@ func (a *API) public(h handlerFunc) http.Handler {
 func (a *API) authed(h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, err := a.authenticate(r)
+		if p.Username != "" {
+			observe.SetUser(r, p.Username) // also when refused: a read-only token's write
+		}
 		if err != nil {
 			a.writeError(w, r, err)
 			return

@@ -129,6 +129,11 @@ func (a *API) runBulk(r *http.Request, items []*bulkItem) {
 	if conc < 1 {
 		conc = 16
 	}
+	pending := 0
+	for _, g := range groups {
+		pending += len(g)
+	}
+	a.observer().BulkPending(pending)
 	sem := make(chan struct{}, conc)
 	var wg sync.WaitGroup
 	user := principal(r)
@@ -152,7 +157,11 @@ func (a *API) runGroup(ctx context.Context, user store.Principal, g []*bulkItem)
 		steps[i] = exec.Step{Command: exec.Command{Type: it.p.cmd.CommandType, Text: it.p.text}, Timeout: it.p.timeout}
 	}
 	start := time.Now()
+	left := len(g)
+	defer func() { a.observer().BulkPending(-left) }()
 	exec.RunBatch(a.execContext(), execTarget(first.target), credentials(first.secret), a.execOptions(), steps, func(i int, res exec.Result) {
+		left--
+		a.observer().BulkPending(-1)
 		it := g[i]
 		o, err := a.finish(ctx, it.p, user, start, res, it.slot)
 		it.result = map[string]any{"execution_id": it.index + 1, "success": res.Success, "command_log_id": o.logID,

@@ -21,15 +21,14 @@ import (
 
 // ExecOptions configures command execution.
 type ExecOptions struct {
-	Keyring         *store.Keyring
-	Limiter         *ratelimit.Limiter // nil: no rate limit
-	TextFSM         *textfsm.Library   // nil: no parsing
+	Keyring *store.Keyring
+	// Limiter is the rate limit with its bypass lists; nil: no rate limit.
+	Limiter         *ratelimit.Limiter
+	TextFSM         *textfsm.Library // nil: no parsing
 	HostKeyPolicy   exec.HostKeyPolicy
 	MaxOutputBytes  int
 	BulkMax         int
 	BulkConcurrency int
-	BypassUsers     []string
-	BypassGroups    []string
 	// Context bounds every execution: it is the server's lifetime, not the request's,
 	// so a client that goes away cannot cut a config change in half.
 	Context context.Context
@@ -40,6 +39,10 @@ const (
 	minTimeout     = 5
 	maxTimeout     = 300
 )
+
+// MaxTimeout is the longest execution a request may ask for, in seconds: a graceful
+// shutdown must wait longer than this.
+const MaxTimeout = maxTimeout
 
 // execRequest is one execution as asked for.
 type execRequest struct {
@@ -248,13 +251,14 @@ func (a *API) choiceValues(ctx context.Context, cmd store.Command, deviceID int6
 
 // bypass tells whether the rate limit does not apply to the requesting user.
 func (a *API) bypass(ctx context.Context, p store.Principal) (bool, error) {
-	if slices.Contains(a.Exec.BypassUsers, p.Username) {
+	users, groups := a.Exec.Limiter.Bypass()
+	if slices.Contains(users, p.Username) {
 		return true, nil
 	}
-	if len(a.Exec.BypassGroups) == 0 || len(p.GroupIDs) == 0 {
+	if len(groups) == 0 || len(p.GroupIDs) == 0 {
 		return false, nil
 	}
-	for _, g := range a.Exec.BypassGroups {
+	for _, g := range groups {
 		id, err := a.DB.GroupIDByName(ctx, g)
 		if errors.Is(err, store.ErrNotFound) {
 			continue
@@ -271,7 +275,7 @@ func (a *API) bypass(ctx context.Context, p store.Principal) (bool, error) {
 
 // acquire takes a rate-limit slot for the device, or returns the 429 rejection.
 func (a *API) acquire(r *http.Request, deviceID int64) (ratelimit.Slot, error) {
-	if a.Exec.Limiter == nil {
+	if a.Exec.Limiter == nil || !a.Exec.Limiter.Enabled() {
 		return ratelimit.Slot{}, nil
 	}
 	if ok, err := a.bypass(r.Context(), principal(r)); err != nil || ok {
@@ -281,6 +285,7 @@ func (a *API) acquire(r *http.Request, deviceID int64) (ratelimit.Slot, error) {
 	if ok {
 		return slot, nil
 	}
+	a.observer().RateLimited()
 	minutes := int(st.Window / time.Minute)
 	details := map[string]any{
 		"reason": fmt.Sprintf("Device rate limit exceeded: %d/%d successful commands in the last %d minutes",
@@ -334,6 +339,7 @@ func (a *API) finish(ctx context.Context, p *prepared, user store.Principal, sta
 		ExecutionTime: started,
 	})
 	slot.Release(res.Success)
+	a.observer().Execution(driverOf(p.target), exec.Outcome(res), res.Duration)
 	if err != nil {
 		return o, err
 	}
@@ -455,4 +461,24 @@ func asHTTP(err error) error {
 		return rj.httpError()
 	}
 	return err
+}
+
+// Observer is told what /metrics counts.
+type Observer interface {
+	Execution(driver, outcome string, d time.Duration)
+	RateLimited()
+	BulkPending(delta int)
+}
+
+type noObserver struct{}
+
+func (noObserver) Execution(string, string, time.Duration) {}
+func (noObserver) RateLimited()                            {}
+func (noObserver) BulkPending(int)                         {}
+
+func (a *API) observer() Observer {
+	if a.Observer == nil {
+		return noObserver{}
+	}
+	return a.Observer
 }

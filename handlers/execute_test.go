@@ -50,8 +50,9 @@ func newXEnv(t testing.TB, limit int, tune ...func(*ExecOptions)) *xenv {
 	kr, _ := store.NewKeyring(bytes.Repeat([]byte{3}, 32))
 	logs := &bytes.Buffer{}
 	lim := ratelimit.New(limit, 5*time.Minute)
+	lim.Configure(ratelimit.Policy{Enabled: true, Limit: limit, Window: 5 * time.Minute, BypassUsers: []string{"robot"}})
 	xo := ExecOptions{Keyring: kr, Limiter: lim, TextFSM: textfsmLib, HostKeyPolicy: exec.HostKeyTOFU,
-		MaxOutputBytes: 1 << 20, BulkMax: 20, BulkConcurrency: 4, BypassUsers: []string{"robot"}}
+		MaxOutputBytes: 1 << 20, BulkMax: 20, BulkConcurrency: 4}
 	for _, f := range tune {
 		f(&xo)
 	}

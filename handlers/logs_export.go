@@ -60,12 +60,13 @@ func (a *API) logStatistics(w http.ResponseWriter, r *http.Request) error {
 }
 
 // exportParams are the export's own query parameters; every other one is a list filter.
-var exportParams = map[string]bool{"format": true, "start_date": true, "end_date": true, "include_output": true, "q": true}
+var exportParams = map[string]bool{"format": true, "start_date": true, "end_date": true, "include_output": true, "q": true, "bom": true}
 
 // exportRequest is a parsed export query.
 type exportRequest struct {
 	format        string
 	includeOutput bool
+	bom           bool // a CSV starts with a UTF-8 byte order mark (Excel)
 	where         store.Expr
 }
 
@@ -87,6 +88,16 @@ func (a *API) parseExport(r *http.Request) (exportRequest, error) {
 			fe.Add("include_output", "Must be a valid boolean.")
 		}
 		req.includeOutput = b
+	}
+	if v := vals.Get("bom"); v != "" {
+		b, err := boolParam(v)
+		switch {
+		case err != nil:
+			fe.Add("bom", "Must be a valid boolean.")
+		case b && req.format != store.FormatCSV:
+			fe.Add("bom", "A byte order mark applies to format=csv only.")
+		}
+		req.bom = b
 	}
 	var where []store.Expr
 	start, end := a.day(fe, vals.Get("start_date"), "start_date"), a.day(fe, vals.Get("end_date"), "end_date")
@@ -146,7 +157,11 @@ func (a *API) logExport(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("Content-Type", "application/json")
 	}
 	sw := &startedWriter{w: w}
-	_, err = a.DB.ExportLogs(r.Context(), sw, store.And(req.where, scope), req.format, req.includeOutput)
+	var out io.Writer = sw
+	if req.bom {
+		out = store.WithBOM(sw)
+	}
+	_, err = a.DB.ExportLogs(r.Context(), out, store.And(req.where, scope), req.format, req.includeOutput)
 	if err == nil {
 		return nil
 	}

@@ -187,3 +187,26 @@ func jsonIDs(m map[string]any) []int {
 	}
 	return out
 }
+
+// TestLogExportBOMAndCRLF: records end with CRLF; bom=true starts the download with a
+// UTF-8 byte order mark (Excel); bom applies to CSV only.
+func TestLogExportBOMAndCRLF(t *testing.T) {
+	w := newLogWorld(t)
+	e := w.e
+	plain := e.do("GET", exportPath+"?format=csv", e.admin, nil)
+	bom := e.do("GET", exportPath+"?format=csv&bom=true", e.admin, nil)
+	if plain.status != 200 || bom.status != 200 {
+		t.Fatalf("status %d %d", plain.status, bom.status)
+	}
+	if !bytes.Equal(bom.body, append([]byte(store.BOM), plain.body...)) || bytes.HasPrefix(plain.body, []byte(store.BOM)) {
+		t.Fatalf("bom=true must add exactly the BOM: %q… vs %q…", bom.body[:10], plain.body[:10])
+	}
+	if lines := bytes.Count(plain.body, []byte("\r\n")); lines != len(readCSV(t, plain.body)) {
+		t.Fatalf("want every record to end with CRLF (%d CRLF):\n%q", lines, plain.body)
+	}
+	for _, q := range []string{"?format=json&bom=true", "?bom=perhaps"} {
+		if r := e.do("GET", exportPath+q, e.admin, nil); r.status != 400 || !bytes.Contains(r.body, []byte(`"bom"`)) {
+			t.Errorf("%s: %d %s", q, r.status, r.body)
+		}
+	}
+}

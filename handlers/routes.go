@@ -8,6 +8,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"fieldkit/handlers/httpjson"
+	"fieldkit/observe"
 	"fieldkit/store"
 )
 
@@ -91,6 +92,7 @@ func (a *API) routes(rt *httprouter.Router) {
 	logStatic := map[string]handlerFunc{"statistics": logs.statistics, "export": logs.export}
 	a.handle(rt, http.MethodGet, pathCommandLogs+":id/", a.authed(func(w http.ResponseWriter, r *http.Request) error {
 		if h, ok := logStatic[param(r, "id")]; ok {
+			observe.SetRoute(r, pathCommandLogs+param(r, "id")+"/")
 			return h(w, r)
 		}
 		return logs.detail(w, r)
@@ -111,6 +113,7 @@ func (a *API) routes(rt *httprouter.Router) {
 	a.handle(rt, http.MethodGet, pathCommands+":id/variable-choices/", a.authed(a.variableChoices))
 	rt.Handler(http.MethodPost, pathCommands+":id/", a.authed(func(w http.ResponseWriter, r *http.Request) error {
 		if param(r, "id") == "bulk-execute" {
+			observe.SetRoute(r, pathCommands+"bulk-execute/")
 			return a.bulkExecute(w, r)
 		}
 		return errMethod()
@@ -189,7 +192,7 @@ func (a *API) crud(rt *httprouter.Router, res *Resource, c crudSet) {
 // route is documented.
 func (a *API) handle(rt *httprouter.Router, method, path string, h http.Handler) {
 	a.routeList = append(a.routeList, [2]string{method, path})
-	rt.Handler(method, path, h)
+	rt.Handler(method, path, observe.Route(path, h))
 }
 
 func registerResource(res *Resource) {
@@ -257,10 +260,16 @@ func (a *API) status(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpjson.Write(w, http.StatusOK, map[string]any{
+	body := map[string]any{
 		"fieldkit-version": a.Version, "netbox-version": APIVersion, "python-version": nil,
 		"plugins":        map[string]string{"netbox_toolkit_plugin": a.Version},
 		"uptime_seconds": int64(time.Since(a.started).Seconds()), "counts": counts,
-	})
+	}
+	if a.Health != nil {
+		for k, v := range a.Health(r.Context()) {
+			body[k] = v
+		}
+	}
+	httpjson.Write(w, http.StatusOK, body)
 	return nil
 }

@@ -82,6 +82,7 @@ var opDocs = []opDoc{
 			queryParam("start_date", "Logs from this calendar day (inclusive, configured time zone).", obj{"type": "string", "format": "date"}, false),
 			queryParam("end_date", "Logs until this calendar day (inclusive).", obj{"type": "string", "format": "date"}, false),
 			queryParam("include_output", "Add each log's output.", obj{"type": "boolean", "default": false}, false),
+			queryParam("bom", "With format=csv, start the file with a UTF-8 byte order mark so that Excel reads it as UTF-8.", obj{"type": "boolean", "default": false}, false),
 		},
 		FiltersOf: pathCommandLogs,
 		OK: obj{"description": "The logs.", "content": obj{

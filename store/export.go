@@ -148,13 +148,38 @@ type rowEncoder interface {
 }
 
 type csvEncoder struct {
-	w             *csv.Writer
+	out           *bufio.Writer
+	rec           bytes.Buffer // one record, as encoding/csv writes it
+	w             *csv.Writer  // writes into rec
 	includeOutput bool
-	rec           []string
+	cells         []string
 }
 
+// newCSVEncoder writes RFC 4180 CSV: records end with CRLF, as spreadsheets expect,
+// while line breaks inside a quoted cell stay as they were, so that a reader (Python's
+// csv among them) gets every cell back exactly. encoding/csv's UseCRLF would turn those
+// into CRLF too.
 func newCSVEncoder(w io.Writer, includeOutput bool) *csvEncoder {
-	return &csvEncoder{w: csv.NewWriter(w), includeOutput: includeOutput}
+	e := &csvEncoder{out: bufio.NewWriter(w), includeOutput: includeOutput}
+	e.w = csv.NewWriter(&e.rec)
+	return e
+}
+
+func (e *csvEncoder) write(cells []string) error {
+	e.rec.Reset()
+	if err := e.w.Write(cells); err != nil {
+		return err
+	}
+	e.w.Flush()
+	if err := e.w.Error(); err != nil {
+		return err
+	}
+	b := e.rec.Bytes()
+	if _, err := e.out.Write(b[:len(b)-1]); err != nil { // less the record's "\n"
+		return err
+	}
+	_, err := e.out.WriteString("\r\n")
+	return err
 }
 
 func (e *csvEncoder) begin() error {
@@ -162,23 +187,43 @@ func (e *csvEncoder) begin() error {
 	if e.includeOutput {
 		head = append(append([]string{}, ExportColumns...), "output")
 	}
-	return e.w.Write(head)
+	return e.write(head)
 }
 
 func (e *csvEncoder) row(r *exportRow) error {
-	e.rec = append(e.rec[:0], strconv.FormatInt(r.id, 10), r.created, SafeCell(r.username),
+	e.cells = append(e.cells[:0], strconv.FormatInt(r.id, 10), r.created, SafeCell(r.username),
 		nullIDText(r.deviceID), SafeCell(r.deviceName), nullIDText(r.commandID), SafeCell(r.commandName),
 		r.commandType, strconv.FormatBool(r.success), strconv.FormatFloat(r.duration, 'f', -1, 64),
 		SafeCell(r.errorMessage))
 	if e.includeOutput {
-		e.rec = append(e.rec, SafeCell(r.output))
+		e.cells = append(e.cells, SafeCell(r.output))
 	}
-	return e.w.Write(e.rec)
+	return e.write(e.cells)
 }
 
-func (e *csvEncoder) end() error {
-	e.w.Flush()
-	return e.w.Error()
+func (e *csvEncoder) end() error { return e.out.Flush() }
+
+// BOM is the UTF-8 byte order mark: Excel reads a CSV that starts with it as UTF-8
+// (without it, as the system's legacy code page).
+const BOM = "\uFEFF"
+
+// WithBOM returns a writer that puts the BOM before the first bytes written to w, so
+// that an export failing before any output can still answer with a clean error.
+func WithBOM(w io.Writer) io.Writer { return &bomWriter{w: w} }
+
+type bomWriter struct {
+	w       io.Writer
+	started bool
+}
+
+func (b *bomWriter) Write(p []byte) (int, error) {
+	if !b.started && len(p) > 0 {
+		b.started = true
+		if _, err := io.WriteString(b.w, BOM); err != nil {
+			return 0, err
+		}
+	}
+	return b.w.Write(p)
 }
 
 func nullIDText(id sql.NullInt64) string {

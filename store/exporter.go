@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -84,6 +85,7 @@ type ExporterConfig struct {
 	Directory string         // where the CSV files go
 	Keep      int            // newest files kept; 0 keeps all
 	Location  *time.Location // time zone of days and hours; nil = UTC
+	BOM       bool           // start each file with a UTF-8 byte order mark
 }
 
 // Exporter writes the previous period's logs to a CSV file on a schedule.
@@ -197,7 +199,11 @@ func (e *Exporter) writeAtomic(ctx context.Context, final string, where Expr) (r
 			os.Remove(tmp.Name())
 		}
 	}()
-	if rows, err = e.DB.ExportLogs(ctx, tmp, where, FormatCSV, false); err != nil {
+	var out io.Writer = tmp
+	if e.Config.BOM {
+		out = WithBOM(tmp)
+	}
+	if rows, err = e.DB.ExportLogs(ctx, out, where, FormatCSV, false); err != nil {
 		return 0, err
 	}
 	if err = tmp.Sync(); err != nil {

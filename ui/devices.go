@@ -29,7 +29,7 @@ func (u *UI) rateLimit(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return errNotFound()
 	}
-	out := map[string]any{"device_id": id, "enabled": u.limiter != nil, "current_count": 0, "limit": 0,
+	out := map[string]any{"device_id": id, "enabled": u.limiter != nil && u.limiter.Enabled(), "current_count": 0, "limit": 0,
 		"time_window_minutes": 0, "retry_after_seconds": 0}
 	if u.limiter != nil {
 		s := u.limiter.Status(id)

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"fieldkit/handlers/httpjson"
+	"fieldkit/observe"
 	"fieldkit/store"
 )
 
@@ -58,6 +59,7 @@ func (u *UI) session(r *http.Request) (store.Session, bool, error) {
 	if err != nil {
 		return store.Session{}, false, err
 	}
+	observe.SetUser(r, s.Principal.Username)
 	return s, true, nil
 }
 

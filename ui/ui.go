@@ -16,6 +16,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"fieldkit/exec/ratelimit"
+	"fieldkit/observe"
 	"fieldkit/store"
 )
 
@@ -82,18 +83,19 @@ func New(o Options) *UI {
 // getRoutes below. Other methods have trees of their own and are registered normally;
 // a POST to a GET-only path is then the router's 405, as in the API.
 func (u *UI) Routes(rt *httprouter.Router) {
-	rt.Handler(http.MethodGet, "/", u.secure(http.RedirectHandler("/ui/", http.StatusFound)))
-	rt.Handler(http.MethodHead, "/", u.secure(http.RedirectHandler("/ui/", http.StatusFound)))
-	rt.Handler(http.MethodGet, "/ui/*path", u.secure(u.adapt(u.get)))
-	rt.Handler(http.MethodHead, "/ui/*path", u.secure(u.adapt(u.get)))
+	handle := func(method, path string, h http.Handler) { rt.Handler(method, path, observe.Route(path, h)) }
+	handle(http.MethodGet, "/", u.secure(http.RedirectHandler("/ui/", http.StatusFound)))
+	handle(http.MethodHead, "/", u.secure(http.RedirectHandler("/ui/", http.StatusFound)))
+	handle(http.MethodGet, "/ui/*path", u.secure(u.adapt(u.get)))
+	handle(http.MethodHead, "/ui/*path", u.secure(u.adapt(u.get)))
 
-	rt.Handler(http.MethodPost, "/ui/login", u.secure(u.adapt(u.login)))
-	rt.Handler(http.MethodPost, "/ui/logout", u.secure(u.adapt(u.logout)))
+	handle(http.MethodPost, "/ui/login", u.secure(u.adapt(u.login)))
+	handle(http.MethodPost, "/ui/logout", u.secure(u.adapt(u.logout)))
 
-	rt.Handler(http.MethodPost, pathCredentialSets, u.secure(u.webOnly(msgCredentials, u.createSet)))
-	rt.Handler(http.MethodPatch, pathCredentialSets+":id/", u.secure(u.webOnly(msgCredentials, u.updateSet)))
-	rt.Handler(http.MethodDelete, pathCredentialSets+":id/", u.secure(u.webOnly(msgCredentials, u.deleteSet)))
-	rt.Handler(http.MethodPost, pathCredentialSets+":id/regenerate/", u.secure(u.webOnly(msgCredentials, u.regenerateSet)))
+	handle(http.MethodPost, pathCredentialSets, u.secure(u.webOnly(msgCredentials, u.createSet)))
+	handle(http.MethodPatch, pathCredentialSets+":id/", u.secure(u.webOnly(msgCredentials, u.updateSet)))
+	handle(http.MethodDelete, pathCredentialSets+":id/", u.secure(u.webOnly(msgCredentials, u.deleteSet)))
+	handle(http.MethodPost, pathCredentialSets+":id/regenerate/", u.secure(u.webOnly(msgCredentials, u.regenerateSet)))
 }
 
 const (
@@ -124,6 +126,7 @@ func (u *UI) get(w http.ResponseWriter, r *http.Request) error {
 	path := r.URL.Path
 	for _, rt := range u.gets {
 		if ps, ok := match(rt.pattern, path); ok {
+			observe.SetRoute(r, rt.pattern)
 			rt.h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), httprouter.ParamsKey, ps)))
 			return nil
 		}

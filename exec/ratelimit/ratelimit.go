@@ -14,8 +14,43 @@ type Limiter struct {
 	mu      sync.Mutex
 	limit   int
 	window  time.Duration
+	off     bool     // every execution may run; successes are still recorded
+	bypassU []string // usernames the limit does not apply to
+	bypassG []string // group names the limit does not apply to
 	now     func() time.Time
 	devices map[int64]*device
+}
+
+// Policy is a limiter's settings, changeable while it runs (a configuration reload).
+type Policy struct {
+	Enabled      bool
+	Limit        int
+	Window       time.Duration
+	BypassUsers  []string
+	BypassGroups []string
+}
+
+// Configure applies a policy. Past successes are kept: a shorter window or a lower
+// limit applies to them at once (a longer window counts only those still remembered).
+func (l *Limiter) Configure(p Policy) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.off, l.limit, l.window = !p.Enabled, p.Limit, p.Window
+	l.bypassU, l.bypassG = append([]string(nil), p.BypassUsers...), append([]string(nil), p.BypassGroups...)
+}
+
+// Enabled reports whether the limit applies.
+func (l *Limiter) Enabled() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return !l.off
+}
+
+// Bypass returns the usernames and group names the limit does not apply to.
+func (l *Limiter) Bypass() (users, groups []string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.bypassU, l.bypassG
 }
 
 type device struct {
@@ -31,9 +66,19 @@ func New(limit int, window time.Duration) *Limiter {
 // SetClock replaces the clock (tests).
 func (l *Limiter) SetClock(now func() time.Time) { l.now = now }
 
-// Limit and Window are the configured values.
-func (l *Limiter) Limit() int            { return l.limit }
-func (l *Limiter) Window() time.Duration { return l.window }
+// Limit is the configured number of successes per window.
+func (l *Limiter) Limit() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.limit
+}
+
+// Window is the configured window.
+func (l *Limiter) Window() time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.window
+}
 
 // Seed records past successes of a device (from the command logs).
 func (l *Limiter) Seed(deviceID int64, at ...time.Time) {
@@ -116,7 +161,7 @@ func (l *Limiter) Acquire(deviceID int64) (Slot, Status, bool) {
 	defer l.mu.Unlock()
 	d := l.dev(deviceID)
 	s := l.status(d)
-	if s.Count >= l.limit {
+	if s.Count >= l.limit && !l.off {
 		return Slot{}, s, false
 	}
 	d.inflight++

@@ -103,3 +103,23 @@ func readSample(t testing.TB, driver, name string) string {
 	}
 	return string(b)
 }
+
+// TestBuiltinCoverage makes sure every built-in template is selected by
+// one of the golden samples, so none ships untested.
+func TestBuiltinCoverage(t *testing.T) {
+	lib := loadBuiltinOnly(t)
+	used := map[string]bool{}
+	raws, _ := filepath.Glob(filepath.Join(goldenDir, "*", "*.raw"))
+	for _, raw := range raws {
+		driver := filepath.Base(filepath.Dir(raw))
+		command := strings.ReplaceAll(strings.TrimSuffix(filepath.Base(raw), ".raw"), "_", " ")
+		if m, err := lib.Lookup(driverPlatforms(driver), command); err == nil {
+			used[m.Template] = true
+		}
+	}
+	for _, info := range lib.Templates() {
+		if !used[info.Name] {
+			t.Errorf("built-in %s has no sample under %s", info.Name, goldenDir)
+		}
+	}
+}

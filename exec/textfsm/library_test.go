@@ -46,9 +46,8 @@ func TestPlatforms(t *testing.T) {
 	}
 }
 
-func TestParseSelectsBuiltin(t *testing.T) {
+func TestLookupSelectsBuiltin(t *testing.T) {
 	lib := loadBuiltinOnly(t)
-	arp := readSample(t, "cisco_ios", "show_ip_arp")
 	tests := []struct {
 		platforms        []string
 		command, builtin string
@@ -58,7 +57,9 @@ func TestParseSelectsBuiltin(t *testing.T) {
 		{[]string{"cisco_ios"}, "  sh   ip  arp  ", "cisco_ios_show_ip_arp.textfsm"},
 		{[]string{"cisco_ios"}, "show ip arp | include Vlan10", "cisco_ios_show_ip_arp.textfsm"},
 		{[]string{"cisco_ios"}, "sh ip int br", "cisco_ios_show_ip_interface_brief.textfsm"},
-		{[]string{"cisco_xr"}, "sh ver", "cisco_iosxr_show_version.textfsm"},
+		{[]string{"cisco_xr"}, "sh ver", "cisco_xr_show_version.textfsm"},
+		{[]string{"cisco_ios"}, "show mac-address-table", "cisco_ios_show_mac-address-table.textfsm"},
+		{[]string{"cisco_ios"}, "show vlan brief", "cisco_ios_show_vlan.textfsm"},
 		// The slug names no platform the built-ins know; the driver's does.
 		{[]string{"cisco_asa", "cisco_ios"}, "show version", "cisco_ios_show_version.textfsm"},
 		// Prefix matching, as clitable does it.
@@ -66,9 +67,9 @@ func TestParseSelectsBuiltin(t *testing.T) {
 		{[]string{"linux"}, "ip -brief address", "linux_ip_-br_addr.textfsm"},
 	}
 	for _, tt := range tests {
-		p := lib.Parse(tt.platforms, tt.command, arp)
-		if !p.Success || p.Template == nil || *p.Template != "builtin/"+tt.builtin {
-			t.Errorf("%q %q: got %+v, want template builtin/%s", tt.platforms, tt.command, p, tt.builtin)
+		m, err := lib.Lookup(tt.platforms, tt.command)
+		if err != nil || m.Name() != "builtin/"+tt.builtin {
+			t.Errorf("%q %q: got %+v %v, want template builtin/%s", tt.platforms, tt.command, m, err, tt.builtin)
 		}
 	}
 }
@@ -186,8 +187,8 @@ func TestLoadReportsBadTemplates(t *testing.T) {
 	if p.Success || !strings.Contains(p.Error, "index line 8 cannot be evaluated") {
 		t.Errorf("broken row: got %+v", p)
 	}
-	if p := lib.Parse([]string{"juniper_junos"}, "show version", "x"); !p.Success {
-		t.Errorf("a broken row for another platform must not matter: %+v", p)
+	if m, err := lib.Lookup([]string{"juniper_junos"}, "show version"); err != nil || m.Source != SourceBuiltin {
+		t.Errorf("a broken row for another platform must not matter: %+v %v", m, err)
 	}
 }
 
@@ -248,12 +249,16 @@ func TestMergeTemplates(t *testing.T) {
 }
 
 // TestNoStateBetweenParses checks that a parse starts from nothing: the
-// second output has no VRF title, so no VRF may leak into it.
+// second output has no VRF title, so no VRF may leak into it from the
+// first, whose Filldown VRF was set.
 func TestNoStateBetweenParses(t *testing.T) {
 	lib := loadBuiltinOnly(t)
-	nxos := []string{"cisco_nxos"}
-	lib.Parse(nxos, "show ip arp", readSample(t, "cisco_nxos", "show_ip_arp"))
-	p := lib.Parse(nxos, "show ip arp", "192.0.2.99      00:00:01  0000.5e00.5399  Vlan10\n")
+	eos := []string{"arista_eos"}
+	first := lib.Parse(eos, "show ip arp", "VRF: red\nAddress Age (sec) Hardware Addr Interface\n192.0.2.1 0:00:01 0000.5e00.5301 Vlan10\n")
+	if len(first.Data) != 1 || first.Data[0]["vrf"] != "red" {
+		t.Fatalf("first parse: %+v", first)
+	}
+	p := lib.Parse(eos, "show ip arp", "Address Age (sec) Hardware Addr Interface\n192.0.2.99 0:00:01 0000.5e00.5399 Vlan10\n")
 	if len(p.Data) != 1 || p.Data[0]["vrf"] != "" {
 		t.Errorf("got %+v, want one record with an empty vrf", p.Data)
 	}

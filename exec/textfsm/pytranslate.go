@@ -104,11 +104,14 @@ func (t *pyTranslator) next() rune {
 }
 
 func (t *pyTranslator) accept(s string) bool {
-	rs := []rune(s)
-	if t.pos+len(rs) > len(t.src) || string(t.src[t.pos:t.pos+len(rs)]) != s {
-		return false
+	i := t.pos
+	for _, r := range s {
+		if i >= len(t.src) || t.src[i] != r {
+			return false
+		}
+		i++
 	}
-	t.pos += len(rs)
+	t.pos = i
 	return true
 }
 
@@ -481,12 +484,18 @@ func (d *dual) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (d *dual) WriteString(s string) { d.both(s, s) }
+func (d *dual) WriteString(s string) {
+	d.net.WriteString(s)
+	d.re2.WriteString(s)
+}
 func (d *dual) WriteByte(c byte) error {
 	d.both(string(c), string(c))
 	return nil
 }
-func (d *dual) WriteRune(r rune) { d.both(string(r), string(r)) }
+func (d *dual) WriteRune(r rune) {
+	d.net.WriteRune(r)
+	d.re2.WriteRune(r)
+}
 
 func (d *dual) both(net, re2 string) {
 	d.net.WriteString(net)

@@ -282,6 +282,17 @@ def check_logs(nb, base, token):
         for cell in r:
             check(not cell or cell[0] not in "=+-@\t", "formula-safe cell", cell)
 
+    # RFC 4180 record ends, and the byte order mark Excel needs, read back exactly.
+    check(cs.content.endswith(b"\r\n") and cs.content.count(b"\r\n") == len(rows),
+          "csv records end with CRLF", cs.content[-20:])
+    bom = http.get(url + "export/", headers=auth,
+                   params={"format": "csv", "success": "false", "bom": "true"})
+    check(bom.content == b"\xef\xbb\xbf" + cs.content, "bom=true adds exactly the BOM", bom.content[:10])
+    rows_bom = list(csv.reader(io.StringIO(bom.content.decode("utf-8-sig"), newline="")))
+    check(rows_bom == rows, "a BOM file reads back the same rows", rows_bom)
+    bad = http.get(url + "export/", headers=auth, params={"format": "json", "bom": "true"})
+    check(bad.status_code == 400 and "bom" in bad.json(), "bom with json", bad.status_code, bad.text)
+
 
 def main():
     base, token = sys.argv[1].rstrip("/"), sys.argv[2]

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// testBinary builds the fieldkit binary once per test run (tests that need a real
+// process: exit codes, signals, services).
+func testBinary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "fieldkit-test-bin-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "fieldkit")
+		cmd := exec.Command("go", "build", "-o", binPath, ".")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			binErr = errors.New(string(out))
+		}
+	})
+	if binErr != nil {
+		t.Fatalf("go build: %v", binErr)
+	}
+	return binPath
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
+
+// runExit runs the built binary and returns stdout, stderr and the exit status.
+func runExit(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(testBinary(t), args...)
+	cmd.Env = serverEnv()
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), cmd.ProcessState.ExitCode()
+}
+
+// TestEveryCommandHasHelp runs "-h" and "--help" on every command of the table in the
+// real binary: usage on stdout, nothing on stderr, exit 0.
+func TestEveryCommandHasHelp(t *testing.T) {
+	for _, c := range commands {
+		for _, h := range []string{"-h", "--help"} {
+			args := append(strings.Fields(c.path), h)
+			out, errOut, code := runExit(t, args...)
+			if code != 0 || errOut != "" || !strings.HasPrefix(out, "usage: fieldkit "+c.path) {
+				t.Errorf("fieldkit %s: exit %d, stdout %q, stderr %q", strings.Join(args, " "), code, out, errOut)
+			}
+		}
+	}
+	out, _, code := runExit(t, "--help")
+	if code != 0 || !strings.Contains(out, "service status") || !strings.Contains(out, "completion powershell") {
+		t.Fatalf("--help: exit %d:\n%s", code, out)
+	}
+	out, _, code = runExit(t, "help", "token", "create")
+	if code != 0 || !strings.Contains(out, "--read-only") && !strings.Contains(out, "-read-only") {
+		t.Fatalf("help token create: exit %d:\n%s", code, out)
+	}
+}
+
+// TestCommandLineErrors: anything the CLI cannot run exits 2 with a message naming
+// what is wrong, and runs nothing (the serve cases would otherwise start a server).
+func TestCommandLineErrors(t *testing.T) {
+	data := t.TempDir()
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "--data", data, "field", "data"}, `unexpected argument "field", "data"`},
+		{[]string{"serve", "--data", data, "--lisen", "x"}, "-lisen"},
+		{[]string{"backup", "--data", data, "--output", "x", "stray"}, `"stray"`},
+		{[]string{"user", "create", "--data", data}, "missing USERNAME"},
+		{[]string{"user", "create", "a", "b", "--data", data}, `unexpected argument "b"`},
+		{[]string{"user", "delete", "a"}, `unknown subcommand "delete"`},
+		{[]string{"service"}, "missing subcommand"},
+		{[]string{"service", "status", "now"}, `unexpected argument "now"`},
+		{[]string{"export", "logs", "--data", data, "--format", "xml"}, "xml"},
+		{[]string{"export", "logs", "--data", data, "--start-date", "2026-02-30"}, "--start-date"},
+		{[]string{"completion", "zsh"}, `unknown subcommand "zsh"`},
+		{[]string{"version", "extra"}, `unexpected argument "extra"`},
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+		{nil, "no command given"},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			out, errOut, code := runExit(t, c.args...)
+			if code != 2 || !strings.Contains(errOut, c.want) || !strings.Contains(errOut, "--help") {
+				t.Fatalf("exit %d (want 2), stderr %q (want %q and a --help hint), stdout %q", code, errOut, c.want, out)
+			}
+		})
+	}
+	if entries, _ := os.ReadDir(data); len(entries) != 0 {
+		t.Fatalf("a refused command line left files in the data directory: %v", entries)
+	}
+}
+
+// TestBashCompletion sources the generated script in bash and asks it to complete, as
+// bash does on Tab.
+func TestBashCompletion(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	script, _, code := runExit(t, "completion", "bash")
+	if code != 0 {
+		t.Fatalf("completion bash: exit %d", code)
+	}
+	file := filepath.Join(t.TempDir(), "fieldkit.bash")
+	os.WriteFile(file, []byte(script), 0o600)
+	cases := []struct {
+		line string // words typed; the last one is being completed
+		want []string
+		not  []string
+	}{
+		{"fieldkit ", []string{"serve", "service", "completion", "export", "version"}, []string{"install"}},
+		{"fieldkit se", []string{"serve", "service"}, []string{"user"}},
+		{"fieldkit service ", []string{"install", "uninstall", "status"}, []string{"serve"}},
+		{"fieldkit service install --", []string{"--user", "--config", "--data", "--help"}, []string{"--demo"}},
+		{"fieldkit --data /tmp/x service st", []string{"start", "status", "stop"}, nil},
+		{"fieldkit user create alice --", []string{"--superuser", "--group"}, []string{"--read-only"}},
+		{"fieldkit export logs --format ", []string{"csv", "json"}, nil},
+		{"fieldkit completion ", []string{"bash", "powershell"}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.line, func(t *testing.T) {
+			words := strings.Fields(c.line)
+			if strings.HasSuffix(c.line, " ") {
+				words = append(words, "")
+			}
+			var arr strings.Builder
+			for _, w := range words {
+				arr.WriteString(shQuote(w) + " ")
+			}
+			prog := "source " + shQuote(file) + "\nCOMP_WORDS=(" + arr.String() + ")\nCOMP_CWORD=" +
+				strconv.Itoa(len(words)-1) + "\n_fieldkit\nprintf '%s\\n' \"${COMPREPLY[@]}\"\n"
+			out, err := exec.Command(bash, "--norc", "-c", prog).CombinedOutput()
+			if err != nil {
+				t.Fatalf("bash: %v\n%s", err, out)
+			}
+			got := strings.Fields(string(out))
+			for _, w := range c.want {
+				if !contains(got, w) {
+					t.Errorf("completing %q: %v lacks %q", c.line, got, w)
+				}
+			}
+			for _, w := range c.not {
+				if contains(got, w) {
+					t.Errorf("completing %q: %v offers %q", c.line, got, w)
+				}
+			}
+		})
+	}
+}
+
+// TestPowerShellCompletion checks the generated completer names every command path and
+// each command's flags; there is no PowerShell here to run it.
+func TestPowerShellCompletion(t *testing.T) {
+	script, _, code := runExit(t, "completion", "powershell")
+	if code != 0 || !strings.Contains(script, "Register-ArgumentCompleter -Native -CommandName 'fieldkit', 'fieldkit.exe'") {
+		t.Fatalf("exit %d:\n%s", code, script)
+	}
+	tree, _ := completionTree()
+	for path, next := range tree {
+		line := "        " + psQuote(path) + " = @("
+		if !strings.Contains(script, line) {
+			t.Errorf("no entry for %q", path)
+		}
+		for _, n := range next {
+			if !strings.Contains(script, psQuote(n)) {
+				t.Errorf("%q: %q missing", path, n)
+			}
+		}
+	}
+	if strings.Count(script, "{") != strings.Count(script, "}") || strings.Count(script, "(") != strings.Count(script, ")") {
+		t.Fatal("unbalanced braces or parentheses")
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,305 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// command is one CLI command. The table below is the only place a command is declared:
+// dispatch, --help, the usage summary and the shell completion scripts all read it.
+type command struct {
+	path    string // the words that name it: "user create"
+	args    string // positional arguments as the synopsis shows them ("USERNAME"); "" = none
+	nargs   int    // how many positional arguments it takes, exactly
+	summary string
+	// flags declares the command's own flags into o; nil = only the common ones.
+	flags func(fs *flag.FlagSet, o *opts)
+	run   func(ctx context.Context, e env, o *opts) error
+	// bare commands take neither --config nor --data (version, completion).
+	bare bool
+}
+
+// opts is what the flags and arguments of any command parse into; each command binds
+// only the fields it uses.
+type opts struct {
+	common
+	args []string
+	set  map[string]bool // flags given on the command line
+
+	listen string // serve
+	demo   bool
+
+	superuser, passwordStdin bool // user create
+	groups                   multiFlag
+
+	readOnly    bool // token create
+	expires     time.Duration
+	description string
+
+	format, startDate, endDate, output string // export logs, backup
+	bom                                bool
+
+	user string // service install
+}
+
+// commands is every command of the CLI; it is filled in init because the completion
+// commands read the table themselves.
+var commands []command
+
+func init() {
+	commands = []command{
+		{path: "serve", summary: "run the HTTP API, the web UI and the schedules",
+			flags: func(fs *flag.FlagSet, o *opts) {
+				fs.StringVar(&o.listen, "listen", "", "address to listen on (default 127.0.0.1:8080)")
+				fs.BoolVar(&o.demo, "demo", false, "seed demo users, inventory, commands and logs, and print how to use them")
+			}, run: cmdServe},
+		{path: "user create", args: "USERNAME", nargs: 1, summary: "create a user (the password is generated unless --password-stdin)",
+			flags: func(fs *flag.FlagSet, o *opts) {
+				fs.BoolVar(&o.superuser, "superuser", false, "make the user a superuser")
+				fs.BoolVar(&o.passwordStdin, "password-stdin", false, "read the password from the first line of stdin")
+				fs.Var(&o.groups, "group", "add the user to this group (created if missing); repeatable")
+			}, run: cmdUserCreate},
+		{path: "token create", args: "USERNAME", nargs: 1, summary: "create an API token and print its key alone on stdout",
+			flags: func(fs *flag.FlagSet, o *opts) {
+				fs.BoolVar(&o.readOnly, "read-only", false, "the token may only read")
+				fs.DurationVar(&o.expires, "expires", 0, "lifetime, e.g. 720h (default: never expires)")
+				fs.StringVar(&o.description, "description", "", "what the token is for")
+			}, run: cmdTokenCreate},
+		{path: "export logs", summary: "write command logs as CSV or JSON",
+			flags: func(fs *flag.FlagSet, o *opts) {
+				fs.StringVar(&o.format, "format", "csv", "csv or json")
+				fs.StringVar(&o.startDate, "start-date", "", "first day `YYYY-MM-DD` (inclusive), in server.time_zone")
+				fs.StringVar(&o.endDate, "end-date", "", "last day `YYYY-MM-DD` (inclusive)")
+				fs.StringVar(&o.output, "output", "", "`FILE` to write (default: stdout); written atomically")
+				fs.BoolVar(&o.bom, "bom", false, "start a CSV with a UTF-8 byte order mark, for Excel (default: export.bom)")
+			}, run: cmdExport},
+		{path: "backup", summary: "write a consistent copy of the live database",
+			flags: func(fs *flag.FlagSet, o *opts) {
+				fs.StringVar(&o.output, "output", "", "`FILE` to write the copy to (must not exist)")
+			}, run: cmdBackup},
+		{path: "service install", summary: "install FieldKit as a system service (systemd, SysV or Windows)",
+			flags: func(fs *flag.FlagSet, o *opts) {
+				fs.StringVar(&o.user, "user", defaultServiceUser, "`NAME` of the account the service runs as on Linux, created if missing (root: no dedicated user)")
+			}, run: serviceAction("install")},
+		{path: "service uninstall", summary: "remove the service", run: serviceAction("uninstall")},
+		{path: "service start", summary: "start the service", run: serviceAction("start")},
+		{path: "service stop", summary: "stop the service; running executions finish first", run: serviceAction("stop")},
+		{path: "service restart", summary: "restart the service; running executions finish first", run: serviceAction("restart")},
+		{path: "service status", summary: "print running, stopped or not installed (exit 0, 3, 4)", run: cmdServiceStatus},
+		{path: "completion bash", summary: "print the bash completion script", bare: true, run: completionCmd(bashCompletion)},
+		{path: "completion powershell", summary: "print the PowerShell completion script", bare: true, run: completionCmd(powershellCompletion)},
+		{path: "version", summary: "print the version", bare: true, run: func(_ context.Context, e env, _ *opts) error {
+			fmt.Fprintf(e.stdout, "fieldkit %s\n", version)
+			return nil
+		}},
+	}
+}
+
+// usageError is a command line FieldKit cannot run: the process exits 2.
+type usageError struct {
+	msg  string
+	help string // the command whose --help to suggest; "" = the top level
+}
+
+func (u *usageError) Error() string { return u.msg }
+
+// exitCode ends the process with a status and no message (service status).
+type exitCode int
+
+func (c exitCode) Error() string { return fmt.Sprintf("exit status %d", int(c)) }
+
+// run dispatches the command line.
+func run(ctx context.Context, args []string, getenv func(string) string, environ []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	e := env{getenv: getenv, environ: environ, stdin: stdin, stdout: stdout, stderr: stderr}
+	if len(args) == 0 {
+		return &usageError{msg: "no command given"}
+	}
+	switch args[0] {
+	case "-h", "--help", "help":
+		if len(args) > 1 {
+			if c, rest := findCommand(args[1:]); c != nil && len(rest) == 0 {
+				writeHelp(stdout, c)
+				return nil
+			}
+			return &usageError{msg: fmt.Sprintf("help: no command %q", strings.Join(args[1:], " "))}
+		}
+		fmt.Fprint(stdout, usage())
+		return nil
+	case "--version", "-v":
+		args = []string{"version"}
+	}
+	c, rest := findCommand(args)
+	if c == nil {
+		return unknownCommand(args)
+	}
+	o, err := parseCommand(c, rest)
+	if errors.Is(err, flag.ErrHelp) {
+		writeHelp(stdout, c)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return c.run(ctx, e, o)
+}
+
+// findCommand finds the command the leading words name, the longest match winning.
+func findCommand(args []string) (*command, []string) {
+	var best *command
+	var rest []string
+	for i := range commands {
+		words := strings.Fields(commands[i].path)
+		if len(words) > len(args) || (best != nil && len(words) <= len(strings.Fields(best.path))) {
+			continue
+		}
+		if strings.Join(args[:len(words)], " ") == commands[i].path {
+			best, rest = &commands[i], args[len(words):]
+		}
+	}
+	return best, rest
+}
+
+// unknownCommand names what is wrong: an unknown command, or a group ("service") with a
+// missing or unknown subcommand.
+func unknownCommand(args []string) error {
+	var subs []string
+	for _, c := range commands {
+		if group, sub, ok := strings.Cut(c.path, " "); ok && group == args[0] {
+			subs = append(subs, sub)
+		}
+	}
+	if len(subs) == 0 {
+		return &usageError{msg: fmt.Sprintf("unknown command %q", args[0])}
+	}
+	if len(args) == 1 {
+		return &usageError{msg: fmt.Sprintf("%s: missing subcommand (one of %s)", args[0], strings.Join(subs, ", "))}
+	}
+	return &usageError{msg: fmt.Sprintf("%s: unknown subcommand %q (one of %s)", args[0], args[1], strings.Join(subs, ", "))}
+}
+
+// flagSet declares a command's flags: the common ones, then its own.
+func flagSet(c *command, o *opts) *flag.FlagSet {
+	fs := flag.NewFlagSet("fieldkit "+c.path, flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are returned and printed once, by main
+	if !c.bare {
+		fs.StringVar(&o.config, "config", "", "YAML config `FILE` (also FIELDKIT_CONFIG)")
+		fs.StringVar(&o.data, "data", "", "the data `DIR` (default $FIELDKIT_DATA, else ./fieldkit-data)")
+	}
+	if c.flags != nil {
+		c.flags(fs, o)
+	}
+	return fs
+}
+
+// parseCommand parses a command's flags and checks its positional arguments: an
+// unknown flag, a stray argument or a missing one is a usage error naming it.
+func parseCommand(c *command, args []string) (*opts, error) {
+	o := &opts{set: map[string]bool{}}
+	fs := flagSet(c, o)
+	pos, err := parseArgs(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, &usageError{msg: "fieldkit " + c.path + ": " + err.Error(), help: c.path}
+	}
+	fs.Visit(func(f *flag.Flag) { o.set[f.Name] = true })
+	switch {
+	case len(pos) > c.nargs:
+		extra := make([]string, 0, len(pos)-c.nargs)
+		for _, a := range pos[c.nargs:] {
+			extra = append(extra, strconv.Quote(a))
+		}
+		return nil, &usageError{msg: fmt.Sprintf("fieldkit %s: unexpected argument %s", c.path, strings.Join(extra, ", ")), help: c.path}
+	case len(pos) < c.nargs:
+		return nil, &usageError{msg: fmt.Sprintf("fieldkit %s: missing %s", c.path, c.args), help: c.path}
+	}
+	o.args = pos
+	return o, nil
+}
+
+// parseArgs parses flags wherever they stand among the positional arguments, so that
+// "user create alice --superuser" works as well as "user create --superuser alice".
+// Everything after "--" is positional.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// synopsis is a command's one-line usage.
+func (c *command) synopsis() string {
+	s := "fieldkit " + c.path
+	if c.args != "" {
+		s += " " + c.args
+	}
+	if c.flags != nil || !c.bare {
+		s += " [flags]"
+	}
+	return s
+}
+
+func writeHelp(w io.Writer, c *command) {
+	fmt.Fprintf(w, "usage: %s\n\n%s.\n", c.synopsis(), strings.ToUpper(c.summary[:1])+c.summary[1:])
+	fs := flagSet(c, &opts{})
+	has := false
+	fs.VisitAll(func(*flag.Flag) { has = true })
+	if has {
+		fmt.Fprintln(w, "\nflags:")
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+	}
+}
+
+// usage is the top-level help, listing every command.
+func usage() string {
+	var b strings.Builder
+	b.WriteString("usage: fieldkit COMMAND [flags]\n\ncommands:\n")
+	width := 0
+	for _, c := range commands {
+		width = max(width, len(c.path)+len(c.args)+1)
+	}
+	for _, c := range commands {
+		fmt.Fprintf(&b, "  %-*s  %s\n", width, strings.TrimSpace(c.path+" "+c.args), c.summary)
+	}
+	b.WriteString("\nEvery command but version and completion takes --config FILE and --data DIR.\n" +
+		"fieldkit COMMAND --help shows a command's flags.\n")
+	return b.String()
+}
+
+// groups are the first words of the commands, sorted, and the subcommands of each.
+func commandTree() (top []string, subs map[string][]string) {
+	subs = map[string][]string{}
+	seen := map[string]bool{}
+	for _, c := range commands {
+		first, sub, _ := strings.Cut(c.path, " ")
+		if !seen[first] {
+			seen[first] = true
+			top = append(top, first)
+		}
+		if sub != "" {
+			subs[first] = append(subs[first], sub)
+		}
+	}
+	sort.Strings(top)
+	return top, subs
+}

@@ -1,0 +1,6 @@
+package main
+
+import "os"
+
+// fileOwner is unknown on Windows, where services run as LocalSystem.
+func fileOwner(os.FileInfo) (uid, gid int, ok bool) { return 0, 0, false }
