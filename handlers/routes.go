@@ -39,10 +39,10 @@ var (
 	vlanResource       = &Resource{Model: store.VLANs, Path: pathVLANs}
 	ipAddressResource  = &Resource{Model: store.IPAddresses, Path: pathIPAddresses, hooks: ipHooks}
 	tagResource        = &Resource{Model: store.Tags, Path: pathTags}
-	userResource       = &Resource{Model: store.Users, Path: pathUsers}
+	userResource       = &Resource{Model: store.Users, Path: pathUsers, hooks: userHooks}
 	groupResource      = &Resource{Model: store.Groups, Path: pathGroups}
-	tokenResource      = &Resource{Model: store.Tokens, Path: pathTokens}
-	permissionResource = &Resource{Model: store.Permissions, Path: pathPermissions}
+	tokenResource      = &Resource{Model: store.Tokens, Path: pathTokens, hooks: tokenHooks}
+	permissionResource = &Resource{Model: store.Permissions, Path: pathPermissions, hooks: permissionHooks}
 	commandResource    = &Resource{Model: store.Commands, Path: pathCommands, hooks: commandHooks, Cache: true}
 	logResource        = &Resource{Model: store.CommandLogs, Path: pathCommandLogs}
 )
@@ -68,10 +68,12 @@ func (a *API) routes(rt *httprouter.Router) {
 
 	// Users, groups, tokens, permissions.
 	// ROUTES:USERS
-	a.crud(rt, userResource, a.userCRUD())
-	a.crud(rt, groupResource, a.groupCRUD())
-	a.crud(rt, tokenResource, a.tokenCRUD())
-	a.crud(rt, permissionResource, a.permissionCRUD())
+	a.crud(rt, userResource, a.declared(userResource))
+	a.crud(rt, groupResource, a.declared(groupResource))
+	tokens := a.declared(tokenResource)
+	tokens.create = a.createToken // the key is shown once, in the create's response
+	a.crud(rt, tokenResource, tokens)
+	a.crud(rt, permissionResource, a.declared(permissionResource))
 
 	// The toolkit plugin: commands.
 	// ROUTES:COMMANDS

@@ -85,7 +85,7 @@ func HostKeyFingerprint(line string) string {
 
 // checkPrimaryIPs makes sure the primary IPs a write sets are assigned to one of the
 // device's interfaces, each in its family.
-func checkPrimaryIPs(ctx context.Context, tx *sql.Tx, id int64, v Values, _ bool) error {
+func checkPrimaryIPs(ctx context.Context, tx *sql.Tx, id int64, v Values, _ Row) error {
 	for _, p := range []struct {
 		field  string
 		family int
