@@ -128,7 +128,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, environ
 				writeHelp(stdout, c)
 				return nil
 			}
-			return &usageError{msg: fmt.Sprintf("help: no command %q", strings.Join(args[1:], " "))}
+			if err := unknownCommand(args[1:]); len(args) > 2 || !strings.Contains(err.Error(), "missing subcommand") {
+				return err
+			}
+			fmt.Fprint(stdout, usage()) // "help service": the list shows its subcommands
+			return nil
 		}
 		fmt.Fprint(stdout, usage())
 		return nil
