@@ -57,7 +57,7 @@ func init() {
 	commands = []command{
 		{path: "serve", summary: "run the HTTP API, the web UI and the schedules",
 			flags: func(fs *flag.FlagSet, o *opts) {
-				fs.StringVar(&o.listen, "listen", "", "`ADDR`ess to listen on (default server.listen, 127.0.0.1:8080)")
+				fs.StringVar(&o.listen, "listen", "", "listen on `ADDR`, host:port (default server.listen, 127.0.0.1:8080)")
 				fs.BoolVar(&o.demo, "demo", false, "seed demo users, inventory, commands and logs, and print how to use them")
 			}, run: cmdServe},
 		{path: "user create", args: "USERNAME", nargs: 1, summary: "create a user (the password is generated unless --password-stdin)",
