@@ -18,10 +18,11 @@ const (
 	maxLimit     = 1000
 )
 
-// Resource is one API resource: an object type, declared in package store, at a path.
-// Its list filters, ordering, search and schema come from the declaration; so does the
-// rest for a resource routed with a.declared, while the others (users, groups, tokens,
-// permissions, logs) still bring their own loader, renderer and writer (routes.go).
+// Resource is one API resource: an object type, declared in package store, at a path,
+// with hooks for what the declaration cannot say. Its filters, ordering, search and
+// schema come from the declaration; so does everything else for a resource routed with
+// a.resource (all but the command logs, which still bring their own loader and
+// renderer).
 type Resource struct {
 	Model *store.Model
 	Path  string // "/api/dcim/devices/"
