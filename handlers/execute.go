@@ -316,7 +316,8 @@ func driverOf(t store.Target) string {
 }
 
 func credentials(s store.Secret) exec.Credentials {
-	return exec.Credentials{Username: s.Username, Password: s.Password, EnableSecret: s.EnableSecret, PrivateKey: []byte(s.PrivateKey)}
+	return exec.Credentials{Username: s.Username, Password: s.Password, EnableSecret: s.EnableSecret,
+		EnableMode: exec.EnableMode(s.EnableMode), PrivateKey: []byte(s.PrivateKey)}
 }
 
 func execTarget(t store.Target) exec.Target {
