@@ -121,18 +121,17 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) error {
 	if err := f.Err(); err != nil {
 		return err
 	}
-	key := strings.ToLower(username) + "\x00" + clientIP(r)
-	if wait := max(u.throttle.wait(key), u.addrThrottle.wait(clientIP(r))); wait > 0 {
-		secs := int(math.Ceil(wait.Seconds()))
-		e := httpjson.Detail(http.StatusTooManyRequests, fmt.Sprintf("Too many failed logins; try again in %d s.", secs))
-		e.Header = http.Header{"Retry-After": {strconv.Itoa(secs)}}
-		return e
+	ip := clientIP(r)
+	key := strings.ToLower(username) + "\x00" + ip
+	if err := u.beginLogin(key, ip); err != nil {
+		return err
 	}
 	p, err := u.db.CheckPassword(r.Context(), username, password)
-	if errors.Is(err, store.ErrBadLogin) || errors.Is(err, store.ErrInactive) {
-		u.throttle.fail(key)
-		u.addrThrottle.fail(clientIP(r))
-		u.log.Warn("login failed", "username", username, "client_ip", clientIP(r), "inactive", errors.Is(err, store.ErrInactive))
+	failed := errors.Is(err, store.ErrBadLogin) || errors.Is(err, store.ErrInactive)
+	u.throttle.end(key, failed)
+	u.addrThrottle.end(ip, failed)
+	if failed {
+		u.log.Warn("login failed", "username", username, "client_ip", ip, "inactive", errors.Is(err, store.ErrInactive))
 		return httpjson.Detail(http.StatusUnauthorized, "Invalid username or password.")
 	}
 	if err != nil {
@@ -153,6 +152,25 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) error {
 	http.SetCookie(w, u.cookie(r, id, int(u.ttl.Seconds())))
 	u.log.Info("login", "username", p.Username, "client_ip", clientIP(r))
 	return u.writeSession(w, r, http.StatusOK, s)
+}
+
+// beginLogin reserves a try of the username from the address, and of the address alone,
+// or answers 429: a try is counted before the password is checked, so that tries sent at
+// once cannot all pass.
+func (u *UI) beginLogin(key, ip string) error {
+	wait, ok := u.throttle.begin(key)
+	if ok {
+		if wait, ok = u.addrThrottle.begin(ip); !ok {
+			u.throttle.end(key, false)
+		}
+	}
+	if ok {
+		return nil
+	}
+	secs := int(math.Ceil(wait.Seconds()))
+	e := httpjson.Detail(http.StatusTooManyRequests, fmt.Sprintf("Too many failed logins; try again in %d s.", secs))
+	e.Header = http.Header{"Retry-After": {strconv.Itoa(secs)}}
+	return e
 }
 
 // logout ends the session. Without a session there is nothing to end (and nothing a
