@@ -49,6 +49,7 @@ func TestAccessLogAndSecurityEvents(t *testing.T) {
 	}
 	calls = append(calls, call{"POST", "/ui/login", "", `{"username": "admin", "password": "wrong-password"}`, 429,
 		"/ui/login", "-", "rate_limited", "Too many failed logins"})
+	sessionID := sessionRequest(t, s.base) // before the failed logins throttle admin
 	ids := make([]string, len(calls))
 	for i, c := range calls {
 		req, _ := http.NewRequest(c.method, s.base+c.path, strings.NewReader(c.body))
@@ -95,7 +96,10 @@ func TestAccessLogAndSecurityEvents(t *testing.T) {
 			t.Errorf("%s %s: security event %v, want %s: %s", c.method, c.path, event, c.event, c.why)
 		}
 	}
-	if q := lines[indexOf(lines, ids[0])]["query"]; q != "credential_token,limit,token" {
+	if ln := lineOf(t, lines, sessionID); ln["user"] != "admin" || ln["route"] != "/api/dcim/sites/" || ln["status"] != float64(200) {
+		t.Errorf("a request in a web session: %v", ln)
+	}
+	if q := lineOf(t, lines, ids[0])["query"]; q != "credential_token,limit,token" {
 		t.Errorf("query names: %v", q)
 	}
 	all := s.logs.String()
@@ -107,13 +111,16 @@ func TestAccessLogAndSecurityEvents(t *testing.T) {
 	checkMetrics(t, s)
 }
 
-func indexOf(lines []map[string]any, id string) int {
-	for i, ln := range lines {
+// lineOf is the access line of a request id.
+func lineOf(t *testing.T, lines []map[string]any, id string) map[string]any {
+	t.Helper()
+	for _, ln := range lines {
 		if ln["request_id"] == id && ln["msg"] == "http request" {
-			return i
+			return ln
 		}
 	}
-	return 0
+	t.Fatalf("no access line for request %s", id)
+	return nil
 }
 
 // extraTokens adds a read-only token of a user "reader" and an expired token of admin.
@@ -219,4 +226,31 @@ func TestMetricsOffAndHealth(t *testing.T) {
 			t.Errorf("scheduler jobs lack %q: %s", want, jobs)
 		}
 	}
+}
+
+// sessionRequest logs in to the web UI and reads the site list with the session cookie;
+// it returns the request id of that read.
+func sessionRequest(t *testing.T, base string) string {
+	t.Helper()
+	res, err := http.Post(base+"/ui/login", "application/json", strings.NewReader(`{"username": "admin", "password": "admin-Pa55word"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 200 || len(res.Cookies()) == 0 {
+		t.Fatalf("login: %d", res.StatusCode)
+	}
+	req, _ := http.NewRequest("GET", base+"/api/dcim/sites/", nil)
+	for _, c := range res.Cookies() {
+		req.AddCookie(c)
+	}
+	res, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 200 {
+		t.Fatalf("sites with the session: %d", res.StatusCode)
+	}
+	return res.Header.Get("X-Request-ID")
 }

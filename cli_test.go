@@ -80,6 +80,12 @@ func TestEveryCommandHasHelp(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "service status") || !strings.Contains(out, "completion powershell") {
 		t.Fatalf("--help: exit %d:\n%s", code, out)
 	}
+	if out, _, code := runExit(t, "help", "service"); code != 0 || !strings.Contains(out, "service restart") {
+		t.Fatalf("help service: exit %d:\n%s", code, out)
+	}
+	if _, errOut, code := runExit(t, "help", "nope"); code != 2 || !strings.Contains(errOut, `"nope"`) {
+		t.Fatalf("help nope: exit %d: %s", code, errOut)
+	}
 	out, _, code = runExit(t, "help", "token", "create")
 	if code != 0 || !strings.Contains(out, "--read-only") && !strings.Contains(out, "-read-only") {
 		t.Fatalf("help token create: exit %d:\n%s", code, out)
@@ -211,4 +217,22 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// syncBuffer is a buffer written by a process's output copiers and read by the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -57,24 +57,24 @@ func init() {
 	commands = []command{
 		{path: "serve", summary: "run the HTTP API, the web UI and the schedules",
 			flags: func(fs *flag.FlagSet, o *opts) {
-				fs.StringVar(&o.listen, "listen", "", "address to listen on (default 127.0.0.1:8080)")
+				fs.StringVar(&o.listen, "listen", "", "listen on `ADDR`, host:port (default server.listen, 127.0.0.1:8080)")
 				fs.BoolVar(&o.demo, "demo", false, "seed demo users, inventory, commands and logs, and print how to use them")
 			}, run: cmdServe},
 		{path: "user create", args: "USERNAME", nargs: 1, summary: "create a user (the password is generated unless --password-stdin)",
 			flags: func(fs *flag.FlagSet, o *opts) {
 				fs.BoolVar(&o.superuser, "superuser", false, "make the user a superuser")
 				fs.BoolVar(&o.passwordStdin, "password-stdin", false, "read the password from the first line of stdin")
-				fs.Var(&o.groups, "group", "add the user to this group (created if missing); repeatable")
+				fs.Var(&o.groups, "group", "add the user to the group `NAME` (created if missing); repeatable")
 			}, run: cmdUserCreate},
 		{path: "token create", args: "USERNAME", nargs: 1, summary: "create an API token and print its key alone on stdout",
 			flags: func(fs *flag.FlagSet, o *opts) {
 				fs.BoolVar(&o.readOnly, "read-only", false, "the token may only read")
-				fs.DurationVar(&o.expires, "expires", 0, "lifetime, e.g. 720h (default: never expires)")
-				fs.StringVar(&o.description, "description", "", "what the token is for")
+				fs.DurationVar(&o.expires, "expires", 0, "lifetime, a `DURATION` such as 720h (default: never expires)")
+				fs.StringVar(&o.description, "description", "", "`TEXT` saying what the token is for")
 			}, run: cmdTokenCreate},
 		{path: "export logs", summary: "write command logs as CSV or JSON",
 			flags: func(fs *flag.FlagSet, o *opts) {
-				fs.StringVar(&o.format, "format", "csv", "csv or json")
+				fs.StringVar(&o.format, "format", "csv", "`FORMAT`: csv or json")
 				fs.StringVar(&o.startDate, "start-date", "", "first day `YYYY-MM-DD` (inclusive), in server.time_zone")
 				fs.StringVar(&o.endDate, "end-date", "", "last day `YYYY-MM-DD` (inclusive)")
 				fs.StringVar(&o.output, "output", "", "`FILE` to write (default: stdout); written atomically")
@@ -128,7 +128,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, environ
 				writeHelp(stdout, c)
 				return nil
 			}
-			return &usageError{msg: fmt.Sprintf("help: no command %q", strings.Join(args[1:], " "))}
+			if err := unknownCommand(args[1:]); len(args) > 2 || !strings.Contains(err.Error(), "missing subcommand") {
+				return err
+			}
+			fmt.Fprint(stdout, usage()) // "help service": the list shows its subcommands
+			return nil
 		}
 		fmt.Fprint(stdout, usage())
 		return nil
@@ -260,14 +264,21 @@ func (c *command) synopsis() string {
 
 func writeHelp(w io.Writer, c *command) {
 	fmt.Fprintf(w, "usage: %s\n\n%s.\n", c.synopsis(), strings.ToUpper(c.summary[:1])+c.summary[1:])
-	fs := flagSet(c, &opts{})
-	has := false
-	fs.VisitAll(func(*flag.Flag) { has = true })
-	if has {
-		fmt.Fprintln(w, "\nflags:")
-		fs.SetOutput(w)
-		fs.PrintDefaults()
-	}
+	first := true
+	flagSet(c, &opts{}).VisitAll(func(f *flag.Flag) {
+		if first {
+			fmt.Fprintln(w, "\nflags:")
+			first = false
+		}
+		arg, text := flag.UnquoteUsage(f)
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			arg = ""
+		}
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0s" {
+			text += fmt.Sprintf(" (default %s)", f.DefValue)
+		}
+		fmt.Fprintf(w, "  --%s\n      %s\n", strings.TrimSpace(f.Name+" "+arg), text)
+	})
 }
 
 // usage is the top-level help, listing every command.

@@ -4,7 +4,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -16,7 +15,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -95,23 +93,6 @@ type server struct {
 	base string
 	logs *syncBuffer
 	done chan error
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func freeAddr(t *testing.T) string {
@@ -491,4 +472,56 @@ func grepLines(text, prefix string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// TestJournalPriorities runs the server as systemd would with StandardError=journal:
+// stderr is the stream named by JOURNAL_STREAM (here a file standing in for the
+// journal's socket). Each line then carries its syslog priority for journald, "<6>"
+// for info and "<4>" for a security event, and no timestamp of its own.
+func TestJournalPriorities(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real process: not in -short")
+	}
+	l := newLab(t, 0)
+	journal, err := os.Create(filepath.Join(t.TempDir(), "journal"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer journal.Close()
+	st, _ := journal.Stat()
+	sys := st.Sys().(*syscall.Stat_t)
+	stream := fmt.Sprintf("%d:%d", sys.Dev, sys.Ino)
+	addr := freeAddr(t)
+	cmd := exec.Command(testBinary(t), "serve", "--data", l.data, "--listen", addr)
+	cmd.Env = append(serverEnv(), "FIELDKIT_SECRET_KEY="+l.key, "JOURNAL_STREAM="+stream)
+	cmd.Stderr = journal
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() }()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		res, err := http.Get("http://" + addr + "/api/dcim/sites/") // no token: a 401
+		if err == nil {
+			res.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no answer")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond)
+	raw, _ := os.ReadFile(journal.Name())
+	text := string(raw)
+	for _, want := range []string{"<6>level=INFO msg=\"fieldkit listening\"", "<6>level=INFO msg=\"http request\"", "<4>level=WARN msg=\"security event\""} {
+		if !strings.Contains(text, want) {
+			t.Errorf("journal lacks %q:\n%s", want, text)
+		}
+	}
+	for _, ln := range strings.Split(strings.TrimSpace(text), "\n") {
+		if !regexp.MustCompile(`^<[0-7]>`).MatchString(ln) || strings.Contains(ln, "time=") {
+			t.Errorf("journal line without a priority or with a timestamp: %q", ln)
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"log/slog"
@@ -30,11 +31,12 @@ func (l *logSink) Close() error {
 // logFile is where the log goes: log.file if set; <data>/fieldkit.log for a service
 // whose stderr reaches no log (SysV, Windows); else "" for stderr (a terminal, the
 // systemd journal, a container's log).
-func logFile(cfg Config, e env) string {
+// interactive is false under a service manager (systemd, the Windows SCM).
+func logFile(cfg Config, getenv func(string) string, interactive bool) string {
 	if cfg.Log.File != "" {
 		return cfg.Log.File
 	}
-	if e.getenv("FIELDKIT_SERVICE") == "sysv" || (!service.Interactive() && e.getenv("JOURNAL_STREAM") == "") {
+	if getenv("FIELDKIT_SERVICE") == "sysv" || (!interactive && getenv("JOURNAL_STREAM") == "") {
 		return filepath.Join(cfg.Server.Data, "fieldkit.log")
 	}
 	return ""
@@ -46,7 +48,7 @@ func openLog(cfg Config, e env) (*logSink, error) {
 	level, _ := parseLevel(cfg.Log.Level)
 	sink.level.Set(level)
 	var w io.Writer = e.stderr
-	if path := logFile(cfg, e); path != "" {
+	if path := logFile(cfg, e.getenv, service.Interactive()); path != "" {
 		if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 			return nil, fmt.Errorf("log file: %w", err)
 		}
@@ -57,15 +59,49 @@ func openLog(cfg Config, e env) (*logSink, error) {
 		f.Close()
 		sink.file = &lumberjack.Logger{Filename: path, MaxSize: cfg.Log.MaxSizeMB, MaxBackups: cfg.Log.Keep}
 		w = sink.file
+	} else if f, ok := e.stderr.(*os.File); ok && isJournal(f, e.getenv("JOURNAL_STREAM")) {
+		sink.logger = newLogger(cfg.Log.Format, sink.level, &journalWriter{w: w}, true)
+		return sink, nil
 	}
-	sink.logger = newLogger(cfg.Log.Format, sink.level, w)
+	sink.logger = newLogger(cfg.Log.Format, sink.level, w, false)
 	return sink, nil
 }
 
-func newLogger(format string, level slog.Leveler, w io.Writer) *slog.Logger {
+// newLogger makes the text or JSON logger. For the journal, which stamps every line
+// itself, the time is left out.
+func newLogger(format string, level slog.Leveler, w io.Writer, journal bool) *slog.Logger {
 	opts := &slog.HandlerOptions{Level: level}
+	if journal {
+		opts.ReplaceAttr = func(groups []string, a slog.Attr) slog.Attr {
+			if len(groups) == 0 && a.Key == slog.TimeKey {
+				return slog.Attr{}
+			}
+			return a
+		}
+	}
 	if format == "json" {
 		return slog.New(slog.NewJSONHandler(w, opts))
 	}
 	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// journalWriter prefixes each log line with its syslog priority ("<4>" for a warning),
+// which journald reads as the entry's priority: `journalctl -u fieldkit -p warning`
+// then shows the security events and errors alone. slog writes a record in one Write.
+type journalWriter struct{ w io.Writer }
+
+func (j *journalWriter) Write(p []byte) (int, error) {
+	prio := byte('6')
+	switch {
+	case bytes.Contains(p, []byte("level=ERROR")), bytes.Contains(p, []byte(`"level":"ERROR"`)):
+		prio = '3'
+	case bytes.Contains(p, []byte("level=WARN")), bytes.Contains(p, []byte(`"level":"WARN"`)):
+		prio = '4'
+	case bytes.Contains(p, []byte("level=DEBUG")), bytes.Contains(p, []byte(`"level":"DEBUG"`)):
+		prio = '7'
+	}
+	if _, err := j.w.Write(append([]byte{'<', prio, '>'}, p...)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

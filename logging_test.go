@@ -49,24 +49,29 @@ func TestLogFileRotates(t *testing.T) {
 	}
 }
 
-// TestLogDestination: log.file wins; a SysV service logs to <data>/fieldkit.log; an
-// interactive run (and systemd's journal) gets stderr.
+// TestLogDestination: log.file wins; systemd (whose journal takes stderr), a terminal
+// and a container get stderr; a SysV or Windows service logs to <data>/fieldkit.log.
 func TestLogDestination(t *testing.T) {
+	journal := map[string]string{"JOURNAL_STREAM": "8:1234"}
 	cases := []struct {
-		name, file string
-		env        map[string]string
-		want       string
+		name        string
+		file        string
+		env         map[string]string
+		interactive bool
+		want        string
 	}{
-		{"log.file", "/var/log/fk.log", nil, "/var/log/fk.log"},
-		{"sysv", "", map[string]string{"FIELDKIT_SERVICE": "sysv"}, filepath.Join("/data", "fieldkit.log")},
-		{"terminal", "", nil, ""},
-		{"journal", "", map[string]string{"JOURNAL_STREAM": "8:1234"}, ""},
+		{"log.file as a service", "/var/log/fk.log", journal, false, "/var/log/fk.log"},
+		{"log.file in a terminal", "/var/log/fk.log", nil, true, "/var/log/fk.log"},
+		{"systemd", "", journal, false, ""},
+		{"windows service", "", nil, false, filepath.Join("/data", "fieldkit.log")},
+		{"sysv", "", map[string]string{"FIELDKIT_SERVICE": "sysv"}, true, filepath.Join("/data", "fieldkit.log")},
+		{"terminal", "", nil, true, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := defaults()
 			cfg.Server.Data, cfg.Log.File = "/data", c.file
-			got := logFile(cfg, env{getenv: func(k string) string { return c.env[k] }})
+			got := logFile(cfg, func(k string) string { return c.env[k] }, c.interactive)
 			if got != c.want {
 				t.Fatalf("got %q, want %q", got, c.want)
 			}

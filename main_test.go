@@ -5,10 +5,14 @@ import (
 	"context"
 	"database/sql"
 	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -262,5 +266,86 @@ func TestExportLogsCommand(t *testing.T) {
 	}
 	if _, _, err := cli(t, env, "", "export", "logs", "--start-date", "2026-02-30"); err == nil || !strings.Contains(err.Error(), "--start-date") {
 		t.Fatalf("bad date must name the flag: %v", err)
+	}
+}
+
+// TestReloadWhileServing reloads an in-process server several times while clients read
+// /api/status/ (the scheduler's health) and execute nothing: under -race this checks
+// that a reload and the requests share nothing unguarded, and that the new schedule
+// shows.
+func TestReloadWhileServing(t *testing.T) {
+	data := t.TempDir()
+	flags := map[string]string{"server.data": data, "server.listen": "127.0.0.1:0"}
+	schedule := "hourly"
+	var mu sync.Mutex
+	load := func() (Config, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return loadConfig("", func(string) string { return "" }, []string{"FIELDKIT_EXPORT_SCHEDULE=" + schedule}, flags)
+	}
+	cfg, err := load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan string, 1)
+	reload := make(chan struct{})
+	done := make(chan error, 1)
+	var logs syncBuffer
+	go func() {
+		done <- serve(ctx, env{getenv: func(string) string { return "" }, stdout: &logs, stderr: &logs}, cfg,
+			serveOptions{ready: ready, reload: reload, load: load})
+	}()
+	base := <-ready
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := 0; i < 2; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if res, err := http.Get(base + "/api/status/"); err == nil {
+					res.Body.Close()
+				}
+			}
+		}()
+	}
+	for i, s := range []string{"daily 02:00", "", "hourly", "daily 03:30"} {
+		mu.Lock()
+		schedule = s
+		mu.Unlock()
+		reload <- struct{}{}
+		for !strings.Contains(logs.String(), fmt.Sprintf("export_schedule=%q", s)) && strings.Count(logs.String(), "configuration reloaded") <= i {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	res, err := http.Get(base + "/api/status/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		Scheduler struct {
+			Jobs []struct{ Name, Schedule string }
+		}
+	}
+	json.NewDecoder(res.Body).Decode(&st)
+	res.Body.Close()
+	found := false
+	for _, j := range st.Scheduler.Jobs {
+		found = found || (j.Name == "log_export" && j.Schedule == "daily 03:30")
+	}
+	if !found {
+		t.Fatalf("the last reload's schedule is not in use: %+v", st.Scheduler.Jobs)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }

@@ -209,6 +209,9 @@ func newService(in install) (service.Service, error) {
 // installService prepares the account and the data directory, then installs.
 func installService(ctx context.Context, e env, s service.Service, in install) error {
 	if runtime.GOOS != "windows" {
+		if os.Geteuid() != 0 {
+			return errors.New("installing a service needs root: run it with sudo")
+		}
 		if err := prepareAccount(ctx, e, in, runCommand); err != nil {
 			return err
 		}
@@ -220,7 +223,7 @@ func installService(ctx context.Context, e env, s service.Service, in install) e
 // without a unit, then removes it and, for SysV, every runlevel link to its script.
 // The data directory and the service account stay.
 func uninstallService(e env, s service.Service) error {
-	if st, err := s.Status(); err == nil && st == service.StatusRunning {
+	if serviceStatus(s).code == 0 {
 		if err := s.Stop(); err != nil {
 			return fmt.Errorf("stop before uninstall: %w", err)
 		}
@@ -228,7 +231,7 @@ func uninstallService(e env, s service.Service) error {
 	if err := s.Uninstall(); err != nil {
 		return err
 	}
-	if s.Platform() == "linux-systemv" {
+	if s.Platform() == sysvPlatform {
 		removed, err := removeRunlevelLinks("/etc", "/etc/init.d/"+serviceName)
 		for _, l := range removed {
 			fmt.Fprintf(e.stderr, "removed %s\n", l)
@@ -266,6 +269,9 @@ func removeRunlevelLinks(root, script string) ([]string, error) {
 	return removed, errors.Join(errs...)
 }
 
+// sysvPlatform is kardianos/service's name for SysV init.
+const sysvPlatform = "unix-systemv"
+
 // serviceState is what `service status` prints, with its exit status (LSB's for a
 // status action: 0 running, 3 not running, 4 unknown).
 type serviceState struct {
@@ -297,7 +303,7 @@ func cmdServiceStatus(_ context.Context, e env, o *opts) error {
 // serviceStatus asks the service manager. A SysV script answers by its exit status,
 // which the library reads as a failure; it is asked directly.
 func serviceStatus(s service.Service) serviceState {
-	if s.Platform() == "linux-systemv" {
+	if s.Platform() == sysvPlatform {
 		return sysvStatus("/etc/init.d/" + serviceName)
 	}
 	st, err := s.Status()

@@ -260,13 +260,31 @@ func prepareAccount(ctx context.Context, e env, in install, run func(context.Con
 	if err := chownTree(in.data, uid, gid); err != nil {
 		return fmt.Errorf("give %s to %s: %w", in.data, in.user, err)
 	}
-	if in.config != "" {
-		if f, err := os.Open(in.config); err == nil {
-			f.Close()
-			fmt.Fprintf(e.stderr, "note: %s must be readable by %s\n", in.config, in.user)
-		}
+	if in.config != "" && !readableBy(in.config, uid, gid) {
+		fmt.Fprintf(e.stderr, "warning: %s is not readable by %s: the service will not start until it is (chown or chmod it)\n", in.config, in.user)
 	}
 	return nil
+}
+
+// readableBy tells whether an account may read a file, by its mode and owner.
+func readableBy(path string, uid, gid int) bool {
+	st, err := os.Stat(path)
+	if err != nil {
+		return false
+	}
+	perm := st.Mode().Perm()
+	owner, group, ok := fileOwner(st)
+	switch {
+	case perm&0o004 != 0:
+		return true
+	case !ok:
+		return true // unknown on this system: do not warn
+	case owner == uid:
+		return perm&0o400 != 0
+	case group == gid:
+		return perm&0o040 != 0
+	}
+	return false
 }
 
 // useraddArgs makes a system account and group of the same name whose home is the

@@ -328,6 +328,21 @@ func TestServiceAccount(t *testing.T) {
 			t.Errorf("%s owned by %d, want nobody", p, uid)
 		}
 	}
+	// a configuration file the account cannot read is named at install time
+	in.config = filepath.Join(t.TempDir(), "fieldkit.yaml")
+	os.WriteFile(in.config, []byte("log:\n  level: info\n"), 0o600)
+	var warn strings.Builder
+	e.stderr = &warn
+	prepareAccount(ctx, e, in, fake)
+	if !strings.Contains(warn.String(), "not readable by nobody") {
+		t.Fatalf("no warning for a 0600 root file: %q", warn.String())
+	}
+	os.Chmod(in.config, 0o644)
+	warn.Reset()
+	prepareAccount(ctx, e, in, fake)
+	if warn.Len() != 0 {
+		t.Fatalf("warning for a readable file: %q", warn.String())
+	}
 }
 
 func fileUID(st os.FileInfo) int {
@@ -335,4 +350,31 @@ func fileUID(st os.FileInfo) int {
 		return -1
 	}
 	return int(st.Sys().(*syscall.Stat_t).Uid)
+}
+
+// TestServicePlatformNames: the SysV special cases are keyed on the library's name
+// for SysV, which must be one of its systems.
+func TestServicePlatformNames(t *testing.T) {
+	var names []string
+	for _, s := range service.AvailableSystems() {
+		names = append(names, s.String())
+	}
+	if !strings.Contains(strings.Join(names, ","), sysvPlatform) {
+		t.Fatalf("kardianos/service has no system %q: %v", sysvPlatform, names)
+	}
+}
+
+// TestServiceStatusNotInstalled asks this machine, where FieldKit is not installed as a
+// service, through the real binary: "not installed", exit 4 (not "exit status 1").
+func TestServiceStatusNotInstalled(t *testing.T) {
+	if _, err := os.Stat("/etc/init.d/" + serviceName); err == nil {
+		t.Skip("a fieldkit service is installed on this machine")
+	}
+	if _, err := os.Stat("/etc/systemd/system/" + serviceName + ".service"); err == nil {
+		t.Skip("a fieldkit service is installed on this machine")
+	}
+	out, errOut, code := runExit(t, "service", "status", "--data", t.TempDir())
+	if code != 4 || strings.TrimSpace(out) != "not installed" || errOut != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
 }

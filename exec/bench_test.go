@@ -30,3 +30,19 @@ func BenchmarkExecuteOverhead(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkNormalize cleans 1 MiB of CRLF output with a pager erased by
+// cursor moves every 24 lines, the shape a paged Huawei output has.
+func BenchmarkNormalize(b *testing.B) {
+	var raw []byte
+	for i := 0; len(raw) < 1<<20; i++ {
+		raw = append(raw, "GigabitEthernet0/0/1       up     up        0.01%  0.01%  0         0\r\n"...)
+		if i%24 == 23 {
+			raw = append(raw, "  ---- More ----\x1b[16D                \x1b[16D"...)
+		}
+	}
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		normalize(string(raw))
+	}
+}

@@ -16,8 +16,7 @@ type configRun struct {
 	s          *Session
 	ctx        context.Context
 	label      string
-	first      string // the first line sent, whose echo opens the transcript
-	transcript strings.Builder
+	transcript []byte // everything the device sent, normalized once at the end
 	truncated  bool
 }
 
@@ -100,12 +99,9 @@ func (c *configRun) leave(lines []string) error {
 // step sends one line, adds the exchange to the transcript and returns the
 // device's answer without echo and prompt.
 func (c *configRun) step(line string) (string, error) {
-	if c.first == "" {
-		c.first = line
-	}
 	r, err := c.s.send(c.ctx, line)
+	c.transcript = append(c.transcript, r.raw...)
 	text := normalize(string(r.raw))
-	c.transcript.WriteString(text)
 	c.truncated = c.truncated || r.truncated
 	return c.s.d.cleanOutput(text, line, r.prompt), err
 }
@@ -122,10 +118,8 @@ func (c *configRun) abort(se SyntaxError) Result {
 }
 
 func (c *configRun) result(se SyntaxError, errMsg string) Result {
-	first := c.s.d.configEnter
-	if first == "" {
-		first = c.first
-	}
-	out := c.s.d.cleanOutput(c.transcript.String(), first, c.s.prompt)
+	// Where no command enters config mode, the first line's echo stays:
+	// it is part of the change.
+	out := c.s.d.cleanOutput(normalize(string(c.transcript)), c.s.d.configEnter, c.s.prompt)
 	return c.s.result([]string{out}, c.truncated, se, errMsg)
 }

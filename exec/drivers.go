@@ -28,6 +28,9 @@ var (
 	huaweiSystem = regexp.MustCompile(`^(HRP_[MS])?\[`)
 	exosPrompt   = regexp.MustCompile(`^(\* )?(Slot-\d+ )?` + hostChars + `\.\d+ [#>] ?$`)
 	exosBase     = regexp.MustCompile(`^(?:\* )?(?:Slot-\d+ )?(.+?)\.\d+ [#>]`)
+	fortiPrompt  = regexp.MustCompile(`^[\w.\-~]{1,63}( \([\w.\-~ ]{1,63}\))? [#$] ?$`)
+	panosPrompt  = regexp.MustCompile(`^[\w.\-]{1,63}@[\w.\-]{1,63}(\([\w.\-]+\))?[>#] ?$`)
+	rosPrompt    = regexp.MustCompile(`^\[[\w.\-]{1,63}@[^\]]{1,63}\] ?(<SAFE>)?(/[\w/ .-]*)?> ?$`)
 	userName     = regexp.MustCompile(`(?i)(user ?name|login):\s?$`)
 )
 
@@ -241,6 +244,63 @@ var drivers = map[string]*driver{
 			re(`^Error: `, ConfigRejected),
 		},
 	},
+	// FortiOS configures in blocks the user's text opens and closes
+	// ("config system interface" … "end"); the driver closes any left
+	// open with "end", or drops them with "abort" after a refused line.
+	// Paging is answered rather than turned off: "set output standard"
+	// would change a setting every administrator of the device shares.
+	"fortinet": {
+		name: "fortinet", prompt: fortiPrompt, configMark: regexp.MustCompile(`\) [#$]$`),
+		questions: []question{{regexp.MustCompile(`\(Press 'a' to accept\):\s*$`), "a"}},
+		pagers:    []*regexp.Regexp{regexp.MustCompile(`^--More--\s*$`)},
+		// A block nests a few levels deep at most.
+		configExit:  []string{"end", "end", "end", "end"},
+		configAbort: []string{"abort", "abort", "abort", "abort"},
+		logout:      "exit",
+		errors: []errorPattern{
+			re(`^(command|value) parse error before`, InvalidInput),
+			re(`^Unknown action`, UnknownCommand),
+			re(`^ambiguous command before`, AmbiguousCommand),
+			re(`(?i)^(permission denied|access denied)`, PermissionDenied),
+			re(`^(Command fail\.|node_check_object fail|entry not found in datasource)`, ConfigRejected),
+		},
+	},
+	// PAN-OS changes a candidate configuration shared by all its
+	// administrators: commit applies it, "revert config" drops a change a
+	// refused line left half done.
+	"paloalto_panos": {
+		name: "paloalto_panos", prompt: panosPrompt, configMark: privHash, promptPreamble: junosPreamble,
+		loginAnswers: []question{{regexp.MustCompile(`(?i)do you accept`), "yes"}},
+		setup:        []string{"set cli pager off"},
+		pagers:       []*regexp.Regexp{regexp.MustCompile(`^lines \d+-\d+\s*$`)},
+		configEnter:  "configure", configCommit: []string{"commit"},
+		configExit: []string{"exit"}, configAbort: []string{"revert config", "exit"},
+		logout: "exit",
+		errors: []errorPattern{
+			re(`^Unknown command: `, UnknownCommand),
+			re(`^Invalid syntax\.`, InvalidInput),
+			re(`^(Validation Error:|Commit failed|Server error)`, ConfigRejected),
+		},
+	},
+	// RouterOS reads console options after a "+" in the login name:
+	// colours off, no terminal detection, a wide and tall terminal. Its
+	// commands configure at the prompt, each applied at once.
+	"mikrotik_routeros": {
+		name: "mikrotik_routeros", prompt: rosPrompt,
+		userSuffix: "+ct511w4098h", enter: "\r\n",
+		questions: []question{
+			{regexp.MustCompile(`Do you want to see the software license\? \[Y/n\]:\s*$`), "n"},
+			{regexp.MustCompile(`Please press "Enter" to continue!\s*$`), "\r\n"},
+		},
+		pagers: []*regexp.Regexp{regexp.MustCompile(`^-- \[Q quit\|.*\]\s*$`)},
+		logout: "/quit",
+		errors: []errorPattern{
+			re(`^bad command name `, UnknownCommand),
+			re(`^(syntax error|expected end of command|expected command name|invalid value|value of \S+ must be)`, InvalidInput),
+			re(`^(not enough permissions|permission denied)`, PermissionDenied),
+			re(`^(no such item|failure: |input does not match)`, ConfigRejected),
+		},
+	},
 	"linux": {name: "linux", exec: true},
 	"generic": {
 		name: "generic", prompt: genericPrompt, configMark: regexp.MustCompile(`\(conf[^)]*\)\s?[>#$%]$`),
@@ -283,4 +343,8 @@ var slugDrivers = map[string]string{
 	"huawei": "huawei_vrp", "vrp": "huawei_vrp", "huawei_vrpv8": "huawei_vrp", "vrpv8": "huawei_vrp",
 	"huawei_ce": "huawei_vrp", "huawei_cloudengine": "huawei_vrp",
 	"exos": "extreme_exos", "extreme": "extreme_exos", "extremexos": "extreme_exos", "xos": "extreme_exos",
+	"fortios": "fortinet", "fortigate": "fortinet", "fortinet_fortios": "fortinet",
+	"panos": "paloalto_panos", "pan_os": "paloalto_panos", "paloalto": "paloalto_panos", "palo_alto": "paloalto_panos",
+	"paloalto_pan_os": "paloalto_panos",
+	"routeros":        "mikrotik_routeros", "mikrotik": "mikrotik_routeros", "mikrotik_ros": "mikrotik_routeros",
 }

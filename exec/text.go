@@ -23,9 +23,9 @@ func stripANSI(s string) string {
 var cursorLeftRE = regexp.MustCompile(`\x1b\[(\d{0,4})D`)
 
 // normalize turns terminal output into plain text lines: escapes removed,
-// CRLF and lone CR folded, backspaces and cursor-left moves applied (pagers
-// erase themselves that way; the text written after the move replaces
-// what it steps over), NUL and BEL dropped.
+// CRLF folded, backspaces and cursor-left moves applied at the end of a
+// line as erasing (pagers erase themselves that way), text after a lone CR
+// written over the line, NUL and BEL dropped.
 func normalize(s string) string {
 	if strings.Contains(s, "\x1b[") {
 		s = cursorLeftRE.ReplaceAllStringFunc(s, func(m string) string {
@@ -38,21 +38,34 @@ func normalize(s string) string {
 	}
 	s = stripANSI(s)
 	b := make([]byte, 0, len(s))
-	lineStart := 0
+	lineStart, cur := 0, 0 // cur: where the next character lands
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; c {
 		case '\b':
-			if len(b) > lineStart {
+			switch {
+			case cur < len(b):
+				cur--
+			case len(b) > lineStart:
 				b = b[:len(b)-1]
+				cur = len(b)
 			}
-		case '\r', 0, '\a':
-			// A lone CR only returns the cursor; keeping the text is safer
-			// than guessing what the device meant to overwrite.
+			cur = max(cur, lineStart)
+		case '\r':
+			// A carriage return moves back over the line; what follows is
+			// written over it, as a terminal shows it (RouterOS redraws
+			// each line it is given this way).
+			cur = lineStart
+		case 0, '\a':
 		case '\n':
 			b = append(b, c)
-			lineStart = len(b)
+			lineStart, cur = len(b), len(b)
 		default:
-			b = append(b, c)
+			if cur < len(b) {
+				b[cur] = c
+			} else {
+				b = append(b, c)
+			}
+			cur++
 		}
 	}
 	return string(b)

@@ -48,6 +48,12 @@ func TestDriverFor(t *testing.T) {
 		{"", "huawei-vrpv8", "huawei_vrp"},
 		{"", "exos", "extreme_exos"},
 		{"", "extreme", "extreme_exos"},
+		{"", "fortios", "fortinet"},
+		{"", "fortigate", "fortinet"},
+		{"", "pan-os", "paloalto_panos"},
+		{"", "panos", "paloalto_panos"},
+		{"", "routeros", "mikrotik_routeros"},
+		{"", "mikrotik", "mikrotik_routeros"},
 	}
 	for _, tt := range tests {
 		if got := DriverFor(tt.driver, tt.slug); got != tt.want {
@@ -67,7 +73,8 @@ func TestSlugsNameDrivers(t *testing.T) {
 
 func TestDrivers(t *testing.T) {
 	want := []string{"arista_eos", "aruba_aoscx", "brocade_fastiron", "cisco_asa", "cisco_ios", "cisco_iosxr", "cisco_nxos",
-		"dell_os10", "extreme_exos", "generic", "hp_procurve", "huawei_vrp", "juniper_junos", "linux"}
+		"dell_os10", "extreme_exos", "fortinet", "generic", "hp_procurve", "huawei_vrp", "juniper_junos", "linux",
+		"mikrotik_routeros", "paloalto_panos"}
 	if got := Drivers(); !slices.Equal(got, want) {
 		t.Errorf("Drivers() = %v", got)
 	}

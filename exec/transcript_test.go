@@ -12,7 +12,8 @@ var update = flag.Bool("update", false, "rewrite golden files in testdata/exec")
 
 // loadTranscript reads a hand-written transcript: what a device sends after
 // a command is typed (echo, output, prompt). Files use LF and spell escape
-// and backspace as <ESC> and <BS>; the device would send CRLF.
+// backspace and a lone carriage return as <ESC>, <BS> and <CR>; the device
+// would send CRLF.
 func loadTranscript(t *testing.T, name string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "testdata", "exec", name))
@@ -22,6 +23,7 @@ func loadTranscript(t *testing.T, name string) string {
 	s := strings.TrimSuffix(string(b), "\n")
 	s = strings.ReplaceAll(s, "\n", "\r\n")
 	s = strings.ReplaceAll(s, "<ESC>", "\x1b")
+	s = strings.ReplaceAll(s, "<CR>", "\r")
 	return strings.ReplaceAll(s, "<BS>", "\b")
 }
 
@@ -92,6 +94,14 @@ func TestTranscripts(t *testing.T) {
 		{"huawei_vrp_two_stage.txt", "huawei_vrp", "", "", ""},
 		{"extreme_exos_invalid.txt", "extreme_exos", InvalidInput, "%% Invalid input detected at '^' marker.", ""},
 		{"extreme_exos_incomplete.txt", "extreme_exos", IncompleteCommand, "%% Incomplete command", ""},
+		{"fortinet_parse_error.txt", "fortinet", InvalidInput, "command parse error before 'statuz'", ""},
+		{"fortinet_unknown_action.txt", "fortinet", UnknownCommand, "Unknown action 0", ""},
+		{"fortinet_entry_prompt.txt", "fortinet", "", "", ""},
+		{"paloalto_panos_unknown.txt", "paloalto_panos", UnknownCommand, "Unknown command: sho", ""},
+		{"paloalto_panos_invalid_syntax.txt", "paloalto_panos", InvalidInput, "Invalid syntax.", ""},
+		{"paloalto_panos_commit.txt", "paloalto_panos", "", "", ""},
+		{"mikrotik_routeros_bad_command.txt", "mikrotik_routeros", UnknownCommand, "bad command name prnt (line 1 column 18)", ""},
+		{"mikrotik_routeros_print.txt", "mikrotik_routeros", "", "", ""},
 		{"generic_plain.txt", "generic", "", "", ""},
 		{"generic_not_found.txt", "generic", UnknownCommand, "bash: frobnicate: command not found", ""},
 	}

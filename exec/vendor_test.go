@@ -30,6 +30,7 @@ type vendorCase struct {
 	name      string // the subtest's name; the driver when empty
 	version   string // the platform's "show version"; "show version" when empty
 	dev       func(*devsim.Config)
+	noPaging  bool // paging cannot be turned on within a session (tested on its own)
 }
 
 func (vc vendorCase) testName() string {
@@ -96,6 +97,31 @@ var vendorCases = []vendorCase{
 		rejected: "configure ports 1 description-string fk-first\nconfigure ports 1 bogus-keyword 7\nconfigure ports 1 description-string never-sent",
 		badLine:  "configure ports 1 bogus-keyword 7", cleanup: "configure ports 1 bogus-keyword 7",
 		pagingOn: "enable clipaging", noEnable: true,
+	},
+	{
+		driver: "fortinet", iface: "port1", showWant: "Version: FortiGate-60F v7.2.8", version: "get system status",
+		badShow: "get system statuz", badType: InvalidInput,
+		change:   "config system interface\nedit port1\nset description fk-uplink\nnext\nend",
+		rejected: "config system interface\nedit port1\nset description fk-first\nset bogus-keyword 7\nset description never-sent\nnext\nend",
+		badLine:  "set bogus-keyword 7", cleanup: "abort", candidate: true,
+		pagingOn: "config system console\nset output more\nend", noEnable: true,
+	},
+	{
+		driver: "paloalto_panos", iface: "ethernet1/1", showWant: "sw-version: 10.2.8", version: "show system info",
+		badShow: "show system infoz", badType: InvalidInput,
+		change: "set network interface ethernet ethernet1/1 comment fk-uplink\nset network interface ethernet ethernet1/1 link-state up",
+		rejected: "set network interface ethernet ethernet1/1 comment fk-first\nset network interface ethernet ethernet1/1 bogus-keyword 7\n" +
+			"set network interface ethernet ethernet1/1 comment never-sent",
+		badLine: "set network interface ethernet ethernet1/1 bogus-keyword 7", cleanup: "exit", candidate: true,
+		pagingOn: "set cli pager on", noEnable: true,
+	},
+	{
+		driver: "mikrotik_routeros", iface: "ether1", showWant: "board-name: RB4011iGS+", version: "/system resource print",
+		badShow: "/system resource prnt", badType: UnknownCommand,
+		change:   "/interface set ether1 comment=fk-uplink\n/interface disable ether1",
+		rejected: "/interface set ether1 comment=fk-first\n/interface set ether1 bogus-keyword=7\n/interface set ether1 comment=never-sent",
+		badLine:  "/interface set ether1 bogus-keyword=7", cleanup: "/interface set ether1 bogus-keyword=7",
+		noEnable: true, noPaging: true,
 	},
 	{
 		driver: "juniper_junos", iface: "ge-0/0/0", showWant: "Junos:",
@@ -227,6 +253,9 @@ func TestVendorConfigRejectedLineStops(t *testing.T) {
 // prints the time above every show output.
 func TestVendorPaging(t *testing.T) {
 	for _, vc := range vendorCases {
+		if vc.noPaging {
+			continue
+		}
 		t.Run(vc.testName(), func(t *testing.T) {
 			t.Parallel()
 			r := newRig(t, vc.driver, func(c *devsim.Config) {

@@ -154,12 +154,17 @@ func (a *API) runGroup(ctx context.Context, user store.Principal, g []*bulkItem)
 	first := g[0].p
 	steps := make([]exec.Step, len(g))
 	for i, it := range g {
-		steps[i] = exec.Step{Command: exec.Command{Type: it.p.cmd.CommandType, Text: it.p.text}, Timeout: it.p.timeout}
+		steps[i] = exec.Step{Command: exec.Command{Type: it.p.cmd.CommandType, Text: it.p.text}, Timeout: it.p.stepTimeout()}
+	}
+	target := execTarget(first.target)
+	if !first.explicit {
+		// Opening counts against the first step unless the device bounds it on its own.
+		target.ConnectTimeout = seconds(first.target.ConnectTimeout)
 	}
 	start := time.Now()
 	left := len(g)
 	defer func() { a.observer().BulkPending(-left) }()
-	exec.RunBatch(a.execContext(), execTarget(first.target), credentials(first.secret), a.execOptions(), steps, func(i int, res exec.Result) {
+	exec.RunBatch(a.execContext(), target, credentials(first.secret), a.execOptions(), steps, func(i int, res exec.Result) {
 		left--
 		a.observer().BulkPending(-1)
 		it := g[i]

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 
@@ -88,9 +87,7 @@ func (b *bulkErrors) add(a *API, r *http.Request, i int, err error) error {
 		b.list[i] = map[string]any{}
 		return nil
 	}
-	var he *httpjson.Error
-	var fe *store.FieldError
-	if !errors.As(err, &he) && !errors.As(err, &fe) {
+	if !refused(err) {
 		return err
 	}
 	e := a.errorResponse(r, err)
@@ -122,7 +119,7 @@ func bulkCreate[T any](a *API, w http.ResponseWriter, r *http.Request, wr Writer
 		for i, el := range elems {
 			raw, err := elemObject(el)
 			if err == nil {
-				ids[i], err = wr.Create(ctx, httpjson.NewForm(raw, wr.Fields...), guard)
+				ids[i], err = wr.Create(ctx, httpjson.NewForm(raw, wr.createFields()...), guard)
 			}
 			if err := errs.add(a, r, i, err); err != nil {
 				return err

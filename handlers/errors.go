@@ -50,11 +50,24 @@ func (a *API) errorResponse(r *http.Request, err error) *httpjson.Error {
 		return errForbidden("")
 	case errors.Is(err, store.ErrInUse):
 		return httpjson.Detail(http.StatusConflict, "Unable to delete object: other objects depend on it.")
+	case errors.Is(err, store.ErrLastSuperuser):
+		return badRequestNF("This would leave no active superuser.")
+	case errors.Is(err, store.ErrDeleteSelf):
+		return badRequestNF("You cannot delete your own account.")
 	}
 	id := requestID(r)
 	a.Logger.LogAttrs(r.Context(), slog.LevelError, "request failed",
 		slog.String("request_id", id), slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Any("err", err))
 	return &httpjson.Error{Status: http.StatusInternalServerError, Body: map[string]string{"detail": "Internal server error", "request_id": id}}
+}
+
+// refused reports whether err is the client's to fix (a 400 and the like), not a
+// failure: a bulk write records it against its element and goes on checking.
+func refused(err error) bool {
+	var he *httpjson.Error
+	var fe *store.FieldError
+	return errors.As(err, &he) || errors.As(err, &fe) || errors.Is(err, store.ErrLastSuperuser) ||
+		errors.Is(err, store.ErrDeleteSelf)
 }
 
 func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {

@@ -46,11 +46,12 @@ const MaxTimeout = maxTimeout
 
 // execRequest is one execution as asked for.
 type execRequest struct {
-	DeviceID  int64
-	Token     string
-	SetID     int64 // the web UI names one of the user's sets instead of its token
-	Variables map[string]json.RawMessage
-	Timeout   int
+	DeviceID   int64
+	Token      string
+	SetID      int64 // the web UI names one of the user's sets instead of its token
+	Variables  map[string]json.RawMessage
+	Timeout    int
+	TimeoutSet bool // the request gave the timeout; otherwise it is the default
 }
 
 // prepared is an execution that passed every check and may run.
@@ -60,6 +61,9 @@ type prepared struct {
 	secret  store.Secret
 	text    string // the command with its variables substituted
 	timeout time.Duration
+	// explicit: the request gave the timeout, which then bounds the whole run; else the
+	// device's or platform's own timeouts apply where they are set.
+	explicit bool
 }
 
 // rejection is why an execution may not run: the status and body of a single
@@ -103,7 +107,7 @@ func readExecRequest(f *form, tokenRequired bool) execRequest {
 	}
 	req.Timeout = defaultTimeout
 	if n, ok := f.Integer("timeout", false, minTimeout, maxTimeout); ok {
-		req.Timeout = int(n)
+		req.Timeout, req.TimeoutSet = int(n), true
 	}
 	return req
 }
@@ -131,7 +135,7 @@ func (a *API) prepare(r *http.Request, cmd store.Command, req execRequest, check
 	if err := pc.mayExecute(a, r, cmd); err != nil {
 		return nil, err
 	}
-	p := &prepared{cmd: cmd, target: target, timeout: time.Duration(req.Timeout) * time.Second}
+	p := &prepared{cmd: cmd, target: target, timeout: time.Duration(req.Timeout) * time.Second, explicit: req.TimeoutSet}
 	switch {
 	case checkToken && req.SetID != 0:
 		if p.secret, err = a.credentialSet(r, req.SetID, target); err != nil {
@@ -312,11 +316,37 @@ func driverOf(t store.Target) string {
 }
 
 func credentials(s store.Secret) exec.Credentials {
-	return exec.Credentials{Username: s.Username, Password: s.Password, EnableSecret: s.EnableSecret, PrivateKey: []byte(s.PrivateKey)}
+	return exec.Credentials{Username: s.Username, Password: s.Password, EnableSecret: s.EnableSecret,
+		EnableMode: exec.EnableMode(s.EnableMode), PrivateKey: []byte(s.PrivateKey)}
 }
 
 func execTarget(t store.Target) exec.Target {
-	return exec.Target{DeviceID: t.ID, Name: t.Name, Host: t.Host, Port: t.Port, Driver: driverOf(t), LegacyAlgorithms: t.LegacyAlgorithms}
+	return exec.Target{DeviceID: t.ID, Name: t.Name, Host: t.Host, Port: t.Port, Driver: driverOf(t),
+		LegacyAlgorithms: t.LegacyAlgorithms, PromptPattern: t.PromptPattern}
+}
+
+func seconds(n int) time.Duration { return time.Duration(n) * time.Second }
+
+// plan is the target of a single execution and the bound of the whole run. A timeout
+// the request gives bounds everything, as the contract says; otherwise the device's
+// (or its platform's) connect and command timeouts replace the default for their part,
+// and the whole may take their sum with the default, never more than MaxTimeout.
+func (p *prepared) plan() (exec.Target, time.Duration) {
+	t := execTarget(p.target)
+	if p.explicit {
+		return t, p.timeout
+	}
+	t.ConnectTimeout, t.CommandTimeout = seconds(p.target.ConnectTimeout), seconds(p.target.CommandTimeout)
+	return t, min(p.timeout+t.ConnectTimeout+t.CommandTimeout, seconds(maxTimeout))
+}
+
+// stepTimeout is the bound of one bulk step: the request's timeout if it gave one, else
+// the device's (or platform's) command timeout, else the default.
+func (p *prepared) stepTimeout() time.Duration {
+	if !p.explicit && p.target.CommandTimeout > 0 {
+		return seconds(p.target.CommandTimeout)
+	}
+	return p.timeout
 }
 
 // outcome is a finished execution, logged.
@@ -417,9 +447,10 @@ func (a *API) execute(w http.ResponseWriter, r *http.Request) error {
 		return asHTTP(err)
 	}
 	started := time.Now()
-	ctx, cancel := context.WithTimeout(a.execContext(), p.timeout)
+	target, whole := p.plan()
+	ctx, cancel := context.WithTimeout(a.execContext(), whole)
 	defer cancel()
-	res := exec.Execute(ctx, execTarget(p.target), credentials(p.secret), a.execOptionsWith(p.timeout), []exec.Command{{Type: p.cmd.CommandType, Text: p.text}})[0]
+	res := exec.Execute(ctx, target, credentials(p.secret), a.execOptionsWith(p.timeout), []exec.Command{{Type: p.cmd.CommandType, Text: p.text}})[0]
 	o, err := a.finish(r.Context(), p, principal(r), started, res, slot)
 	if err != nil {
 		return err

@@ -18,10 +18,11 @@ const (
 	maxLimit     = 1000
 )
 
-// Resource is one API resource: an object type, declared in package store, at a path.
-// Its list filters, ordering, search and schema come from the declaration; so does the
-// rest for a resource routed with a.declared, while the others (users, groups, tokens,
-// permissions, logs) still bring their own loader, renderer and writer (routes.go).
+// Resource is one API resource: an object type, declared in package store, at a path,
+// with hooks for what the declaration cannot say. Its filters, ordering, search and
+// schema come from the declaration; so does everything else for a resource routed with
+// a.resource (all but the command logs, which still bring their own loader and
+// renderer).
 type Resource struct {
 	Model *store.Model
 	Path  string // "/api/dcim/devices/"
@@ -343,37 +344,19 @@ func detailHandler[T any](a *API, res *Resource, load Loader[T], render Renderer
 // Writer holds a resource's write functions. Create and Update read the form and call
 // the store with guard, the scope the written object must end up in.
 type Writer struct {
-	Fields []string // keys a body may carry
-	Create func(ctx context.Context, f *form, guard store.Scope) (int64, error)
-	Update func(ctx context.Context, id int64, f *form, partial bool, guard store.Scope) error
-	Delete func(ctx context.Context, id int64) error
+	Fields       []string // keys an update may carry
+	CreateFields []string // keys a create may carry, when they differ
+	Create       func(ctx context.Context, f *form, guard store.Scope) (int64, error)
+	Update       func(ctx context.Context, id int64, f *form, partial bool, guard store.Scope) error
+	Delete       func(ctx context.Context, id int64) error
 }
 
-// formWriter is the Writer of a resource whose writes all read the form into an input,
-// stop on any field error, then call the store with the guard. parse is told create for
-// POST and PUT, when required fields must be sent; a PATCH may omit anything.
-func formWriter[In any](fields []string, parse func(ctx context.Context, f *form, create bool) In,
-	create func(ctx context.Context, in In, guard store.Scope) (int64, error),
-	update func(ctx context.Context, id int64, in In, guard store.Scope) error,
-	del func(ctx context.Context, id int64) error) Writer {
-	return Writer{
-		Fields: fields,
-		Create: func(ctx context.Context, f *form, guard store.Scope) (int64, error) {
-			in := parse(ctx, f, true)
-			if err := f.Err(); err != nil {
-				return 0, err
-			}
-			return create(ctx, in, guard)
-		},
-		Update: func(ctx context.Context, id int64, f *form, partial bool, guard store.Scope) error {
-			in := parse(ctx, f, !partial)
-			if err := f.Err(); err != nil {
-				return err
-			}
-			return update(ctx, id, in, guard)
-		},
-		Delete: del,
+// createFields are the keys a create may carry.
+func (wr Writer) createFields() []string {
+	if wr.CreateFields != nil {
+		return wr.CreateFields
 	}
+	return wr.Fields
 }
 
 // createHandler: add permission, then the resource's Create, then 201 with the object.
@@ -394,7 +377,7 @@ func createHandler[T any](a *API, res *Resource, wr Writer, load Loader[T], idOf
 		if isList(body) {
 			return bulkCreate(a, w, r, wr, scope, body, load, idOf, render)
 		}
-		f, err := formOf(body, wr.Fields...)
+		f, err := formOf(body, wr.createFields()...)
 		if err != nil {
 			return err
 		}

@@ -67,3 +67,13 @@ func (a *API) logCRUD() logHandlers {
 		export:     a.logExport,
 	}
 }
+
+// objectURL is the absolute URL of one object under a list path.
+func objectURL(r *http.Request, listPath string, id int64) string {
+	return absURL(r, listPath+itoa(id)+"/")
+}
+
+// briefUser is a user's nested form.
+func briefUser(r *http.Request, id int64, username string) nested {
+	return nested{"id": id, "url": objectURL(r, pathUsers, id), "display": username, "username": username}
+}

@@ -29,6 +29,8 @@ type hooks struct {
 	choices map[string][]store.Choice
 	// computed are read-only fields computed by another package.
 	computed map[string]func(store.Row) any
+	// beforeDelete may refuse a delete the requester may not make.
+	beforeDelete func(ctx context.Context, a *API, id int64) error
 }
 
 // shape is how much of an object a response shows.
@@ -50,7 +52,7 @@ func (a *API) declared(res *Resource) crudSet {
 		return a.renderObject(r, res, m, row, full)
 	}
 	wr := Writer{
-		Fields: writableNames(m),
+		Fields: writableNames(m, false), CreateFields: writableNames(m, true),
 		Create: func(ctx context.Context, f *form, guard store.Scope) (int64, error) {
 			v, err := a.parseBody(ctx, res, m, f, true, nil)
 			if err != nil {
@@ -73,9 +75,16 @@ func (a *API) declared(res *Resource) crudSet {
 			}
 			return a.DB.Update(ctx, m, id, v, guard)
 		},
-		Delete: func(ctx context.Context, id int64) error { return a.DB.Delete(ctx, m, id) },
+		Delete: func(ctx context.Context, id int64) error {
+			if res.hooks.beforeDelete != nil {
+				if err := res.hooks.beforeDelete(ctx, a, id); err != nil {
+					return err
+				}
+			}
+			return a.DB.Delete(ctx, m, id)
+		},
 	}
-	if len(wr.Fields) == 0 {
+	if len(wr.CreateFields) == 0 {
 		wr = Writer{} // nothing a client may write: a read-only resource, list and detail only
 	}
 	return crudOf(a, res, wr, load, store.Row.ID, render)
@@ -86,11 +95,11 @@ func (a *API) rows(res *Resource) Loader[store.Row] {
 	return func(ctx context.Context, ids []int64) ([]store.Row, error) { return a.DB.Rows(ctx, res.Model, ids) }
 }
 
-// writableNames are the fields a write may carry.
-func writableNames(m *store.Model) []string {
+// writableNames are the fields a create (or an update) may carry.
+func writableNames(m *store.Model, create bool) []string {
 	var out []string
 	for _, f := range m.Fields {
-		if f.Writable(true) {
+		if f.Writable(create) {
 			out = append(out, f.Name)
 		}
 	}
@@ -234,12 +243,11 @@ func (a *API) parseField(ctx context.Context, res *Resource, fd *store.Field, f 
 	case fd.Kind == store.KindBool:
 		v, ok = f.Boolean(name)
 	case fd.Kind == store.KindJSON:
-		var obj map[string]any
-		if obj, ok = f.Object(name); ok && !full {
-			v = store.Patch(obj)
-		} else {
-			v = obj
-		}
+		v, ok = parseJSON(fd, f, full)
+	case fd.Kind == store.KindStrings:
+		v, ok = parseStrings(res, fd, f)
+	case fd.Kind == store.KindTime:
+		v, ok = parseTime(fd, f)
 	default:
 		f.Errs.Add(name, "This field cannot be written.")
 	}
@@ -311,7 +319,7 @@ func (a *API) parseChildren(ctx context.Context, fd *store.Field, f *form) (any,
 		return nil, false
 	}
 	c := fd.Child
-	allowed := append(writableNames(c), "id") // a child is sent back as read; its id is ignored
+	allowed := append(writableNames(c, true), "id") // a child is sent back as read; its id is ignored
 	out := make([]store.Values, len(items))
 	errs := make([]httpjson.FieldErrors, len(items))
 	seen := map[string]bool{}
@@ -343,6 +351,65 @@ func (a *API) parseChildren(ctx context.Context, fd *store.Field, f *form) (any,
 		return nil, false
 	}
 	return out, true
+}
+
+// parseJSON reads a JSON field: custom fields are an object (merged by a PATCH); any
+// other JSON value is left to the field's check.
+func parseJSON(fd *store.Field, f *form, full bool) (any, bool) {
+	if _, isObject := fd.Default.(map[string]any); isObject {
+		obj, ok := f.Object(fd.Name)
+		if ok && !full {
+			return store.Patch(obj), true
+		}
+		return obj, ok
+	}
+	var v any
+	if err := json.Unmarshal(f.Raw[fd.Name], &v); err != nil {
+		f.Errs.Add(fd.Name, "Must be valid JSON.")
+		return nil, false
+	}
+	return v, true
+}
+
+// parseStrings reads a list of choices, without duplicates; a required one may not be
+// empty.
+func parseStrings(res *Resource, fd *store.Field, f *form) (any, bool) {
+	raw := f.Raw[fd.Name]
+	var list []string
+	if err := json.Unmarshal(raw, &list); err != nil || list == nil {
+		f.Errs.Add(fd.Name, `Expected a list of items but got type "`+jsonType(raw)+`".`)
+		return nil, false
+	}
+	if fd.Required && len(list) == 0 {
+		f.Errs.Add(fd.Name, "This list may not be empty.")
+		return nil, false
+	}
+	out := make([]string, 0, len(list))
+	choices := res.choicesOf(fd)
+	for _, s := range list {
+		if !slices.ContainsFunc(choices, func(c store.Choice) bool { return c.Value == s }) {
+			f.Errs.Add(fd.Name, fmt.Sprintf("%q is not a valid choice.", s))
+			return nil, false
+		}
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out, true
+}
+
+// parseTime reads a datetime.
+func parseTime(fd *store.Field, f *form) (any, bool) {
+	s, ok := f.Str(fd.Name, false, 0)
+	if !ok {
+		return nil, false
+	}
+	t, err := store.ParseTime(s)
+	if err != nil {
+		f.Errs.Add(fd.Name, "Datetime has wrong format. Use RFC 3339, e.g. 2030-01-02T15:04:05Z.")
+		return nil, false
+	}
+	return t, true
 }
 
 func deref(p *int64) any {

@@ -39,10 +39,10 @@ var (
 	vlanResource       = &Resource{Model: store.VLANs, Path: pathVLANs}
 	ipAddressResource  = &Resource{Model: store.IPAddresses, Path: pathIPAddresses, hooks: ipHooks}
 	tagResource        = &Resource{Model: store.Tags, Path: pathTags}
-	userResource       = &Resource{Model: store.Users, Path: pathUsers}
+	userResource       = &Resource{Model: store.Users, Path: pathUsers, hooks: userHooks}
 	groupResource      = &Resource{Model: store.Groups, Path: pathGroups}
-	tokenResource      = &Resource{Model: store.Tokens, Path: pathTokens}
-	permissionResource = &Resource{Model: store.Permissions, Path: pathPermissions}
+	tokenResource      = &Resource{Model: store.Tokens, Path: pathTokens, hooks: tokenHooks}
+	permissionResource = &Resource{Model: store.Permissions, Path: pathPermissions, hooks: permissionHooks}
 	commandResource    = &Resource{Model: store.Commands, Path: pathCommands, hooks: commandHooks, Cache: true}
 	logResource        = &Resource{Model: store.CommandLogs, Path: pathCommandLogs}
 )
@@ -57,25 +57,27 @@ func (a *API) routes(rt *httprouter.Router) {
 	a.handle(rt, http.MethodGet, "/api/status/", a.public(a.status))
 
 	// Inventory (dcim, ipam, extras).
-	a.crud(rt, siteResource, a.declared(siteResource))
-	a.crud(rt, platformResource, a.declared(platformResource))
-	a.crud(rt, deviceResource, a.declared(deviceResource))
+	a.resource(rt, siteResource)
+	a.resource(rt, platformResource)
+	a.resource(rt, deviceResource)
 	a.handle(rt, http.MethodDelete, pathDevices+":id/host-key/", a.authed(a.clearHostKey))
-	a.crud(rt, tagResource, a.declared(tagResource))
-	a.crud(rt, interfaceResource, a.declared(interfaceResource))
-	a.crud(rt, vlanResource, a.declared(vlanResource))
-	a.crud(rt, ipAddressResource, a.declared(ipAddressResource))
+	a.resource(rt, tagResource)
+	a.resource(rt, interfaceResource)
+	a.resource(rt, vlanResource)
+	a.resource(rt, ipAddressResource)
 
 	// Users, groups, tokens, permissions.
 	// ROUTES:USERS
-	a.crud(rt, userResource, a.userCRUD())
-	a.crud(rt, groupResource, a.groupCRUD())
-	a.crud(rt, tokenResource, a.tokenCRUD())
-	a.crud(rt, permissionResource, a.permissionCRUD())
+	a.resource(rt, userResource)
+	a.resource(rt, groupResource)
+	tokens := a.declared(tokenResource)
+	tokens.create = a.createToken // the key is shown once, in the create's response
+	a.crud(rt, tokenResource, tokens)
+	a.resource(rt, permissionResource)
 
 	// The toolkit plugin: commands.
 	// ROUTES:COMMANDS
-	a.crud(rt, commandResource, a.declared(commandResource))
+	a.resource(rt, commandResource)
 
 	// The toolkit plugin: command logs.
 	// ROUTES:LOGS
@@ -159,6 +161,9 @@ func crudOf[T any](a *API, res *Resource, wr Writer, load Loader[T], id IDOf[T],
 // resources lists every Resource routed, for the schema and for the URLs of related
 // objects.
 var resources []*Resource
+
+// resource routes a resource served wholly from its declaration and hooks.
+func (a *API) resource(rt *httprouter.Router, res *Resource) { a.crud(rt, res, a.declared(res)) }
 
 // crud routes a resource at its list path (list, create, and the bulk writes) and its
 // detail path; OPTIONS on either describes its fields (metadata.go).

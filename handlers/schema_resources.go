@@ -118,7 +118,7 @@ func withID(s obj) obj {
 // objectSchemas builds the read, write and patch schemas of a field table; write and
 // patch are nil when no field is writable.
 func objectSchemas(schemas obj, fields []FieldDoc) (read, write, patch obj) {
-	rp, wp := obj{}, obj{}
+	rp, wp, pp := obj{}, obj{}, obj{}
 	var readReq, writeReq []any
 	for _, f := range fields {
 		if !f.WriteOnly {
@@ -129,6 +129,9 @@ func objectSchemas(schemas obj, fields []FieldDoc) (read, write, patch obj) {
 			wp[f.Name] = fieldSchema(schemas, f, true)
 			if f.Required {
 				writeReq = append(writeReq, f.Name)
+			}
+			if !f.CreateOnly {
+				pp[f.Name] = wp[f.Name]
 			}
 		}
 	}
@@ -143,7 +146,7 @@ func objectSchemas(schemas obj, fields []FieldDoc) (read, write, patch obj) {
 	if len(writeReq) > 0 {
 		write["required"] = writeReq
 	}
-	return read, write, obj{"type": "object", "properties": wp, "additionalProperties": false}
+	return read, write, obj{"type": "object", "properties": pp, "additionalProperties": false}
 }
 
 // addEmbedded adds an object nested by value (not by reference) in a resource: <Name>
@@ -339,18 +342,19 @@ func addBrief(schemas obj, name string) {
 
 // FieldDoc is one field as the schema describes it.
 type FieldDoc struct {
-	Name      string
-	Type      string // integer, string, boolean, number, datetime, object, array
-	Items     string // element type for arrays (a type or a nested resource name)
-	Ref       string // nested resource name for objects
-	ReadOnly  bool
-	WriteOnly bool
-	Required  bool
-	Nullable  bool
-	Enum      []string
-	MaxLength int
-	Default   any // a string or boolean stored when a create leaves the field out
-	Doc       string
+	Name       string
+	Type       string // integer, string, boolean, number, datetime, object, array
+	Items      string // element type for arrays (a type or a nested resource name)
+	Ref        string // nested resource name for objects
+	ReadOnly   bool
+	WriteOnly  bool
+	CreateOnly bool // written on create only (a token's key)
+	Required   bool
+	Nullable   bool
+	Enum       []string
+	MaxLength  int
+	Default    any // a string or boolean stored when a create leaves the field out
+	Doc        string
 }
 
 // fieldDocs describes a model's fields for the schema: id, url and display, then each
@@ -388,7 +392,8 @@ func apiDoc(f *store.Field) string {
 // docOf describes one field.
 func docOf(res *Resource, f *store.Field) FieldDoc {
 	d := FieldDoc{Name: f.Name, ReadOnly: f.Access == store.ReadOnly, Required: f.Required, Nullable: f.Null,
-		WriteOnly: f.Access == store.WriteOnly || f.Access == store.CreateOnly, MaxLength: f.MaxLen, Doc: apiDoc(f)}
+		WriteOnly: f.Access == store.WriteOnly || f.Access == store.CreateOnly, CreateOnly: f.Access == store.CreateOnly,
+		MaxLength: f.MaxLen, Doc: apiDoc(f)}
 	switch f.Default.(type) {
 	case string, bool:
 		d.Default = f.Default

@@ -82,6 +82,20 @@ func opSchemas() obj {
 			"fieldkit-version": tStr, "netbox-version": described(tStr, "The NetBox API version emulated."),
 			"python-version": obj{"type": "string", "nullable": true}, "plugins": obj{"type": "object", "additionalProperties": tStr},
 			"uptime_seconds": tInt, "counts": obj{"type": "object", "additionalProperties": tInt},
+			"database": described(props([]string{"status"}, obj{
+				"status": obj{"type": "string", "enum": []any{"ok", "error"}}, "error": tStr,
+				"size_bytes": tInt, "wal_size_bytes": tInt,
+			}), "The database answers a query; its file and write-ahead log sizes."),
+			"scheduler": described(props([]string{"status", "jobs"}, obj{
+				"status": described(obj{"type": "string", "enum": []any{"ok", "degraded"}}, "degraded: a job's last run failed."),
+				"jobs": obj{"type": "array", "items": props([]string{"name", "schedule", "state"}, obj{
+					"name": tStr, "schedule": described(tStr, `"every 1h", "hourly", "daily HH:MM"; "" when off.`),
+					"state":      obj{"type": "string", "enum": []any{"off", "idle", "running", "failed"}},
+					"last_run":   obj{"type": "string", "format": "date-time", "nullable": true},
+					"next_run":   obj{"type": "string", "format": "date-time", "nullable": true},
+					"last_error": tStr, "last_duration_ms": tInt,
+				})},
+			}), "The background jobs (session cleanup, log retention, log export)."),
 		}),
 		"ExecuteRequest": props([]string{"device_id", "credential_token"}, obj{
 			"device_id": tInt, "credential_token": token, "variables": vars, "timeout": timeout,

@@ -90,15 +90,18 @@ func Access(next http.Handler, log *slog.Logger, m *Metrics) http.Handler {
 		if route == "" {
 			route = Unmatched
 		}
-		user := n.user
+		user, id := n.user, w.Header().Get("X-Request-ID")
 		if user == "" {
 			user = "-"
+		}
+		if id == "" {
+			id = "-" // /metrics, which the API's router does not see
 		}
 		attrs := []slog.Attr{
 			slog.String("method", r.Method), slog.String("path", r.URL.Path),
 			slog.String("query", QueryNames(r.URL.RawQuery)), slog.Int("status", status),
 			slog.Float64("duration_ms", float64(d.Microseconds())/1000), slog.Int64("bytes", rec.bytes),
-			slog.String("user", user), slog.String("request_id", w.Header().Get("X-Request-ID")),
+			slog.String("user", user), slog.String("request_id", id),
 			slog.String("client", clientAddr(r)), slog.String("route", route),
 		}
 		log.LogAttrs(r.Context(), slog.LevelInfo, "http request", attrs...)

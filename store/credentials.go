@@ -84,6 +84,7 @@ var CredentialSets = declare(&Model{
 		{Name: "owner", Column: "owner_id", Kind: KindInt, Rel: TypeUser},
 		{Name: "is_active", Column: "is_active", Kind: KindBool},
 		{Name: "username", Column: "username", Kind: KindString},
+		{Name: "enable_mode", Column: "enable_mode", Kind: KindString},
 		{Name: "platforms", Kind: KindInt, Rel: TypePlatform, Join: &Join{"credential_set_platforms", "credential_set_id", "platform_id"}},
 	},
 })
@@ -91,7 +92,7 @@ var CredentialSets = declare(&Model{
 // CredentialSet is a credential set as its owner sees it: never its secrets.
 type CredentialSet struct {
 	ID, OwnerID                                 int64
-	Name, Description, Username                 string
+	Name, Description, Username, EnableMode     string
 	PlatformIDs                                 []int64
 	IsActive                                    bool
 	HasPassword, HasEnableSecret, HasPrivateKey bool
@@ -103,6 +104,7 @@ type CredentialSet struct {
 // and "" clears them.
 type CredentialInput struct {
 	Name, Description, Username        *string
+	EnableMode                         *string // one of exec.EnableModes, as the table's CHECK says
 	Password, EnableSecret, PrivateKey *string
 	PlatformIDs                        *[]int64
 	IsActive                           *bool
@@ -113,7 +115,7 @@ type Secret struct {
 	SetID, OwnerID                     int64
 	IsActive                           bool
 	PlatformIDs                        []int64
-	Username                           string
+	Username, EnableMode               string
 	Password, EnableSecret, PrivateKey string
 }
 
@@ -146,9 +148,9 @@ func (db *DB) CreateCredentialSet(ctx context.Context, kr *Keyring, ownerID int6
 	err := db.Write(ctx, func(tx *sql.Tx) error {
 		now := Stamp(db.now())
 		active := in.IsActive == nil || *in.IsActive
-		res, err := tx.ExecContext(ctx, `INSERT INTO credential_sets (owner_id, name, description, username,
-			token_hash, token_prefix, is_active, created, last_updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			ownerID, deref(in.Name), deref(in.Description), deref(in.Username), HashKey(token), token[:12], active, now, now)
+		res, err := tx.ExecContext(ctx, `INSERT INTO credential_sets (owner_id, name, description, username, enable_mode,
+			token_hash, token_prefix, is_active, created, last_updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			ownerID, deref(in.Name), deref(in.Description), deref(in.Username), deref(in.EnableMode), HashKey(token), token[:12], active, now, now)
 		if err != nil {
 			return constraintErr(err, "credential set")
 		}
@@ -189,6 +191,7 @@ func (db *DB) UpdateCredentialSet(ctx context.Context, kr *Keyring, ownerID, id 
 		set.Str("name", in.Name)
 		set.Str("description", in.Description)
 		set.Str("username", in.Username)
+		set.Str("enable_mode", in.EnableMode)
 		if in.IsActive != nil {
 			set.Val("is_active", *in.IsActive)
 		}
@@ -245,7 +248,7 @@ func (db *DB) DeleteCredentialSet(ctx context.Context, ownerID, id int64) error 
 	})
 }
 
-const credCols = `id, owner_id, name, description, username, is_active, password_enc IS NOT NULL,
+const credCols = `id, owner_id, name, description, username, enable_mode, is_active, password_enc IS NOT NULL,
 	enable_secret_enc IS NOT NULL, private_key_enc IS NOT NULL, token_prefix, last_used, created, last_updated`
 
 // CredentialSets lists the owner's sets by name.
@@ -261,7 +264,7 @@ func (db *DB) CredentialSets(ctx context.Context, ownerID int64) ([]CredentialSe
 		var c CredentialSet
 		var lastUsed sql.NullString
 		var created, updated string
-		if err := rows.Scan(&c.ID, &c.OwnerID, &c.Name, &c.Description, &c.Username, &c.IsActive, &c.HasPassword,
+		if err := rows.Scan(&c.ID, &c.OwnerID, &c.Name, &c.Description, &c.Username, &c.EnableMode, &c.IsActive, &c.HasPassword,
 			&c.HasEnableSecret, &c.HasPrivateKey, &c.TokenPrefix, &lastUsed, &created, &updated); err != nil {
 			return nil, err
 		}
@@ -308,8 +311,8 @@ func (db *DB) CredentialByToken(ctx context.Context, kr *Keyring, token string) 
 	}
 	var s Secret
 	var pw, en, pk []byte
-	err := db.r.QueryRowContext(ctx, `SELECT id, owner_id, is_active, username, password_enc, enable_secret_enc, private_key_enc
-		FROM credential_sets WHERE token_hash = ?`, HashKey(token)).Scan(&s.SetID, &s.OwnerID, &s.IsActive, &s.Username, &pw, &en, &pk)
+	err := db.r.QueryRowContext(ctx, `SELECT id, owner_id, is_active, username, enable_mode, password_enc, enable_secret_enc, private_key_enc
+		FROM credential_sets WHERE token_hash = ?`, HashKey(token)).Scan(&s.SetID, &s.OwnerID, &s.IsActive, &s.Username, &s.EnableMode, &pw, &en, &pk)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Secret{}, fmt.Errorf("credential token: %w", ErrNotFound)
 	}
@@ -361,8 +364,8 @@ func (db *DB) HasCredentialSets(ctx context.Context) (bool, error) {
 func (db *DB) CredentialByID(ctx context.Context, kr *Keyring, ownerID, id int64) (Secret, error) {
 	var s Secret
 	var pw, en, pk []byte
-	err := db.r.QueryRowContext(ctx, `SELECT id, owner_id, is_active, username, password_enc, enable_secret_enc, private_key_enc
-		FROM credential_sets WHERE id = ? AND owner_id = ?`, id, ownerID).Scan(&s.SetID, &s.OwnerID, &s.IsActive, &s.Username, &pw, &en, &pk)
+	err := db.r.QueryRowContext(ctx, `SELECT id, owner_id, is_active, username, enable_mode, password_enc, enable_secret_enc, private_key_enc
+		FROM credential_sets WHERE id = ? AND owner_id = ?`, id, ownerID).Scan(&s.SetID, &s.OwnerID, &s.IsActive, &s.Username, &s.EnableMode, &pw, &en, &pk)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Secret{}, fmt.Errorf("credential set %d: %w", id, ErrNotFound)
 	}

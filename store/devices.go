@@ -13,7 +13,7 @@ import (
 // Devices is dcim.device: the targets of command execution.
 var Devices = declare(&Model{
 	Type: TypeDevice, Name: "Device", Table: "devices", DefaultOrder: "name",
-	Fields: []Field{
+	Fields: append([]Field{
 		nameField(64, "unique per site"),
 		{Name: "site", Column: "site_id", Kind: KindInt, Rel: TypeSite, Required: true, Sort: true},
 		{Name: "platform", Column: "platform_id", Kind: KindInt, Rel: TypePlatform, Null: true, Sort: true,
@@ -34,7 +34,7 @@ var Devices = declare(&Model{
 		{Name: "host_key", Column: "host_key", Kind: KindString, Access: Internal},
 		{Name: "host_key_fingerprint", Kind: KindString, Access: ReadOnly, Compute: hostKeyFingerprint,
 			Doc: `SHA256 fingerprint of the SSH host key trusted on first use, "" when none; clear it with DELETE …/host-key/`},
-	},
+	}, targetOverrides("this device (over its platform's)")...),
 	Filters: map[string]Filter{
 		"site_id":        {Path: "site", Lookups: true, Doc: "site id"},
 		"site":           {Path: "site__slug", Lookups: true, Doc: "site slug"},
@@ -85,7 +85,7 @@ func HostKeyFingerprint(line string) string {
 
 // checkPrimaryIPs makes sure the primary IPs a write sets are assigned to one of the
 // device's interfaces, each in its family.
-func checkPrimaryIPs(ctx context.Context, tx *sql.Tx, id int64, v Values, _ bool) error {
+func checkPrimaryIPs(ctx context.Context, tx *sql.Tx, id int64, v Values, _ Row) error {
 	for _, p := range []struct {
 		field  string
 		family int

@@ -95,3 +95,35 @@ func ChoiceValues(cs []Choice) []string {
 	}
 	return out
 }
+
+// MaxTargetTimeout is the longest connect or command timeout a platform or device may
+// set, in seconds: no execution outlasts the longest one a request may ask for.
+const MaxTargetTimeout = 300
+
+// targetOverrides are the fields by which a platform, and a device over its platform,
+// tune how the SSH driver reaches it; whose names them in the help texts.
+func targetOverrides(whose string) []Field {
+	return []Field{
+		{Name: "connect_timeout", Column: "connect_timeout", Kind: KindInt, Null: true, Min: 1, Max: MaxTargetTimeout,
+			Label: "Connect timeout (s)",
+			Doc: "seconds to connect, log in and prepare the CLI of " + whose + ", on their own; " +
+				"null: counted in the execution's timeout"},
+		{Name: "command_timeout", Column: "command_timeout", Kind: KindInt, Null: true, Min: 1, Max: MaxTargetTimeout,
+			Label: "Command timeout (s)",
+			Doc: "seconds each command on " + whose + " may take (a slow commit), when the request sets no timeout; " +
+				"null: the default"},
+		{Name: "prompt_pattern", Column: "prompt_pattern", Kind: KindString, MaxLen: 200, Check: checkPromptPattern,
+			Label: "Prompt pattern",
+			Doc: "a regular expression (Go syntax) every prompt of " + whose + " matches as a whole line, " +
+				"replacing the driver's (a host name with unusual characters); empty: the driver's"},
+	}
+}
+
+// checkPromptPattern accepts a regular expression Go can compile.
+func checkPromptPattern(v any) (any, error) {
+	s := v.(string)
+	if _, err := regexp.Compile(s); err != nil {
+		return nil, problemf("Enter a valid regular expression: %v.", err)
+	}
+	return s, nil
+}

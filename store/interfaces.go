@@ -69,7 +69,7 @@ func interfaceVLAN(vals []string) (Expr, error) {
 // VLAN needs a mode, tagged VLANs need mode "tagged", and every VLAN must be global or
 // at the device's site. VLANs a mode change makes meaningless are dropped, as NetBox
 // does; VLANs the write itself sets are refused instead.
-func check8021Q(ctx context.Context, tx *sql.Tx, id int64, v Values, _ bool) error {
+func check8021Q(ctx context.Context, tx *sql.Tx, id int64, v Values, _ Row) error {
 	var mode string
 	var site int64
 	var untagged sql.NullInt64

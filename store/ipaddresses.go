@@ -147,14 +147,14 @@ func familyFilter(vals []string) (Expr, error) {
 // writeIPAddress keeps what follows from the address and the assignment (the sort key,
 // the assigned object's type), and an address that is a device's primary IP on that
 // device and in its family.
-func writeIPAddress(ctx context.Context, tx *sql.Tx, id int64, v Values, created bool) error {
+func writeIPAddress(ctx context.Context, tx *sql.Tx, id int64, v Values, old Row) error {
 	var address string
 	if err := tx.QueryRowContext(ctx, `SELECT address FROM ip_addresses WHERE id = ?`, id).Scan(&address); err != nil {
 		return err
 	}
 	_, err := tx.ExecContext(ctx, `UPDATE ip_addresses SET address_key = ?, assigned_object_type =
 		CASE WHEN assigned_object_id IS NULL THEN NULL ELSE ? END WHERE id = ?`, addressKey(address), AssignedInterface, id)
-	if err != nil || created {
+	if err != nil || old == nil {
 		return err
 	}
 	field := "address"

@@ -75,6 +75,12 @@ type Field struct {
 	// Compute derives a read-only value from the loaded row (its columns, references and
 	// relations).
 	Compute func(r Row) any
+	// Secret keeps an Internal column (a password's hash) out of every read: it is only
+	// ever written.
+	Secret bool
+	// Select computes a read-only value in SQL, on the row aliased t (a count of related
+	// rows); it sorts like a column.
+	Select string
 
 	Nested bool // part of the nested form shown wherever the object is referenced
 	Brief  bool // part of ?brief=true besides the nested form
@@ -119,10 +125,17 @@ type Model struct {
 	DefaultOrder string
 	// Display is the object's "display"; nil shows its name (or username, or address).
 	Display func(r Row) string
+	// Prepare, when set, turns a write into what is stored before any of it is: a
+	// password into its hash, a token's key into hash and prefix. It may add to v
+	// (Internal fields, or a key it generated for the caller to show once).
+	Prepare func(v Values, created bool) error
 	// Write, when set, runs inside every create and update after the row, its relations
 	// and children are written: the rules no column states (a device's primary IP is on
-	// one of its interfaces). created tells a create from an update.
-	Write func(ctx context.Context, tx *sql.Tx, id int64, v Values, created bool) error
+	// one of its interfaces). old is the row's columns before an update, nil on create.
+	Write func(ctx context.Context, tx *sql.Tx, id int64, v Values, old Row) error
+	// Deleted, when set, runs inside a delete after the row is gone, with its columns as
+	// they were: a rule a delete may break (the last active superuser) refuses it there.
+	Deleted func(ctx context.Context, tx *sql.Tx, old Row) error
 	// Owner, Key and Position describe a child model (Field.Child): the column naming
 	// its parent, the field a write matches existing children by, and the column
 	// keeping their order. KeyTaken is the client's message when two children of one
@@ -215,8 +228,21 @@ func (f *Field) Ref() bool { return f.Rel != "" && f.Join == nil }
 // stored reports whether the field is a column of the row (and so loadable, sortable
 // and comparable).
 func (f *Field) stored() bool {
-	return f.Column != "" && f.Access != WriteOnly && f.Access != CreateOnly
+	return f.Column != "" && f.Access != WriteOnly && f.Access != CreateOnly && !f.Secret
 }
+
+// selected is the SQL that loads the field: its column, or its Select.
+func (f *Field) selected() string {
+	if f.Select != "" {
+		return f.Select
+	}
+	return "t." + f.Column
+}
+
+// Now, as a field's Default, stores the time of the create.
+var Now any = nowDefault{}
+
+type nowDefault struct{}
 
 // Filterable lists every filter of the model by name: the fields' own and the named ones.
 func (m *Model) Filterable() map[string]Filter {
@@ -239,7 +265,7 @@ func (m *Model) Sortable() map[string]string {
 		if !f.Sort {
 			continue
 		}
-		out[f.Name] = "t." + f.Column
+		out[f.Name] = f.selected()
 		if rm := models[f.Rel]; rm != nil && f.Ref() {
 			// A reference sorts by what the related object sorts by first (its name).
 			out[f.Name] = fmt.Sprintf("(SELECT %s FROM %s WHERE id = t.%s)", rm.sortColumn(), rm.Table, f.Column)

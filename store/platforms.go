@@ -5,18 +5,19 @@ package store
 // package (see the API's hooks).
 var Platforms = declare(&Model{
 	Type: TypePlatform, Name: "Platform", Table: "platforms", DefaultOrder: "name",
-	Fields: []Field{
+	Fields: append([]Field{
 		nameField(100, ""),
 		slugField,
 		description(200),
 		{Name: "driver", Column: "driver", Kind: KindString, Filter: FilterLookups, Sort: true, Label: "SSH driver",
-			Doc: `SSH driver; "" infers it from the slug (ios, iosxe, cisco_xe → cisco_ios; nxos → cisco_nxos; iosxr, cisco_xr → cisco_iosxr; eos → arista_eos; junos → juniper_junos; otherwise generic)`},
+			Doc: `SSH driver; "" infers it from the slug: a driver's name, or a common alias (ios, iosxe → cisco_ios; nxos; iosxr; eos; junos; asa; procurve, aruba-osswitch → hp_procurve; aoscx; os10; fastiron, icx; huawei, vrp; exos; fortios; panos; routeros, mikrotik), otherwise generic`},
 		{Name: "effective_driver", Kind: KindString, Access: ReadOnly, Doc: "the driver actually used"},
 		{Name: "legacy_algorithms", Column: "legacy_algorithms", Kind: KindBool, Label: "Offer legacy SSH algorithms",
 			Doc: "also offer legacy SSH algorithms (SHA-1 key exchange, CBC ciphers, ssh-rsa) to this platform's devices"},
+	}, append(targetOverrides("this platform's devices (a device's own setting wins)"),
 		tagsField("platform_tags", "platform_id"),
 		customFields("", nil),
-	},
+	)...),
 	Filters: map[string]Filter{
 		"tag":    {Path: "tags__slug", Lookups: true, Doc: "tag slug"},
 		"tag_id": {Path: "tags", Lookups: true, Doc: "tag id"},

@@ -42,7 +42,7 @@ func (db *DB) load(ctx context.Context, m *Model, ids []int64, nested bool) ([]R
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	rows, err := db.columns(ctx, m, "id IN ("+placeholders(len(ids))+")", int64Args(ids))
+	rows, err := db.columns(ctx, m, "t.id IN ("+placeholders(len(ids))+")", int64Args(ids))
 	if err != nil {
 		return nil, err
 	}
@@ -75,23 +75,31 @@ func (db *DB) load(ctx context.Context, m *Model, ids []int64, nested bool) ([]R
 	return rows, nil
 }
 
-// columns selects the model's columns of the rows matching where.
+// querier is what the reader pool and a write transaction share.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// columns selects the model's columns of the rows matching where (on the table aliased t).
 func (db *DB) columns(ctx context.Context, m *Model, where string, args []any) ([]Row, error) {
+	return columnsOf(ctx, db.r, m, where, args)
+}
+
+func columnsOf(ctx context.Context, q querier, m *Model, where string, args []any) ([]Row, error) {
 	var fields []*Field
 	var cols []string
 	for i := range m.Fields {
-		if f := &m.Fields[i]; f.stored() {
-			fields, cols = append(fields, f), append(cols, f.Column)
+		if f := &m.Fields[i]; f.stored() || f.Select != "" {
+			fields, cols = append(fields, f), append(cols, f.selected())
 		}
 	}
 	order := ""
 	if m.Owner != "" {
 		// Children are loaded for many owners at once: each row keeps its owner's id.
-		fields, cols = append(fields, &Field{Name: m.Owner, Kind: KindInt}), append(cols, m.Owner)
-		order = " ORDER BY " + m.Owner + ", " + m.Position + ", id"
+		fields, cols = append(fields, &Field{Name: m.Owner, Kind: KindInt}), append(cols, "t."+m.Owner)
+		order = " ORDER BY t." + m.Owner + ", t." + m.Position + ", t.id"
 	}
-	q := "SELECT " + strings.Join(cols, ", ") + " FROM " + m.Table + " WHERE " + where + order
-	rs, err := db.r.QueryContext(ctx, q, args...)
+	rs, err := q.QueryContext(ctx, "SELECT "+strings.Join(cols, ", ")+" FROM "+m.Table+" t WHERE "+where+order, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: %s: %w", m.Table, err)
 	}
@@ -136,14 +144,16 @@ func fromColumn(f *Field, v any) any {
 	case KindTime:
 		s, _ := v.(string)
 		return ParseStamp(s)
-	case KindJSON, KindStrings:
+	case KindStrings:
+		s, _ := v.(string)
+		list := []string{}
+		_ = json.Unmarshal([]byte(s), &list) // only this package writes it, from a []string
+		return list
+	case KindJSON:
 		s, _ := v.(string)
 		var x any
-		if f.Kind == KindStrings {
-			x = []string{}
-		}
 		if err := json.Unmarshal([]byte(s), &x); err != nil || x == nil {
-			return f.Default // only this package writes these columns, always valid JSON
+			return f.Default // only this package writes it, always valid JSON
 		}
 		return x
 	}
@@ -230,7 +240,7 @@ func (db *DB) loadRelation(ctx context.Context, m *Model, f *Field, rows []Row) 
 func (db *DB) loadChildren(ctx context.Context, f *Field, rows []Row) error {
 	c := f.Child
 	ids := rowIDs(rows)
-	children, err := db.columns(ctx, c, c.Owner+" IN ("+placeholders(len(ids))+")", int64Args(ids))
+	children, err := db.columns(ctx, c, "t."+c.Owner+" IN ("+placeholders(len(ids))+")", int64Args(ids))
 	if err != nil {
 		return err
 	}
@@ -257,22 +267,31 @@ func rowIDs(rows []Row) []int64 {
 // Create inserts an object from a write; it must fall within guard. Fields the write
 // leaves out get their Default, else the column's.
 func (db *DB) Create(ctx context.Context, m *Model, v Values, guard Scope) (int64, error) {
+	if err := prepare(m, v, true); err != nil {
+		return 0, err
+	}
 	var id int64
 	err := db.Write(ctx, func(tx *sql.Tx) error {
+		now := db.now()
 		var cols []string
 		var args []any
 		for _, f := range m.Fields {
 			val, ok := v[f.Name]
+			if ok && f.Access == ReadOnly {
+				ok = false
+			}
 			if !ok && f.Default != nil {
 				val, ok = f.Default, true
 			}
-			if ok && f.Column != "" && f.Access != ReadOnly {
+			if val == Now {
+				val = now
+			}
+			if ok && f.Column != "" {
 				cols, args = append(cols, f.Column), append(args, toColumn(&f, val))
 			}
 		}
 		if !m.NoStamps {
-			now := Stamp(db.now())
-			cols, args = append(cols, "created", "last_updated"), append(args, now, now)
+			cols, args = append(cols, "created", "last_updated"), append(args, Stamp(now), Stamp(now))
 		}
 		res, err := tx.ExecContext(ctx, `INSERT INTO `+m.Table+` (`+strings.Join(cols, ", ")+`) VALUES (`+
 			placeholders(len(cols))+`)`, args...)
@@ -280,14 +299,24 @@ func (db *DB) Create(ctx context.Context, m *Model, v Values, guard Scope) (int6
 			return constraintErr(err, m.Type)
 		}
 		id, _ = res.LastInsertId()
-		return db.finish(ctx, tx, m, id, v, true, guard)
+		return db.finish(ctx, tx, m, id, v, nil, guard)
 	})
 	return id, err
 }
 
 // Update changes the fields a write sent; the object must stay within guard.
 func (db *DB) Update(ctx context.Context, m *Model, id int64, v Values, guard Scope) error {
+	if err := prepare(m, v, false); err != nil {
+		return err
+	}
 	return db.Write(ctx, func(tx *sql.Tx) error {
+		var old Row
+		if m.Write != nil {
+			var err error
+			if old, err = rowTx(ctx, tx, m, id); err != nil {
+				return err
+			}
+		}
 		set := Set{}
 		for _, f := range m.Fields {
 			val, ok := v[f.Name]
@@ -306,18 +335,49 @@ func (db *DB) Update(ctx context.Context, m *Model, id int64, v Values, guard Sc
 		if err := set.Apply(ctx, tx, m.Table, id, db.now()); err != nil {
 			return constraintErr(err, m.Type)
 		}
-		return db.finish(ctx, tx, m, id, v, false, guard)
+		return db.finish(ctx, tx, m, id, v, old, guard)
 	})
 }
 
 // Delete deletes an object; objects that must refer to it make it ErrInUse.
 func (db *DB) Delete(ctx context.Context, m *Model, id int64) error {
-	return db.deleteRow(ctx, m.Table, id)
+	if m.Deleted == nil {
+		return db.deleteRow(ctx, m.Table, id)
+	}
+	return db.Write(ctx, func(tx *sql.Tx) error {
+		old, err := rowTx(ctx, tx, m, id)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM `+m.Table+` WHERE id = ?`, id); err != nil {
+			return constraintErr(err, fmt.Sprintf("%s %d", m.Type, id))
+		}
+		return m.Deleted(ctx, tx, old)
+	})
+}
+
+func prepare(m *Model, v Values, created bool) error {
+	if m.Prepare == nil {
+		return nil
+	}
+	return m.Prepare(v, created)
+}
+
+// rowTx reads one row's columns inside a write; a missing row is ErrNotFound.
+func rowTx(ctx context.Context, tx *sql.Tx, m *Model, id int64) (Row, error) {
+	rows, err := columnsOf(ctx, tx, m, "t.id = ?", []any{id})
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("%s %d: %w", m.Type, id, ErrNotFound)
+	}
+	return rows[0], nil
 }
 
 // finish writes what needs the row's id (relations, children, the model's own rules)
 // and checks the scope.
-func (db *DB) finish(ctx context.Context, tx *sql.Tx, m *Model, id int64, v Values, created bool, guard Scope) error {
+func (db *DB) finish(ctx context.Context, tx *sql.Tx, m *Model, id int64, v Values, old Row, guard Scope) error {
 	for _, f := range m.Fields {
 		val, ok := v[f.Name]
 		if !ok {
@@ -337,7 +397,7 @@ func (db *DB) finish(ctx context.Context, tx *sql.Tx, m *Model, id int64, v Valu
 		}
 	}
 	if m.Write != nil {
-		if err := m.Write(ctx, tx, id, v, created); err != nil {
+		if err := m.Write(ctx, tx, id, v, old); err != nil {
 			return err
 		}
 	}
@@ -352,6 +412,8 @@ func toColumn(f *Field, v any) any {
 			return nil
 		}
 		return Stamp(x)
+	case nowDefault:
+		return nil
 	case Patch:
 		v = map[string]any(x)
 	}

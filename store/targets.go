@@ -19,6 +19,10 @@ type Target struct {
 	PlatformSlug     string
 	PlatformDriver   string // the platform's configured driver ("" = infer from the slug; exec.DriverFor decides)
 	LegacyAlgorithms bool   // enabled on the device or on its platform
+	// ConnectTimeout and CommandTimeout (seconds, 0: none) and PromptPattern ("": the
+	// driver's) are the device's own, else its platform's.
+	ConnectTimeout, CommandTimeout int
+	PromptPattern                  string
 }
 
 // DefaultSSHPort is the port of a device without custom_fields.ssh_port.
@@ -37,10 +41,16 @@ func (db *DB) DeviceTarget(ctx context.Context, id int64) (Target, error) {
 	d := rows[0]
 	cf, _ := d["custom_fields"].(map[string]any)
 	t := Target{ID: id, Name: d["name"].(string), Port: SSHPort(cf), LegacyAlgorithms: d["legacy_algorithms"].(bool)}
-	if p, ok := d["platform"].(Row); ok {
+	p, hasPlatform := d["platform"].(Row)
+	if hasPlatform {
 		pid := p.ID()
 		t.PlatformID, t.PlatformSlug, t.PlatformDriver = &pid, p["slug"].(string), p["driver"].(string)
 		t.LegacyAlgorithms = t.LegacyAlgorithms || p["legacy_algorithms"].(bool)
+	}
+	t.ConnectTimeout, t.CommandTimeout = overrideInt(d, p, "connect_timeout"), overrideInt(d, p, "command_timeout")
+	t.PromptPattern, _ = d["prompt_pattern"].(string)
+	if s, _ := p["prompt_pattern"].(string); t.PromptPattern == "" {
+		t.PromptPattern = s
 	}
 	address := func(k string) string {
 		ip, _ := d[k].(Row)
@@ -49,6 +59,17 @@ func (db *DB) DeviceTarget(ctx context.Context, id int64) (Target, error) {
 	}
 	t.Host = PrimaryHost(address("primary_ip4"), address("primary_ip6"))
 	return t, nil
+}
+
+// overrideInt is a device's own value of a field, else its platform's (platform may be
+// nil), 0 when neither sets it.
+func overrideInt(device, platform Row, field string) int {
+	for _, r := range []Row{device, platform} {
+		if n, ok := r[field].(int64); ok {
+			return int(n)
+		}
+	}
+	return 0
 }
 
 // PrimaryHost is the address to connect to: the IPv4 primary if set, else the IPv6

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
+	"fieldkit/exec"
 	"fieldkit/store"
 )
 
@@ -23,7 +25,7 @@ import (
 // device logins of their own). Another user's set is a 404, as if it did not exist.
 
 var credentialFields = []string{"name", "description", "username", "password", "enable_secret",
-	"private_key", "platforms", "is_active"}
+	"enable_mode", "private_key", "platforms", "is_active"}
 
 const (
 	maxSecret     = 1024
@@ -165,6 +167,13 @@ func (u *UI) readSet(r *http.Request, cur *store.CredentialSet) (store.Credentia
 	in.Username = optional(f.Str("username", create, 100))
 	in.Password = optional(f.Str("password", false, maxSecret))
 	in.EnableSecret = optional(f.Str("enable_secret", false, maxSecret))
+	if m, ok := f.Str("enable_mode", false, 20); ok {
+		if !slices.Contains(exec.EnableModes(), exec.EnableMode(m)) {
+			f.Errs.Add("enable_mode", fmt.Sprintf("%q is not a valid choice.", m))
+		} else {
+			in.EnableMode = &m
+		}
+	}
 	in.PrivateKey = optional(f.Str("private_key", false, maxPrivateKey))
 	if in.PrivateKey != nil && *in.PrivateKey != "" {
 		if msg := checkPrivateKey(*in.PrivateKey); msg != "" {
@@ -294,7 +303,7 @@ func (u *UI) renderSets(ctx context.Context, sets []store.CredentialSet) ([]map[
 		}
 		sort.Slice(plats, func(i, j int) bool { return plats[i]["name"].(string) < plats[j]["name"].(string) })
 		out = append(out, map[string]any{
-			"id": s.ID, "name": s.Name, "description": s.Description, "username": s.Username,
+			"id": s.ID, "name": s.Name, "description": s.Description, "username": s.Username, "enable_mode": s.EnableMode,
 			"platforms": plats, "is_active": s.IsActive, "has_password": s.HasPassword,
 			"has_enable_secret": s.HasEnableSecret, "has_private_key": s.HasPrivateKey,
 			"token_prefix": s.TokenPrefix, "last_used": stamp(s.LastUsed), "created": stamp(s.Created),

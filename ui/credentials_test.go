@@ -36,10 +36,17 @@ type xenv struct {
 	plat, device, command int64
 }
 
-func newXEnv(t *testing.T) *xenv {
+func newXEnv(t *testing.T) *xenv { return newXEnvWith(t, nil) }
+
+// newXEnvWith is newXEnv with the simulated device's configuration adjusted by mod.
+func newXEnvWith(t *testing.T, mod func(*devsim.Config)) *xenv {
 	t.Helper()
 	e := newEnv(t, envOptions{exec: handlers.ExecOptions{HostKeyPolicy: exec.HostKeyTOFU, MaxOutputBytes: 1 << 20}})
-	d, err := devsim.Start(devsim.Config{Vendor: "cisco_ios", Hostname: "sw1", Username: simUser, Password: simPass, EnableSecret: simEnable})
+	cfg := devsim.Config{Vendor: "cisco_ios", Hostname: "sw1", Username: simUser, Password: simPass, EnableSecret: simEnable}
+	if mod != nil {
+		mod(&cfg)
+	}
+	d, err := devsim.Start(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,5 +374,36 @@ func TestSessionExecutesWithCredentialSetID(t *testing.T) {
 	alice.must(200, "PATCH", setPath(id), map[string]any{"is_active": false})
 	if r := alice.do("POST", path, body); r.status != 400 || !strings.Contains(string(r.body), "inactive") {
 		t.Fatalf("inactive set by id: %d %s", r.status, r.body)
+	}
+}
+
+// A set's enable mode decides what enable is answered with: a device that asks but has
+// no enable password refuses the set's secret and takes an empty line.
+func TestCredentialSetEnableMode(t *testing.T) {
+	x := newXEnvWith(t, func(c *devsim.Config) { c.EnableSecret, c.EnableEmpty = "", true })
+	x.user("alice", "pw", true)
+	b := x.browser()
+	b.login("alice", "pw")
+	created := b.must(201, "POST", setsPath, map[string]any{"name": "lab", "username": simUser, "password": simPass,
+		"enable_secret": simEnable})
+	id, token := num(created["id"]), created["token"].(string)
+	if created["enable_mode"] != "" {
+		t.Errorf("default enable_mode %v", created["enable_mode"])
+	}
+	if r := x.execute(b, token); r.status != 200 || !strings.Contains(string(r.body), "enable refused by the device") {
+		t.Fatalf("the secret where none is set: %d %s", r.status, r.body)
+	}
+	if p := b.must(200, "PATCH", setPath(id), map[string]any{"enable_mode": "none"}); p["enable_mode"] != "none" {
+		t.Fatalf("patch: %v", p)
+	}
+	if r := x.execute(b, token); r.status != 200 || !strings.Contains(string(r.body), `"success":true`) {
+		t.Fatalf("enable mode none: %d %s", r.status, r.body)
+	}
+	r := b.do("PATCH", setPath(id), map[string]any{"enable_mode": "sometimes"})
+	if r.status != 400 || !strings.Contains(string(r.body), `"enable_mode":["\"sometimes\" is not a valid choice."]`) {
+		t.Errorf("invalid mode: %d %s", r.status, r.body)
+	}
+	if got := b.must(200, "GET", setPath(id), nil)["enable_mode"]; got != "none" {
+		t.Errorf("read back %v", got)
 	}
 }

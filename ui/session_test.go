@@ -45,8 +45,8 @@ func TestLogin(t *testing.T) {
 	if len(b.csrf) < 40 {
 		t.Errorf("csrf token %q", b.csrf)
 	}
-	users, err := e.db.Users(context.Background(), []int64{aliceID})
-	if err != nil || users[0].LastLogin.IsZero() {
+	users, err := e.db.Rows(context.Background(), store.Users, []int64{aliceID})
+	if err != nil || users[0]["last_login"] == nil {
 		t.Errorf("last_login not set: %v %v", users, err)
 	}
 	s := b.must(200, "GET", "/ui/session", nil)

@@ -54,7 +54,10 @@ const (
 // Config describes a simulated device. Zero values take realistic defaults.
 type Config struct {
 	// Vendor is the driver name: "cisco_ios", "cisco_nxos", "cisco_iosxr",
-	// "arista_eos", "juniper_junos", "linux" or "generic" (the default).
+	// "arista_eos", "juniper_junos", "cisco_asa", "hp_procurve",
+	// "aruba_aoscx", "dell_os10", "brocade_fastiron", "huawei_vrp",
+	// "extreme_exos", "fortinet", "paloalto_panos", "mikrotik_routeros",
+	// "linux" or "generic" (the default).
 	Vendor   string
 	Hostname string // default per vendor, e.g. "sw1"
 	// Username and Password are the only accepted credentials; both empty
@@ -66,6 +69,9 @@ type Config struct {
 	// EnableEmpty lands logins in unprivileged mode with no enable secret
 	// set: "enable" still asks "Password: " and takes an empty line.
 	EnableEmpty bool
+	// PostLoginBanner makes a fortinet device show a banner after login
+	// and wait for "a" to accept it before the first prompt.
+	PostLoginBanner bool
 	// TwoStage makes a huawei_vrp device configure the VRP8 way: system
 	// view edits a candidate that "commit" applies, and the prompt reads
 	// "[~host]", or "[*host]" while changes are pending.
@@ -79,6 +85,10 @@ type Config struct {
 	// KeyboardInteractive also offers keyboard-interactive authentication,
 	// asking "Password: " and expecting Password.
 	KeyboardInteractive bool
+	// AcceptQuestion, with KeyboardInteractive, is asked before the
+	// password and must be answered "yes": a login banner to accept, as
+	// PAN-OS can require. Password authentication is then not offered.
+	AcceptQuestion string
 	// Banner is the pre-authentication banner, also printed as MOTD after
 	// login. Empty means a realistic per-vendor default.
 	Banner string
@@ -119,6 +129,9 @@ type Device struct {
 	conns    map[net.Conn]struct{}
 	st       *state // the running (committed) configuration
 	unsaved  bool   // EXOS: the running configuration differs from the saved one
+	pending  *state // PAN-OS: a candidate configuration kept across sessions
+	// loginNames are the names of successful logins, as sent.
+	loginNames []string
 }
 
 // Start validates cfg, fills in defaults and starts listening on a random
@@ -236,6 +249,14 @@ func (d *Device) RunningConfig() string {
 	st := d.st.clone()
 	d.mu.Unlock()
 	return joinLines(d.v.runningConfig(st))
+}
+
+// LoginNames returns the login name of each successful authentication, as
+// the client sent it (RouterOS options included).
+func (d *Device) LoginNames() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]string(nil), d.loginNames...)
 }
 
 // Logins returns the number of successful authentications.

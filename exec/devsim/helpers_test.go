@@ -60,7 +60,17 @@ func dialNoCleanup(d *Device) (*ssh.Client, error) {
 
 func shell(t *testing.T, d *Device) *term {
 	t.Helper()
-	c := dial(t, d)
+	return shellAs(t, d, d.cfg.Username, d.cfg.Password)
+}
+
+// shellAs opens a shell with the given login.
+func shellAs(t *testing.T, d *Device, user, pw string) *term {
+	t.Helper()
+	c, err := ssh.Dial("tcp", d.Addr(), clientConfig(d, user, pw))
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
 	sess, err := c.NewSession()
 	if err != nil {
 		t.Fatalf("session: %v", err)

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net"
+	"strings"
 	"sync"
 
 	"golang.org/x/crypto/ssh"
@@ -48,42 +49,63 @@ func (d *Device) serverConfig() *ssh.ServerConfig {
 		// A login is counted here, before the server tells the client it
 		// succeeded: counted after NewServerConn returns, a client could
 		// log in, hang up and read Logins before the count moved.
-		AuthLogCallback: func(_ ssh.ConnMetadata, _ string, err error) {
+		AuthLogCallback: func(c ssh.ConnMetadata, _ string, err error) {
 			if err == nil {
 				d.mu.Lock()
 				d.logins++
+				d.loginNames = append(d.loginNames, c.User())
 				d.mu.Unlock()
 			}
 		},
+	}
+	if d.cfg.AcceptQuestion != "" {
+		// A banner to accept comes with keyboard-interactive only.
+		sc.PasswordCallback = nil
 	}
 	if len(d.cfg.AuthorizedKeys) > 0 {
 		sc.PublicKeyCallback = d.checkKey
 	}
 	if d.cfg.KeyboardInteractive {
 		sc.KeyboardInteractiveCallback = func(c ssh.ConnMetadata, ch ssh.KeyboardInteractiveChallenge) (*ssh.Permissions, error) {
-			ans, err := ch("", "", []string{"Password: "}, []bool{false})
+			questions, echos := []string{"Password: "}, []bool{false}
+			if q := d.cfg.AcceptQuestion; q != "" {
+				questions, echos = []string{q, "Password: "}, []bool{true, false}
+			}
+			ans, err := ch("", "", questions, echos)
 			if err != nil {
 				return nil, err
 			}
-			if len(ans) != 1 {
-				return nil, fmt.Errorf("devsim: want one answer")
+			if len(ans) != len(questions) {
+				return nil, fmt.Errorf("devsim: want %d answers", len(questions))
 			}
-			return nil, d.checkPassword(c.User(), ans[0])
+			if len(ans) == 2 && ans[0] != "yes" {
+				return nil, fmt.Errorf("devsim: banner not accepted")
+			}
+			return nil, d.checkPassword(c.User(), ans[len(ans)-1])
 		}
 	}
 	sc.AddHostKey(signer)
 	return sc
 }
 
+// loginName is the user of a login name: RouterOS reads console options
+// after a "+".
+func (d *Device) loginName(user string) string {
+	if d.v.loginOptions {
+		user, _, _ = strings.Cut(user, "+")
+	}
+	return user
+}
+
 func (d *Device) checkPassword(user, pw string) error {
-	if user == d.cfg.Username && pw == d.cfg.Password {
+	if d.loginName(user) == d.cfg.Username && pw == d.cfg.Password {
 		return nil
 	}
 	return fmt.Errorf("devsim: permission denied for %q", user)
 }
 
 func (d *Device) checkKey(c ssh.ConnMetadata, key ssh.PublicKey) (*ssh.Permissions, error) {
-	if c.User() == d.cfg.Username {
+	if d.loginName(c.User()) == d.cfg.Username {
 		for _, k := range d.cfg.AuthorizedKeys {
 			if bytes.Equal(k.Marshal(), key.Marshal()) {
 				return nil, nil

@@ -129,6 +129,10 @@ func (s *session) readLine(echo bool) (string, error) {
 		s.lastCR = c == '\r'
 		switch c {
 		case '\r', '\n':
+			if echo && s.d.v.repaint {
+				// The CLI redraws the finished line before moving on.
+				s.echo = append(s.echo, "\r"+s.prompt()+string(buf)...)
+			}
 			s.echo = append(s.echo, "\r\n"...)
 			s.flushEcho()
 			return string(buf), nil
@@ -249,22 +253,27 @@ func (s *session) page(lines []string, lat time.Duration) error {
 	n := s.cli.pageLen - 1
 	noMore := s.cli.noMore
 	s.cli.noMore = false
-	if noMore || s.cli.pageLen <= 0 || len(lines) <= s.cli.pageLen || s.d.v.pager == "" {
+	v := s.d.v
+	if noMore || s.cli.pageLen <= 0 || len(lines) <= s.cli.pageLen || (v.pager == "" && v.pagerAt == nil) {
 		return s.writeLines(lines, true)
 	}
-	pager := s.d.v.pager
-	erase := s.d.v.pagerErase
-	if erase == "" {
-		erase = strings.Repeat("\b", len(pager)) + strings.Repeat(" ", len(pager)) + strings.Repeat("\b", len(pager))
-	}
+	shown := 0
 	for len(lines) > 0 {
 		k := min(n, len(lines))
 		if err := s.writeLines(lines[:k], k == len(lines)); err != nil {
 			return err
 		}
-		lines = lines[k:]
+		lines, shown = lines[k:], shown+k
 		if len(lines) == 0 {
 			return nil
+		}
+		pager := v.pager
+		if v.pagerAt != nil {
+			pager = v.pagerAt(shown-k+1, shown)
+		}
+		erase := v.pagerErase
+		if erase == "" {
+			erase = strings.Repeat("\b", len(pager)) + strings.Repeat(" ", len(pager)) + strings.Repeat("\b", len(pager))
 		}
 		if err := s.write(pager); err != nil {
 			return err

@@ -15,6 +15,7 @@ type state struct {
 	ifaces   []Interface
 	vlans    []VLAN
 	clock    func() time.Time // Config.Clock
+	console  string           // FortiOS console output: "more" (the default) or "standard"
 }
 
 func newState(v *vendor, cfg Config) *state {

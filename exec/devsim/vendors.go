@@ -38,6 +38,17 @@ type vendor struct {
 	enableFail  []string
 	// configBanner is printed on entering configuration mode.
 	configBanner string
+	// dispatch, when set, runs a line instead of the command tables (for
+	// a grammar they do not fit, RouterOS's menu paths); quit ends the
+	// session.
+	dispatch func(s *session, line string) (out []string, quit bool)
+	// repaint redraws the prompt and the line when it is entered.
+	repaint bool
+	// loginOptions lets the login name carry "+options" (RouterOS).
+	loginOptions bool
+	// pagerAt, when set, words the pager prompt after lines first to
+	// last of the output (PAN-OS "lines 1-23").
+	pagerAt func(first, last int) string
 	// pagerErase is what erases the pager prompt after a key; empty
 	// means backspaces over it.
 	pagerErase string
@@ -200,6 +211,9 @@ const quitLine = "\x00quit"
 // moves to that interface), and Ctrl-Z leaves config mode.
 func (s *session) dispatch(line string) ([]string, bool) {
 	v := s.d.v
+	if v.dispatch != nil {
+		return v.dispatch(s, line)
+	}
 	switch line {
 	case string([]byte{ctrlC}):
 		return nil, false
