@@ -27,6 +27,7 @@ const (
 	pathPermissions = "/api/users/permissions/"
 	pathCommands    = "/api/plugins/toolkit/commands/"
 	pathCommandLogs = "/api/plugins/toolkit/command-logs/"
+	pathParse       = "/api/plugins/toolkit/parse/"
 )
 
 // The resources: an object type (declared in package store) at a path, with the hooks
@@ -119,6 +120,9 @@ func (a *API) routes(rt *httprouter.Router) {
 		return errMethod()
 	}))
 	a.routeList = append(a.routeList, [2]string{http.MethodPost, pathCommands + "bulk-execute/"})
+
+	// Parsing without a device (template authors, tests).
+	a.handle(rt, http.MethodPost, pathParse, a.authed(a.parseOutput))
 
 	// Schema and API readers.
 	// ROUTES:SCHEMA

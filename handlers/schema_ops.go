@@ -71,6 +71,15 @@ var opDocs = []opDoc{
 		Summary: "Validate variables without executing",
 		Desc:    "Runs the checks execute would (except credentials and the rate limit) and renders the command. Nothing is sent to the device; no log is written.",
 		Body:    ref("ValidateVariablesRequest"), OK: jsonResponse("The variables are valid.", ref("ValidateVariablesResponse"))},
+	{Method: http.MethodPost, Path: pathParse, ID: "plugins_toolkit_parse_create",
+		Summary: "Parse an output without a device",
+		Desc: "For template authors and tests. Needs view permission on commands. `platform` names a platform of the " +
+			"inventory (its slug, else its name: its slug, name and driver select the template exactly as an execution on " +
+			"one of its devices does) or is read as an ntc platform name. The answer is 200 with the `parsed_output` an " +
+			"execution would give, whether or not a template matched. With `template`, that text is compiled and run " +
+			"instead (at most 65,536 characters, 5 s); `parsed_output.template` is then `request`, and a template that " +
+			"does not compile is a 400 on `template`.",
+		Body: ref("ParseRequest"), OK: jsonResponse("The parsed output.", ref("ParseResponse"))},
 	{Method: http.MethodGet, Path: pathCommandLogs + "statistics/", Via: pathCommandLogs + ":id/",
 		ID: "plugins_toolkit_command_logs_statistics_retrieve", Summary: "Command log statistics",
 		Desc: "Over the logs the user may view.", OK: jsonResponse("The statistics.", ref("CommandLogStatistics"))},

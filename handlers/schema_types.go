@@ -129,6 +129,15 @@ func opSchemas() obj {
 			"error":    described(tStr, "Why parsing failed or was not possible."),
 			"columns":  obj{"type": "array", "items": tStr, "description": "The record keys in the template's column order (data objects carry no order)."},
 		}),
+		"ParseRequest": props([]string{"output"}, obj{
+			"platform": described(obj{"type": "string", "maxLength": maxParsePlatform},
+				"A platform's slug or name, or an ntc platform name (cisco_ios). Required unless template is sent."),
+			"command": described(obj{"type": "string", "maxLength": maxParseCommand},
+				"The command as it would run (abbreviations as the index allows). Required unless template is sent."),
+			"output":   described(tStr, "The device's output to parse; may be empty."),
+			"template": described(obj{"type": "string", "maxLength": MaxTemplateChars}, "A TextFSM template's text to run instead of the lookup."),
+		}),
+		"ParseResponse": props([]string{"parsed_output"}, obj{"parsed_output": ref("ParsedOutput")}),
 		"BulkExecuteRequest": props([]string{"executions"}, obj{
 			"executions": obj{"type": "array", "minItems": 1, "items": ref("BulkExecution"),
 				"description": "At most exec.bulk_max (default 100)."},
