@@ -1,6 +1,11 @@
 package handlers
 
-import "net/http"
+import (
+	"net/http"
+	"strings"
+
+	"fieldkit/store"
+)
 
 // opDoc documents one endpoint that is not plain CRUD. Path is in httprouter syntax as
 // routed. Via, when set, is the parameter route that serves Path by dispatching on the
@@ -96,8 +101,7 @@ var opDocs = []opDoc{
 		FiltersOf: pathCommandLogs,
 		OK: obj{"description": "The logs.", "content": obj{
 			"application/json": obj{"schema": ref("CommandLogExport")},
-			"text/csv": obj{"schema": obj{"type": "string", "description": "RFC 4180 with header id,created,username,device_id,device," +
-				"command_id,command,command_type,success,execution_duration,error_message[,output]."}},
+			"text/csv":         obj{"schema": obj{"type": "string", "description": csvExportDoc()}},
 		}, "headers": obj{"Content-Disposition": obj{"description": "With format=csv: attachment; filename=\"command-logs-<date>.csv\"",
 			"schema": obj{"type": "string"}}}}},
 }
@@ -166,4 +170,11 @@ func errorResponses() obj {
 		"RateLimited":     limited,
 		"ServerError":     jsonResponse("Internal error; quote the request_id (also in X-Request-ID) when reporting it.", ref("ServerError")),
 	}
+}
+
+// csvExportDoc describes the CSV export's header, from the declaration.
+func csvExportDoc() string {
+	always, all := store.ExportHeader(store.CommandLogs, false), store.ExportHeader(store.CommandLogs, true)
+	return "RFC 4180 with header " + strings.Join(always, ",") + "; include_output=true adds " +
+		strings.Join(all[len(always):], ",") + "."
 }
