@@ -114,12 +114,12 @@ func driftFixture(e *env) *driftFix {
 	user := id(pathUsers, map[string]any{"username": "bob", "password": "secret"})
 	token := int64(e.must(201, "POST", pathTokens, a, map[string]any{"user": user})["id"].(float64))
 	perm := id(pathPermissions, map[string]any{"name": "p", "object_types": []any{"dcim.site"}, "actions": []any{"view"}})
-	log, err := e.db.CreateLog(context.Background(), store.LogInput{CommandID: cmd, CommandName: "Version", DeviceID: dev, DeviceName: "sw1",
-		UserID: 1, Username: "admin", Success: true, Created: time.Now()})
+	log, err := e.db.CreateLog(context.Background(), store.Values{"command": cmd, "command_name": "Version", "device": dev, "device_name": "sw1",
+		"user": 1, "username": "admin", "success": true, "created": time.Now()})
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	return &driftFix{e: e,
+	fx := &driftFix{e: e,
 		ids: map[string]int64{store.TypeSite: site, store.TypePlatform: plat, store.TypeTag: tag, store.TypeDevice: dev,
 			store.TypeInterface: iface2, store.TypeVLAN: vlan, store.TypeIPAddress: loose, store.TypeCommand: cmd,
 			store.TypeGroup: group, store.TypeUser: user, store.TypeToken: token, store.TypePermission: perm,
@@ -144,6 +144,10 @@ func driftFixture(e *env) *driftFix {
 			"Tag.slug": "drift", "VLAN.vid": 123,
 		},
 	}
+	for typ, id := range seedReadOnly(e, site) {
+		fx.ids[typ] = id
+	}
+	return fx
 }
 
 // roundTrip writes one field and reads it back.

@@ -129,6 +129,10 @@ func TestNoWriteYieldsSuperuser(t *testing.T) {
 		{"PUT", "/api/users/tokens/", []any{map[string]any{"id": tokenOf[mal], "user": admin}}, 403},
 		{"PATCH", tk(tokenOf[admin]), map[string]any{"user": mal}, 0},
 		{"POST", "/api/users/tokens/", map[string]any{"description": "mine"}, 201},
+		// provisioning trades a user's own password for their own token, nothing else
+		{"POST", "/api/users/tokens/provision/", map[string]any{"username": "admin", "password": "guess"}, 401},
+		{"POST", "/api/users/tokens/provision/", map[string]any{"username": "admin", "password": "", "user": admin}, 400},
+		{"POST", "/api/users/tokens/provision/", map[string]any{"username": "mallory", "password": "x", "user": admin}, 400},
 		// permissions: whatever mallory holds, she may pass on; none makes a superuser
 		{"POST", "/api/users/permissions/", map[string]any{"name": "all", "object_types": all,
 			"actions": []string{"view", "add", "change", "delete"}, "users": []int64{mal, bob}, "groups": []int64{group}}, 201},
