@@ -392,7 +392,7 @@ func (a *API) parse(p *prepared, res exec.Result) textfsm.Parsed {
 	case a.Exec.TextFSM == nil:
 		return notParsed("no templates loaded")
 	}
-	parsed := a.Exec.TextFSM.Parse(textfsm.Platforms(p.target.PlatformSlug, "", driverOf(p.target)), p.text, res.Output)
+	parsed := a.Exec.TextFSM.Parse(textfsm.Platforms(p.target.PlatformSlug, p.target.PlatformName, driverOf(p.target)), p.text, res.Output)
 	if parsed.Data == nil {
 		parsed.Data = []map[string]any{}
 	}

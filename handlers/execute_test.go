@@ -446,3 +446,31 @@ func TestVariableChoicesAndValidate(t *testing.T) {
 		t.Fatal("validate-variables must not contact the device or log")
 	}
 }
+
+// TestExecuteParsesByPlatformName runs show version on devices whose
+// platform is named as NetBox sites name them: a slug no driver knows,
+// and a name ("Cisco IOS") that is an ntc platform. A slug such as
+// "cisco-ios-xe-17" reaches the IOS templates by itself (index platforms
+// match at the start, as clitable matches them); "catalyst-9300" does
+// not, and the name alone selects the template.
+func TestExecuteParsesByPlatformName(t *testing.T) {
+	x := newXEnv(t, 100)
+	tkExec(t, x.db, `UPDATE platforms SET name = 'Lab IOS' WHERE id = ?`, x.iosPlat)
+	for i, p := range []struct{ slug, name string }{{"cisco-ios-xe-17", "Cisco IOS XE"}, {"catalyst-9300", "Cisco IOS"}} {
+		slug := p.slug
+		t.Run(slug, func(t *testing.T) {
+			plat := tkPlatform(t, x.db, p.name, slug)
+			_, dev := x.device("edge"+itoa(int64(i)), "cisco_ios", plat)
+			m := x.must(201, "POST", pathCommands, x.admin, map[string]any{"name": "Version " + slug, "command": "show version",
+				"command_type": "show", "platforms": []int64{plat}})
+			res := x.must(200, "POST", execPath(int64(m["id"].(float64))), x.admin, map[string]any{"device_id": dev, "credential_token": x.token})
+			parsed := res["parsed_output"].(map[string]any)
+			if res["success"] != true || parsed["success"] != true || parsed["template"] != "builtin/cisco_ios_show_version.textfsm" {
+				t.Fatalf("execute: success %v, parsed_output %v", res["success"], parsed)
+			}
+			if rec := parsed["data"].([]any)[0].(map[string]any); rec["hostname"] != "edge"+itoa(int64(i)) {
+				t.Fatalf("record: %v", rec)
+			}
+		})
+	}
+}

@@ -17,6 +17,7 @@ type Target struct {
 	Port             int    // custom_fields.ssh_port, else 22
 	PlatformID       *int64
 	PlatformSlug     string
+	PlatformName     string // the platform's name, which also selects TextFSM templates ("Cisco IOS")
 	PlatformDriver   string // the platform's configured driver ("" = infer from the slug; exec.DriverFor decides)
 	LegacyAlgorithms bool   // enabled on the device or on its platform
 	// ConnectTimeout and CommandTimeout (seconds, 0: none) and PromptPattern ("": the
@@ -45,6 +46,7 @@ func (db *DB) DeviceTarget(ctx context.Context, id int64) (Target, error) {
 	if hasPlatform {
 		pid := p.ID()
 		t.PlatformID, t.PlatformSlug, t.PlatformDriver = &pid, p["slug"].(string), p["driver"].(string)
+		t.PlatformName, _ = p["name"].(string)
 		t.LegacyAlgorithms = t.LegacyAlgorithms || p["legacy_algorithms"].(bool)
 	}
 	t.ConnectTimeout, t.CommandTimeout = overrideInt(d, p, "connect_timeout"), overrideInt(d, p, "command_timeout")

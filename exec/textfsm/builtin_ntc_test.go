@@ -2,6 +2,7 @@ package textfsm
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -76,4 +77,35 @@ func checkBuiltinFixture(lib *Library, f fixture, m, ntcMatch Match) error {
 		return fmt.Errorf("built-in %s, ntc selects %s", m.Template, ntcMatch.Template)
 	}
 	return parseFixture(lib, f, m.Template)
+}
+
+// TestBuiltinsAreOurOwn holds the built-ins to the house rule that no
+// public code enters the repository: a built-in may share ntc's key names
+// and read the same output, but none of its rules may be a line of ntc's
+// template of the same name (compared with runs of blanks as one).
+func TestBuiltinsAreOurOwn(t *testing.T) {
+	needShared(t, ntcDir)
+	entries, err := fs.ReadDir(builtinFS, "templates")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".textfsm") {
+			continue
+		}
+		theirs, err := os.ReadFile(filepath.Join(ntcDir, e.Name()))
+		if err != nil {
+			continue // no ntc counterpart
+		}
+		ntcRules := map[string]bool{}
+		for _, l := range strings.Split(string(theirs), "\n") {
+			ntcRules[strings.Join(strings.Fields(l), " ")] = true
+		}
+		mine, _ := fs.ReadFile(builtinFS, "templates/"+e.Name())
+		for i, l := range strings.Split(string(mine), "\n") {
+			if l = strings.Join(strings.Fields(l), " "); strings.HasPrefix(l, "^") && l != `^\s*$$` && ntcRules[l] {
+				t.Errorf("%s:%d is a line of ntc's template: %s", e.Name(), i+1, l)
+			}
+		}
+	}
 }

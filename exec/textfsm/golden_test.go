@@ -43,7 +43,11 @@ func TestBuiltinGolden(t *testing.T) {
 	if err != nil || len(raws) == 0 {
 		t.Fatalf("no samples under %s: %v", goldenDir, err)
 	}
-	for _, raw := range raws {
+	// beyond_ntc holds real outputs that ntc-templates' template of the
+	// same name refuses (an Error rule meets a line it does not list)
+	// and the built-in reads; they are not compared with ntc.
+	beyond, _ := filepath.Glob(filepath.Join(goldenDir, "beyond_ntc", "*", "*.raw"))
+	for _, raw := range append(raws, beyond...) {
 		driver := filepath.Base(filepath.Dir(raw))
 		command := strings.ReplaceAll(strings.TrimSuffix(filepath.Base(raw), ".raw"), "_", " ")
 		t.Run(driver+"/"+command, func(t *testing.T) {
