@@ -276,15 +276,15 @@ func (s *seeder) sampleLogs(user int64, devices, commands []int64) {
 	}
 	names := []string{"Show version", "Interface status", "One interface's addressing", "VLANs"}
 	now := time.Now().UTC()
-	var logs []store.LogInput
+	var logs []store.Values
 	for i := 0; i < 60; i++ {
 		at := now.Add(-time.Duration(i*53) * time.Minute)
 		ok := i%7 != 3
-		l := store.LogInput{CommandID: commands[i%4], CommandName: names[i%4], CommandType: "show",
-			DeviceID: devices[i%2], DeviceName: demoDevices[i%2].name, UserID: user, Username: "admin",
-			Output: "(sample history)", Success: ok, ExecutionDuration: 0.2 + float64(i%5)/10, ExecutionTime: at, Created: at}
+		l := store.Values{"command": commands[i%4], "command_name": names[i%4], "command_type": "show",
+			"device": devices[i%2], "device_name": demoDevices[i%2].name, "user": user, "username": "admin",
+			"output": "(sample history)", "success": ok, "execution_duration": 0.2 + float64(i%5)/10, "created": at}
 		if !ok {
-			l.ErrorMessage = "Syntax error detected: % Invalid input detected at '^' marker."
+			l["error_message"] = "Syntax error detected: % Invalid input detected at '^' marker."
 		}
 		logs = append(logs, l)
 	}

@@ -227,11 +227,11 @@ func TestExportLogsCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	day := func(d, h int) time.Time { return time.Date(2026, 3, d, h, 0, 0, 0, time.UTC) }
-	var logs []store.LogInput
+	var logs []store.Values
 	for i, at := range []time.Time{day(1, 23), day(2, 0), day(2, 12), day(3, 23), day(4, 0)} {
-		logs = append(logs, store.LogInput{CommandName: "show version", CommandType: "show", DeviceName: "sw1",
-			Username: "alice", Success: i != 2, ErrorMessage: map[bool]string{true: "=cmd|' /C calc'!A0"}[i == 2],
-			ExecutionTime: at, Created: at})
+		logs = append(logs, store.Values{"command_name": "show version", "command_type": "show", "device_name": "sw1",
+			"username": "alice", "success": i != 2, "error_message": map[bool]string{true: "=cmd|' /C calc'!A0"}[i == 2],
+			"execution_time": at, "created": at})
 	}
 	if err := db.InsertLogs(ctx, logs); err != nil {
 		t.Fatal(err)

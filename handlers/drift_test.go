@@ -114,8 +114,8 @@ func driftFixture(e *env) *driftFix {
 	user := id(pathUsers, map[string]any{"username": "bob", "password": "secret"})
 	token := int64(e.must(201, "POST", pathTokens, a, map[string]any{"user": user})["id"].(float64))
 	perm := id(pathPermissions, map[string]any{"name": "p", "object_types": []any{"dcim.site"}, "actions": []any{"view"}})
-	log, err := e.db.CreateLog(context.Background(), store.LogInput{CommandID: cmd, CommandName: "Version", DeviceID: dev, DeviceName: "sw1",
-		UserID: 1, Username: "admin", Success: true, Created: time.Now()})
+	log, err := e.db.CreateLog(context.Background(), store.Values{"command": cmd, "command_name": "Version", "device": dev, "device_name": "sw1",
+		"user": 1, "username": "admin", "success": true, "created": time.Now()})
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -359,14 +359,12 @@ type outcome struct {
 // finish parses, logs (before any response is sent) and releases the slot.
 func (a *API) finish(ctx context.Context, p *prepared, user store.Principal, started time.Time, res exec.Result, slot ratelimit.Slot) (outcome, error) {
 	o := outcome{res: res, parsed: a.parse(p, res)}
-	parsedJSON, _ := json.Marshal(o.parsed)
-	syntaxJSON, _ := json.Marshal(res.Syntax)
-	id, err := a.DB.CreateLog(context.WithoutCancel(ctx), store.LogInput{
-		CommandID: p.cmd.ID, CommandName: p.cmd.Name, CommandType: p.cmd.CommandType,
-		DeviceID: p.target.ID, DeviceName: p.target.Name, UserID: user.ID, Username: user.Username,
-		Output: res.Output, ParsedOutput: string(parsedJSON), SyntaxError: string(syntaxJSON),
-		Success: res.Success, ErrorMessage: res.ErrorMessage, ExecutionDuration: res.Duration.Seconds(),
-		ExecutionTime: started,
+	id, err := a.DB.CreateLog(context.WithoutCancel(ctx), store.Values{
+		"command": p.cmd.ID, "command_name": p.cmd.Name, "command_type": p.cmd.CommandType,
+		"device": p.target.ID, "device_name": p.target.Name, "user": user.ID, "username": user.Username,
+		"output": res.Output, "parsed_output": o.parsed, "syntax_error": res.Syntax,
+		"success": res.Success, "error_message": res.ErrorMessage, "execution_duration": res.Duration.Seconds(),
+		"execution_time": started,
 	})
 	slot.Release(res.Success)
 	a.observer().Execution(driverOf(p.target), exec.Outcome(res), res.Duration)

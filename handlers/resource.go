@@ -108,9 +108,12 @@ func writableNames(m *store.Model, create bool) []string {
 
 // renderObject is an object's JSON in a shape; res (nil for a related object) adds its hooks.
 func (a *API) renderObject(r *http.Request, res *Resource, m *store.Model, row store.Row, sh shape) nested {
-	n := nested{"id": row.ID()}
+	n := nested{"id": row["id"]}
 	if m.Owner == "" {
-		n["url"], n["display"] = a.urlOf(r, m.Type, row.ID()), row["display"]
+		n["display"] = row["display"]
+		if id := row.ID(); id != 0 { // a kept reference to an object since deleted has none
+			n["url"] = a.urlOf(r, m.Type, id)
+		}
 	}
 	for i := range m.Fields {
 		f := &m.Fields[i]

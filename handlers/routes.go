@@ -27,6 +27,7 @@ const (
 	pathPermissions = "/api/users/permissions/"
 	pathCommands    = "/api/plugins/toolkit/commands/"
 	pathCommandLogs = "/api/plugins/toolkit/command-logs/"
+	pathParse       = "/api/plugins/toolkit/parse/"
 )
 
 // The resources: an object type (declared in package store) at a path, with the hooks
@@ -81,22 +82,22 @@ func (a *API) routes(rt *httprouter.Router) {
 
 	// The toolkit plugin: command logs.
 	// ROUTES:LOGS
-	logs := a.logCRUD()
-	registerResource(logResource)
-	a.handle(rt, http.MethodGet, pathCommandLogs, a.authed(logs.list))
 	// httprouter v1.3.0 panics when a static segment and a parameter share a position for
 	// the same method, so command-logs/statistics/ and command-logs/export/ cannot sit
-	// beside command-logs/:id/. The one :id route dispatches those names here; they are
+	// beside command-logs/:id/. The detail route dispatches those names; they are
 	// recorded as routes of their own for the schema. Logs are read-only: the router
 	// answers 405 to any other method on these paths.
-	logStatic := map[string]handlerFunc{"statistics": logs.statistics, "export": logs.export}
-	a.handle(rt, http.MethodGet, pathCommandLogs+":id/", a.authed(func(w http.ResponseWriter, r *http.Request) error {
+	logs := a.declared(logResource)
+	logStatic := map[string]handlerFunc{"statistics": a.logStatistics, "export": a.logExport}
+	detail := logs.detail
+	logs.detail = func(w http.ResponseWriter, r *http.Request) error {
 		if h, ok := logStatic[param(r, "id")]; ok {
 			observe.SetRoute(r, pathCommandLogs+param(r, "id")+"/")
 			return h(w, r)
 		}
-		return logs.detail(w, r)
-	}))
+		return detail(w, r)
+	}
+	a.crud(rt, logResource, logs)
 	for _, name := range []string{"export", "statistics"} {
 		a.routeList = append(a.routeList, [2]string{http.MethodGet, pathCommandLogs + name + "/"})
 	}
@@ -119,6 +120,9 @@ func (a *API) routes(rt *httprouter.Router) {
 		return errMethod()
 	}))
 	a.routeList = append(a.routeList, [2]string{http.MethodPost, pathCommands + "bulk-execute/"})
+
+	// Parsing without a device (template authors, tests).
+	a.handle(rt, http.MethodPost, pathParse, a.authed(a.parseOutput))
 
 	// Schema and API readers.
 	// ROUTES:SCHEMA

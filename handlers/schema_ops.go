@@ -1,6 +1,11 @@
 package handlers
 
-import "net/http"
+import (
+	"net/http"
+	"strings"
+
+	"fieldkit/store"
+)
 
 // opDoc documents one endpoint that is not plain CRUD. Path is in httprouter syntax as
 // routed. Via, when set, is the parameter route that serves Path by dispatching on the
@@ -71,6 +76,15 @@ var opDocs = []opDoc{
 		Summary: "Validate variables without executing",
 		Desc:    "Runs the checks execute would (except credentials and the rate limit) and renders the command. Nothing is sent to the device; no log is written.",
 		Body:    ref("ValidateVariablesRequest"), OK: jsonResponse("The variables are valid.", ref("ValidateVariablesResponse"))},
+	{Method: http.MethodPost, Path: pathParse, ID: "plugins_toolkit_parse_create",
+		Summary: "Parse an output without a device",
+		Desc: "For template authors and tests. Needs view permission on commands. `platform` names a platform of the " +
+			"inventory (its slug, else its name: its slug, name and driver select the template exactly as an execution on " +
+			"one of its devices does) or is read as an ntc platform name. The answer is 200 with the `parsed_output` an " +
+			"execution would give, whether or not a template matched. With `template`, that text is compiled and run " +
+			"instead (at most 65,536 characters, 5 s); `parsed_output.template` is then `request`, and a template that " +
+			"does not compile is a 400 on `template`.",
+		Body: ref("ParseRequest"), OK: jsonResponse("The parsed output.", ref("ParseResponse"))},
 	{Method: http.MethodGet, Path: pathCommandLogs + "statistics/", Via: pathCommandLogs + ":id/",
 		ID: "plugins_toolkit_command_logs_statistics_retrieve", Summary: "Command log statistics",
 		Desc: "Over the logs the user may view.", OK: jsonResponse("The statistics.", ref("CommandLogStatistics"))},
@@ -87,8 +101,7 @@ var opDocs = []opDoc{
 		FiltersOf: pathCommandLogs,
 		OK: obj{"description": "The logs.", "content": obj{
 			"application/json": obj{"schema": ref("CommandLogExport")},
-			"text/csv": obj{"schema": obj{"type": "string", "description": "RFC 4180 with header id,created,username,device_id,device," +
-				"command_id,command,command_type,success,execution_duration,error_message[,output]."}},
+			"text/csv":         obj{"schema": obj{"type": "string", "description": csvExportDoc()}},
 		}, "headers": obj{"Content-Disposition": obj{"description": "With format=csv: attachment; filename=\"command-logs-<date>.csv\"",
 			"schema": obj{"type": "string"}}}}},
 }
@@ -157,4 +170,11 @@ func errorResponses() obj {
 		"RateLimited":     limited,
 		"ServerError":     jsonResponse("Internal error; quote the request_id (also in X-Request-ID) when reporting it.", ref("ServerError")),
 	}
+}
+
+// csvExportDoc describes the CSV export's header, from the declaration.
+func csvExportDoc() string {
+	always, all := store.ExportHeader(store.CommandLogs, false), store.ExportHeader(store.CommandLogs, true)
+	return "RFC 4180 with header " + strings.Join(always, ",") + "; include_output=true adds " +
+		strings.Join(all[len(always):], ",") + "."
 }

@@ -1,5 +1,7 @@
 package handlers
 
+import "fieldkit/store"
+
 // Component schemas of the non-CRUD endpoints and of the error bodies.
 
 func props(required []string, p obj) obj {
@@ -129,6 +131,15 @@ func opSchemas() obj {
 			"error":    described(tStr, "Why parsing failed or was not possible."),
 			"columns":  obj{"type": "array", "items": tStr, "description": "The record keys in the template's column order (data objects carry no order)."},
 		}),
+		"ParseRequest": props([]string{"output"}, obj{
+			"platform": described(obj{"type": "string", "maxLength": maxParsePlatform},
+				"A platform's slug or name, or an ntc platform name (cisco_ios). Required unless template is sent."),
+			"command": described(obj{"type": "string", "maxLength": maxParseCommand},
+				"The command as it would run (abbreviations as the index allows). Required unless template is sent."),
+			"output":   described(tStr, "The device's output to parse; may be empty."),
+			"template": described(obj{"type": "string", "maxLength": MaxTemplateChars}, "A TextFSM template's text to run instead of the lookup."),
+		}),
+		"ParseResponse": props([]string{"parsed_output"}, obj{"parsed_output": ref("ParsedOutput")}),
 		"BulkExecuteRequest": props([]string{"executions"}, obj{
 			"executions": obj{"type": "array", "minItems": 1, "items": ref("BulkExecution"),
 				"description": "At most exec.bulk_max (default 100)."},
@@ -176,14 +187,29 @@ func opSchemas() obj {
 				"error": described(tStr, "First 100 characters of the error message."), "count": tInt})},
 		}),
 		"CommandLogExport": props([]string{"count", "results"}, obj{
-			"count": tInt,
-			"results": obj{"type": "array", "items": props([]string{"id", "command", "device", "username", "success", "created"}, obj{
-				"id":       tInt,
-				"command":  props([]string{"id", "name"}, obj{"id": obj{"type": "integer", "nullable": true}, "name": tStr}),
-				"device":   props([]string{"id", "name"}, obj{"id": obj{"type": "integer", "nullable": true}, "name": tStr}),
-				"username": tStr, "success": tBool, "created": tTime, "execution_duration": tNum, "error_message": tStr,
-				"output": described(tStr, "With include_output=true."),
-			})},
+			"count": tInt, "results": obj{"type": "array", "items": exportItemSchema()},
 		}),
 	}
+}
+
+// exportItemSchema is one log of the JSON export, from the fields the declaration
+// exports: a reference as its id (null once the object is gone) and kept name.
+func exportItemSchema() obj {
+	p, required := obj{}, []string{}
+	for _, f := range store.CommandLogs.Exported(true) {
+		switch {
+		case f.KeptName != "":
+			p[f.Name] = props([]string{"id", "name"}, obj{"id": obj{"type": "integer", "nullable": true}, "name": tStr})
+		case f.Kind == store.KindTime:
+			p[f.Name] = tTime // as stored: RFC 3339, UTC, microseconds
+		default:
+			p[f.Name] = fieldSchema(obj{}, docOf(logResource, f), false)
+		}
+		if f.Export == store.ExportOnRequest {
+			p[f.Name] = described(p[f.Name].(obj), "With include_output=true.")
+			continue
+		}
+		required = append(required, f.Name)
+	}
+	return props(required, p)
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // Row is one object as loaded from its model: field name → value. A column is an int64,
-// string, bool, float64, time.Time, a decoded JSON value or []string, or nil for NULL; a
+// string, bool, float64, time.Time, json.RawMessage or []string, or nil for NULL; a
 // reference is the referenced object's Row (with its nested fields) or nil; a relation
 // or children a []Row. "display" holds the object's display text.
 type Row map[string]any
@@ -51,6 +51,8 @@ func (db *DB) load(ctx context.Context, m *Model, ids []int64, nested bool) ([]R
 			continue
 		}
 		switch {
+		case f.KeptName != "":
+			keepRefs(&f, rows)
 		case f.Column != "" && f.Rel != "":
 			err = db.loadRefs(ctx, &f, rows)
 		case f.Join != nil:
@@ -150,12 +152,13 @@ func fromColumn(f *Field, v any) any {
 		_ = json.Unmarshal([]byte(s), &list) // only this package writes it, from a []string
 		return list
 	case KindJSON:
+		// Passed through as stored: a parse result keeps its keys in the order they
+		// were written.
 		s, _ := v.(string)
-		var x any
-		if err := json.Unmarshal([]byte(s), &x); err != nil || x == nil {
+		if s == "null" || !json.Valid([]byte(s)) {
 			return f.Default // only this package writes it, always valid JSON
 		}
-		return x
+		return json.RawMessage(s)
 	}
 	return v
 }
@@ -178,6 +181,18 @@ func (db *DB) loadRefs(ctx context.Context, f *Field, rows []Row) error {
 		}
 	}
 	return nil
+}
+
+// keepRefs replaces each row's kept reference (see Field.KeptName) by a Row of the
+// related object: its id while the object exists, else nil, and the kept name as its
+// name and display. A Null field whose object is gone stays nil.
+func keepRefs(f *Field, rows []Row) {
+	key := models[f.Rel].nameField()
+	for _, r := range rows {
+		if id := r[f.Name]; id != nil || !f.Null {
+			r[f.Name] = Row{"id": id, key: r[f.KeptName], "display": r[f.KeptName]}
+		}
+	}
 }
 
 func (db *DB) nestedByID(ctx context.Context, objectType string, ids []int64) (map[int64]Row, error) {
@@ -407,6 +422,8 @@ func (db *DB) finish(ctx context.Context, tx *sql.Tx, m *Model, id int64, v Valu
 // toColumn turns a written value into what its column stores.
 func toColumn(f *Field, v any) any {
 	switch x := v.(type) {
+	case nil:
+		return nil
 	case time.Time:
 		if x.IsZero() {
 			return nil

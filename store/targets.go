@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -40,7 +41,10 @@ func (db *DB) DeviceTarget(ctx context.Context, id int64) (Target, error) {
 		return Target{}, fmt.Errorf("device %d: %w", id, ErrNotFound)
 	}
 	d := rows[0]
-	cf, _ := d["custom_fields"].(map[string]any)
+	var cf map[string]any
+	if raw, ok := d["custom_fields"].(json.RawMessage); ok {
+		_ = json.Unmarshal(raw, &cf) // stored by this package from a JSON object
+	}
 	t := Target{ID: id, Name: d["name"].(string), Port: SSHPort(cf), LegacyAlgorithms: d["legacy_algorithms"].(bool)}
 	p, hasPlatform := d["platform"].(Row)
 	if hasPlatform {

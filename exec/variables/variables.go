@@ -51,9 +51,9 @@ func Render(command string, vars []Variable, values map[string]json.RawMessage, 
 		raw, sent := values[v.Name]
 		val, ok := "", false
 		if sent && string(raw) != "null" {
-			s, err := asString(raw)
-			if err != nil {
-				errs.add(v.Name, err.Error())
+			s, isText := asString(raw)
+			if !isText {
+				errs.add(v.Name, "Must be a string or a number.")
 				continue
 			}
 			val, ok = s, s != ""
@@ -87,21 +87,22 @@ func Render(command string, vars []Variable, values map[string]json.RawMessage, 
 	return out, nil
 }
 
-func asString(raw json.RawMessage) (string, error) {
+// asString reads a variable's value: a string, or a number as its decimal text.
+func asString(raw json.RawMessage) (string, bool) {
 	var s string
 	if err := json.Unmarshal(raw, &s); err == nil {
-		return s, nil
+		return s, true
 	}
 	var n json.Number
 	if err := json.Unmarshal(raw, &n); err == nil {
 		if i, err := n.Int64(); err == nil {
-			return strconv.FormatInt(i, 10), nil
+			return strconv.FormatInt(i, 10), true
 		}
 		if f, err := n.Float64(); err == nil {
-			return strconv.FormatFloat(f, 'f', -1, 64), nil
+			return strconv.FormatFloat(f, 'f', -1, 64), true
 		}
 	}
-	return "", fmt.Errorf("Must be a string or a number.")
+	return "", false
 }
 
 func check(v Variable, val string, allowed []string) string {

@@ -168,6 +168,39 @@ export async function workflow() {
   check(await page.locator('svg.chart rect.bar-ok').count() >= 1, 'the 24-hour chart has bars');
   await shot('08-statistics');
 
+  step('parse an output without a device: the lookup picks the template; a pasted template runs instead');
+  await nav('Parse');
+  await page.getByRole('heading', { name: 'Parse an output' }).waitFor();
+  check(await page.locator('#parse-platforms option[value="cisco_ios"]').count() === 1, 'the platform list comes from the inventory');
+  const parseForm = page.locator('form.form');
+  await parseForm.locator('[name=platform]').fill('cisco_ios');
+  await parseForm.locator('[name=command]').fill('sh ip int br');
+  await parseForm.locator('[name=output]').fill([
+    'Interface              IP-Address      OK? Method Status                Protocol',
+    'Vlan1                  unassigned      YES NVRAM  administratively down down',
+    'GigabitEthernet0/0     192.0.2.10      YES DHCP   up                    up',
+  ].join('\n'));
+  await parseForm.getByRole('button', { name: 'Parse' }).click();
+  const parsedOut = page.locator('.parse-result .parsed table');
+  await parsedOut.waitFor();
+  let heads = await parsedOut.locator('th').allTextContents();
+  check(heads.join(',') === 'interface,ip_address,status,proto', `columns in the template's order: ${heads}`);
+  check(await parsedOut.locator('tbody tr').count() === 2, 'two records');
+  const facts = await page.locator('.parse-result dl').textContent();
+  check(facts.includes('cisco_ios_show_ip_interface_brief.textfsm') && facts.includes('built into FieldKit'), `template and source: ${facts}`);
+  await shot('09a-parse-lookup');
+  await parseForm.locator('[name=template]').fill('Value NAME (\\S+)\nValue ADDRESS (\\d\\S+)\n\nStart\n  ^${NAME}\\s+${ADDRESS} -> Record\n');
+  await parseForm.getByRole('button', { name: 'Parse' }).click();
+  await page.locator('.parse-result dl', { hasText: 'this request' }).waitFor();
+  heads = await parsedOut.locator('th').allTextContents();
+  check(heads.join(',') === 'name,address', `a pasted template's columns: ${heads}`);
+  check((await parsedOut.locator('tbody').textContent()).includes('192.0.2.10'), 'the pasted template found the address');
+  await parseForm.locator('[name=template]').fill('Value NAME (\\S+\n\nStart\n  ^${NAME}\n');
+  await parseForm.getByRole('button', { name: 'Parse' }).click();
+  await parseForm.locator('.field-error', { hasText: /request/ }).waitFor();
+  check(await page.locator('.parse-result').isHidden(), 'a refused parse hides the last result');
+  await shot('09b-parse-template-error');
+
   step('inventory: a VLAN through the generic pages; a server 400 lands next to its field');
   await nav('VLANs');
   await page.getByRole('link', { name: 'New VLAN' }).click();
