@@ -34,6 +34,10 @@ type Options struct {
 	// returns ok=false when the request carries no session; csrfOK tells whether an
 	// unsafe request carried a valid CSRF token.
 	Session func(r *http.Request) (p store.Principal, ok, csrfOK bool, err error)
+	// Login, when set, checks a username and password for the token provisioning
+	// endpoint as the web login does (with its throttle): store.ErrBadLogin or
+	// store.ErrInactive for a wrong one, an *httpjson.Error (429) when throttled.
+	Login func(r *http.Request, username, password string) (store.Principal, error)
 	// Exec configures command execution.
 	Exec ExecOptions
 	// Extra registers routes owned by other packages (the web UI) on the same router.

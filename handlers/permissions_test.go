@@ -103,7 +103,7 @@ func TestPermissionsValidation(t *testing.T) {
 		{"missing name", ok(map[string]any{"name": nil}), "name"},
 		{"missing object_types", ok(map[string]any{"object_types": nil}), "object_types"},
 		{"empty object_types", ok(map[string]any{"object_types": []string{}}), "object_types"},
-		{"unknown object type", ok(map[string]any{"object_types": []string{"dcim.rack"}}), "object_types"},
+		{"unknown object type", ok(map[string]any{"object_types": []string{"dcim.cable"}}), "object_types"},
 		{"object_types not a list", ok(map[string]any{"object_types": "dcim.site"}), "object_types"},
 		{"missing actions", ok(map[string]any{"actions": nil}), "actions"},
 		{"unknown action", ok(map[string]any{"actions": []string{"fly"}}), "actions"},

@@ -30,6 +30,25 @@ const (
 	pathParse       = "/api/plugins/toolkit/parse/"
 )
 
+// readOnlyResources are the NetBox object types FieldKit serves read-only and empty, at
+// NetBox's paths (see store/netboxonly.go): NetBox clients list them before the ones
+// they need.
+var readOnlyResources = []*Resource{
+	{Model: store.Regions, Path: "/api/dcim/regions/"},
+	{Model: store.SiteGroups, Path: "/api/dcim/site-groups/"},
+	{Model: store.Locations, Path: "/api/dcim/locations/"},
+	{Model: store.Racks, Path: "/api/dcim/racks/"},
+	{Model: store.DeviceRoles, Path: "/api/dcim/device-roles/"},
+	{Model: store.Manufacturers, Path: "/api/dcim/manufacturers/"},
+	{Model: store.DeviceTypes, Path: "/api/dcim/device-types/"},
+	{Model: store.Tenants, Path: "/api/tenancy/tenants/"},
+	{Model: store.Clusters, Path: "/api/virtualization/clusters/"},
+	{Model: store.VirtualMachines, Path: "/api/virtualization/virtual-machines/"},
+	{Model: store.VMInterfaces, Path: "/api/virtualization/interfaces/"},
+	{Model: store.Services, Path: "/api/ipam/services/"},
+	{Model: store.Prefixes, Path: "/api/ipam/prefixes/"},
+}
+
 // The resources: an object type (declared in package store) at a path, with the hooks
 // of what its declaration cannot say.
 var (
@@ -66,6 +85,9 @@ func (a *API) routes(rt *httprouter.Router) {
 	a.resource(rt, interfaceResource)
 	a.resource(rt, vlanResource)
 	a.resource(rt, ipAddressResource)
+	for _, res := range readOnlyResources {
+		a.resource(rt, res)
+	}
 
 	// Users, groups, tokens, permissions.
 	// ROUTES:USERS
@@ -74,6 +96,7 @@ func (a *API) routes(rt *httprouter.Router) {
 	tokens := a.declared(tokenResource)
 	tokens.create = a.createToken // the key is shown once, in the create's response
 	a.crud(rt, tokenResource, tokens)
+	a.handle(rt, http.MethodPost, pathProvision, a.public(a.provisionToken))
 	a.resource(rt, permissionResource)
 
 	// The toolkit plugin: commands.
@@ -234,12 +257,14 @@ func (a *API) index(w http.ResponseWriter, r *http.Request) error {
 	httpjson.Write(w, http.StatusOK, map[string]string{
 		"dcim": absURL(r, "/api/dcim/"), "extras": absURL(r, "/api/extras/"), "ipam": absURL(r, "/api/ipam/"),
 		"plugins": absURL(r, "/api/plugins/"), "status": absURL(r, "/api/status/"), "users": absURL(r, "/api/users/"),
+		"tenancy": absURL(r, "/api/tenancy/"), "virtualization": absURL(r, "/api/virtualization/"),
 	})
 	return nil
 }
 
 // apiSections are the browsable section roots under /api/.
-var apiSections = []string{"/api/dcim/", "/api/ipam/", "/api/extras/", "/api/users/", "/api/plugins/", "/api/plugins/toolkit/"}
+var apiSections = []string{"/api/dcim/", "/api/ipam/", "/api/extras/", "/api/tenancy/", "/api/users/",
+	"/api/virtualization/", "/api/plugins/", "/api/plugins/toolkit/"}
 
 // sectionIndex answers a section root with the endpoints directly under it, as NetBox's
 // browsable API does; the list is read from the routes themselves.

@@ -25,7 +25,8 @@ type obj = map[string]any
 
 // publicPaths are served without authentication.
 var publicPaths = map[string]bool{"/api/": true, "/api/status/": true, "/api/schema/": true, "/api/docs/": true, "/api/redoc/": true,
-	"/api/dcim/": true, "/api/ipam/": true, "/api/extras/": true, "/api/users/": true, "/api/plugins/": true, "/api/plugins/toolkit/": true}
+	"/api/dcim/": true, "/api/ipam/": true, "/api/extras/": true, "/api/users/": true, "/api/plugins/": true, "/api/plugins/toolkit/": true,
+	"/api/tenancy/": true, "/api/virtualization/": true, pathProvision: true}
 
 // serveSchema answers /api/schema/: JSON by default, YAML with ?format=yaml.
 func (a *API) serveSchema(w http.ResponseWriter, r *http.Request) error {

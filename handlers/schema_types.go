@@ -78,8 +78,9 @@ func opSchemas() obj {
 		"NestedLogCommand": logRefSchema("command"),
 		"NestedLogDevice":  logRefSchema("device"),
 		"IPFamily":         props([]string{"value", "label"}, obj{"value": obj{"type": "integer", "enum": []any{4, 6}}, "label": tStr}),
-		"APIRoot":          props(nil, obj{"dcim": tStr, "extras": tStr, "ipam": tStr, "plugins": tStr, "status": tStr, "users": tStr}),
-		"SectionIndex":     obj{"type": "object", "additionalProperties": tStr, "description": "Endpoint name to its absolute URL."},
+		"APIRoot": props(nil, obj{"dcim": tStr, "extras": tStr, "ipam": tStr, "plugins": tStr, "status": tStr, "users": tStr,
+			"tenancy": tStr, "virtualization": tStr}),
+		"SectionIndex": obj{"type": "object", "additionalProperties": tStr, "description": "Endpoint name to its absolute URL."},
 		"Status": props([]string{"fieldkit-version", "netbox-version", "uptime_seconds"}, obj{
 			"fieldkit-version": tStr, "netbox-version": described(tStr, "The NetBox API version emulated."),
 			"python-version": obj{"type": "string", "nullable": true}, "plugins": obj{"type": "object", "additionalProperties": tStr},
@@ -174,6 +175,10 @@ func opSchemas() obj {
 			"value": tStr, "display": tStr, "id": tInt,
 			"enabled": described(tBool, "Interfaces."), "name": described(tStr, "VLANs."), "status": described(tStr, "IP addresses."),
 		}), "Interfaces {value, display, id, enabled}; VLANs {value: vid, display: \"vid (name)\", id, name}; IPs {value: ip, display: ip/len, id, status}."),
+		"TokenProvisionRequest": props([]string{"username", "password"}, obj{
+			"username": tStr, "password": obj{"type": "string", "writeOnly": true}, "description": tStr,
+			"expires": obj{"type": "string", "format": "date-time", "nullable": true}, "write_enabled": tBool,
+		}),
 		"ValidateVariablesRequest": props([]string{"device_id"}, obj{"device_id": tInt, "variables": vars}),
 		"ValidateVariablesResponse": props([]string{"valid", "command"}, obj{
 			"valid": obj{"type": "boolean", "enum": []any{true}}, "command": described(tStr, "The rendered command."),
