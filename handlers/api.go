@@ -46,6 +46,9 @@ type Options struct {
 	Observer Observer
 	// Health adds the server's health (database, schedules) to /api/status/; nil: none.
 	Health func(ctx context.Context) map[string]any
+	// BodyTimeout is how long a client may take to send a request body; 0 =
+	// httpjson.BodyTimeout.
+	BodyTimeout time.Duration
 }
 
 // API is the HTTP handler.
@@ -97,6 +100,11 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
+	bodyTimeout := a.BodyTimeout
+	if bodyTimeout == 0 {
+		bodyTimeout = httpjson.BodyTimeout
+	}
+	httpjson.LimitBodyTime(w, r, bodyTimeout)
 	a.router.ServeHTTP(w, r)
 }
 

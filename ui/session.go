@@ -240,10 +240,7 @@ func (u *UI) writeSession(w http.ResponseWriter, r *http.Request, status int, s 
 func (u *UI) permissions(ctx context.Context, p store.Principal) (map[string][]string, error) {
 	out := map[string][]string{}
 	for _, t := range store.ObjectTypes() {
-		actions := []string{"view", "add", "change", "delete"}
-		if t == store.TypeCommand {
-			actions = append(actions, "execute_show", "execute_config")
-		}
+		actions := store.ActionsOf(t)
 		held := []string{}
 		for _, a := range actions {
 			s, err := u.db.Scope(ctx, p, t, a)
