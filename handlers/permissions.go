@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"fieldkit/store"
+	"fieldkit/web"
 )
 
 // permissionHooks check a permission's object types, actions and constraints together,
@@ -15,7 +16,7 @@ import (
 // commands, and constraints must name fields of every object type.
 var permissionHooks = hooks{check: checkPermission}
 
-func checkPermission(_ context.Context, _ *API, f *form, v store.Values, cur store.Row, _ bool) error {
+func checkPermission(_ context.Context, _ *API, f *web.Form, v store.Values, cur store.Row, _ bool) error {
 	pick := func(name string) any {
 		if x, ok := v[name]; ok || f.Has(name) {
 			return x

@@ -7,17 +7,17 @@ import (
 	"net/http"
 	"time"
 
-	"fieldkit/handlers/httpjson"
 	"fieldkit/store"
+	"fieldkit/web"
 )
 
 // tokenHooks: a token is the requesting user's unless the write names another, and it
 // expires in the future or never.
 var tokenHooks = hooks{check: checkToken}
 
-func checkToken(ctx context.Context, a *API, f *form, v store.Values, cur store.Row, _ bool) error {
+func checkToken(ctx context.Context, a *API, f *web.Form, v store.Values, cur store.Row, _ bool) error {
 	if _, ok := v["user"]; !ok && cur == nil && !f.Errs.Has("user") {
-		v["user"] = requestUser(ctx).ID
+		v["user"] = web.User(ctx).ID
 	}
 	if t, ok := v["expires"].(time.Time); ok && !t.IsZero() && !t.After(a.DB.Now()) {
 		f.Errs.Add("expires", "Expiration time must be in the future.")
@@ -35,14 +35,14 @@ func (a *API) createToken(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if !scope.Granted {
-		return errForbidden("")
+		return web.Forbidden("")
 	}
-	body, err := readBody(r)
+	body, err := web.ReadJSON(r)
 	if err != nil {
 		return err
 	}
 	keys := map[int64]string{}
-	wr := Writer{Fields: writableNames(res.Model, true), Create: func(ctx context.Context, f *form, guard store.Scope) (int64, error) {
+	wr := Writer{Fields: writableNames(res.Model, true), Create: func(ctx context.Context, f *web.Form, guard store.Scope) (int64, error) {
 		v, err := a.parseBody(ctx, res, res.Model, f, true, nil)
 		if err != nil {
 			return 0, err
@@ -50,7 +50,7 @@ func (a *API) createToken(w http.ResponseWriter, r *http.Request) error {
 		id, err := a.DB.Create(ctx, res.Model, v, guard)
 		var fe *store.FieldError
 		if errors.As(err, &fe) && errors.Is(err, store.ErrConflict) {
-			return 0, httpjson.BadRequest("key", "A token with this key already exists.")
+			return 0, web.BadRequest("key", "A token with this key already exists.")
 		}
 		keys[id], _ = v["key"].(string)
 		return id, err
@@ -63,7 +63,7 @@ func (a *API) createToken(w http.ResponseWriter, r *http.Request) error {
 	if isList(body) {
 		return bulkCreate(a, w, r, wr, scope, body, a.rows(res), store.Row.ID, render)
 	}
-	f, err := formOf(body, wr.Fields...)
+	f, err := web.FormOf(body, wr.Fields...)
 	if err != nil {
 		return err
 	}
@@ -76,6 +76,6 @@ func (a *API) createToken(w http.ResponseWriter, r *http.Request) error {
 		return errors.Join(err, fmt.Errorf("created token %d vanished", id))
 	}
 	w.Header().Set("Location", res.objURL(r, id))
-	httpjson.Write(w, http.StatusCreated, render(r, rows[0], false))
+	web.Write(w, http.StatusCreated, render(r, rows[0], false))
 	return nil
 }
