@@ -15,10 +15,12 @@ import (
 // command is one CLI command. The table below is the only place a command is declared:
 // dispatch, --help, the usage summary and the shell completion scripts all read it.
 type command struct {
-	path    string // the words that name it: "user create"
-	args    string // positional arguments as the synopsis shows them ("USERNAME"); "" = none
-	nargs   int    // how many positional arguments it takes, exactly
-	summary string
+	path  string // the words that name it: "user create"
+	args  string // positional arguments as the synopsis shows them ("USERNAME"); "" = none
+	nargs int    // how many positional arguments it takes, at least
+	// optional is how many more it may take ("[FILE]").
+	optional int
+	summary  string
 	// flags declares the command's own flags into o; nil = only the common ones.
 	flags func(fs *flag.FlagSet, o *opts)
 	run   func(ctx context.Context, e env, o *opts) error
@@ -47,6 +49,8 @@ type opts struct {
 	bom                                bool
 
 	user string // service install
+
+	platform, parseCmd, template string // parse
 }
 
 // commands is every command of the CLI; it is filled in init because the completion
@@ -80,6 +84,12 @@ func init() {
 				fs.StringVar(&o.output, "output", "", "`FILE` to write (default: stdout); written atomically")
 				fs.BoolVar(&o.bom, "bom", false, "start a CSV with a UTF-8 byte order mark, for Excel (default: export.bom)")
 			}, run: cmdExport},
+		{path: "parse", args: "[FILE]", optional: 1, summary: "parse an output (FILE, else stdin) as an execution would; print the parsed_output JSON",
+			flags: func(fs *flag.FlagSet, o *opts) {
+				fs.StringVar(&o.platform, "platform", "", "the `PLATFORM`: a platform's slug or name in the inventory, or an ntc platform name such as cisco_ios")
+				fs.StringVar(&o.parseCmd, "command", "", "the `COMMAND` that printed the output, such as \"show ip interface brief\"")
+				fs.StringVar(&o.template, "template", "", "a TextFSM template `FILE` to try instead of looking one up")
+			}, run: cmdParse},
 		{path: "backup", summary: "write a consistent copy of the live database",
 			flags: func(fs *flag.FlagSet, o *opts) {
 				fs.StringVar(&o.output, "output", "", "`FILE` to write the copy to (must not exist)")
@@ -216,9 +226,9 @@ func parseCommand(c *command, args []string) (*opts, error) {
 	}
 	fs.Visit(func(f *flag.Flag) { o.set[f.Name] = true })
 	switch {
-	case len(pos) > c.nargs:
-		extra := make([]string, 0, len(pos)-c.nargs)
-		for _, a := range pos[c.nargs:] {
+	case len(pos) > c.nargs+c.optional:
+		extra := make([]string, 0, len(pos)-c.nargs-c.optional)
+		for _, a := range pos[c.nargs+c.optional:] {
 			extra = append(extra, strconv.Quote(a))
 		}
 		return nil, &usageError{msg: fmt.Sprintf("fieldkit %s: unexpected argument %s", c.path, strings.Join(extra, ", ")), help: c.path}

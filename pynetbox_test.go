@@ -46,7 +46,7 @@ func TestPynetbox(t *testing.T) {
 	seedLogs(t, filepath.Join(data, "fieldkit.db"))
 	base := startServe(t, bin, data)
 
-	script := exec.Command(python, filepath.Join("testdata", "pynetbox", "check.py"), base, token)
+	script := exec.Command(python, filepath.Join("testdata", "pynetbox", "check.py"), base, token, "admin-Pa55word")
 	script.Env = serverEnv()
 	out, err := script.CombinedOutput()
 	if err != nil {

@@ -28,6 +28,10 @@ type Options struct {
 	// returns ok=false when the request carries no session; csrfOK tells whether an
 	// unsafe request carried a valid CSRF token.
 	Session func(r *http.Request) (p store.Principal, ok, csrfOK bool, err error)
+	// Login, when set, checks a username and password for the token provisioning
+	// endpoint as the web login does (with its throttle): store.ErrBadLogin or
+	// store.ErrInactive for a wrong one, a *web.Error (429) when throttled.
+	Login func(r *http.Request, username, password string) (store.Principal, error)
 	// Exec configures command execution.
 	Exec ExecOptions
 	// UI registers the web interface's routes (ui.UI.Routes) on the same router.

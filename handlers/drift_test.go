@@ -119,7 +119,7 @@ func driftFixture(e *env) *driftFix {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	return &driftFix{e: e,
+	fx := &driftFix{e: e,
 		ids: map[string]int64{store.TypeSite: site, store.TypePlatform: plat, store.TypeTag: tag, store.TypeDevice: dev,
 			store.TypeInterface: iface2, store.TypeVLAN: vlan, store.TypeIPAddress: loose, store.TypeCommand: cmd,
 			store.TypeGroup: group, store.TypeUser: user, store.TypeToken: token, store.TypePermission: perm,
@@ -144,6 +144,10 @@ func driftFixture(e *env) *driftFix {
 			"Tag.slug": "drift", "VLAN.vid": 123,
 		},
 	}
+	for typ, id := range seedReadOnly(e, site) {
+		fx.ids[typ] = id
+	}
+	return fx
 }
 
 // roundTrip writes one field and reads it back.

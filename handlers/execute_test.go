@@ -228,7 +228,7 @@ func TestExecuteOrderOfChecks(t *testing.T) {
 		{"unknown command", x.admin, 9999, good, 404, "detail", ""},
 		{"missing device", x.admin, cmd, with("device_id", nil), 400, "device_id", "required"},
 		{"timeout too small", x.admin, cmd, with("timeout", 3), 400, "timeout", "between 5 and 300"},
-		{"timeout not a number", x.admin, cmd, with("timeout", "30"), 400, "timeout", ""},
+		{"timeout not a number", x.admin, cmd, with("timeout", "thirty"), 400, "timeout", ""},
 		{"unknown field", x.admin, cmd, with("password", "x"), 400, "password", "Unknown"},
 		{"unknown device", x.admin, cmd, with("device_id", 9999), 400, "device_id", "Device not found."},
 		{"platform mismatch", x.admin, cmd, with("device_id", junosDev), 400, "device_id", "platform"},

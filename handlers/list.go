@@ -83,9 +83,9 @@ func (res *Resource) parseList(r *http.Request) (store.Query, page, error) {
 	pg := page{limit: defaultLimit}
 	fe := web.FieldErrors{}
 	if v := vals.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
+		n, ok := web.ParseCount(v)
 		switch {
-		case err != nil || n < 0:
+		case !ok:
 			fe.Add("limit", "A valid non-negative integer is required.")
 		case n == 0 || n > maxLimit:
 			pg.limit = maxLimit
@@ -94,8 +94,8 @@ func (res *Resource) parseList(r *http.Request) (store.Query, page, error) {
 		}
 	}
 	if v := vals.Get("offset"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
+		n, ok := web.ParseCount(v)
+		if !ok {
 			fe.Add("offset", "A valid non-negative integer is required.")
 		}
 		pg.offset = n
@@ -168,7 +168,7 @@ func paginate(r *http.Request, total int, pg page, results []any) listBody {
 	if b.Results == nil {
 		b.Results = []any{}
 	}
-	if pg.offset+pg.limit < total {
+	if total-pg.offset > pg.limit { // never pg.offset+pg.limit: it could wrap
 		s := pageURL(r, pg.limit, pg.offset+pg.limit)
 		b.Next = &s
 	}
@@ -214,6 +214,10 @@ func listHandler[T any](a *API, res *Resource, load Loader[T], id IDOf[T], rende
 		ids, total, err := a.DB.ListIDs(r.Context(), q)
 		if err != nil {
 			return err
+		}
+		if pg.offset > 0 && pg.offset >= total {
+			// a page that does not exist, as Django REST framework answers it
+			return web.Detail(http.StatusNotFound, "Invalid page.")
 		}
 		objs, err := loadOrdered(r.Context(), load, id, ids)
 		if err != nil {

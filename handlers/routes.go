@@ -24,7 +24,27 @@ const (
 	pathPermissions = "/api/users/permissions/"
 	pathCommands    = "/api/plugins/toolkit/commands/"
 	pathCommandLogs = "/api/plugins/toolkit/command-logs/"
+	pathParse       = "/api/plugins/toolkit/parse/"
 )
+
+// readOnlyResources are the NetBox object types FieldKit serves read-only and empty, at
+// NetBox's paths (see store/netboxonly.go): NetBox clients list them before the ones
+// they need.
+var readOnlyResources = []*Resource{
+	{Model: store.Regions, Path: "/api/dcim/regions/"},
+	{Model: store.SiteGroups, Path: "/api/dcim/site-groups/"},
+	{Model: store.Locations, Path: "/api/dcim/locations/"},
+	{Model: store.Racks, Path: "/api/dcim/racks/"},
+	{Model: store.DeviceRoles, Path: "/api/dcim/device-roles/"},
+	{Model: store.Manufacturers, Path: "/api/dcim/manufacturers/"},
+	{Model: store.DeviceTypes, Path: "/api/dcim/device-types/"},
+	{Model: store.Tenants, Path: "/api/tenancy/tenants/"},
+	{Model: store.Clusters, Path: "/api/virtualization/clusters/"},
+	{Model: store.VirtualMachines, Path: "/api/virtualization/virtual-machines/"},
+	{Model: store.VMInterfaces, Path: "/api/virtualization/interfaces/"},
+	{Model: store.Services, Path: "/api/ipam/services/"},
+	{Model: store.Prefixes, Path: "/api/ipam/prefixes/"},
+}
 
 // The resources: an object type (declared in package store) at a path, with the hooks
 // of what its declaration cannot say.
@@ -52,11 +72,11 @@ func (a *API) routes(rt *web.Router) {
 	get := func(path string, h web.HandlerFunc) { rt.Handle(http.MethodGet, path, h) }
 
 	// The API's root, its sections and the server's status: no authentication.
-	a.public(rt, "/api/", a.index)
+	a.public(rt, http.MethodGet, "/api/", a.index)
 	for _, sec := range apiSections {
-		a.public(rt, sec, a.sectionIndex(sec))
+		a.public(rt, http.MethodGet, sec, a.sectionIndex(sec))
 	}
-	a.public(rt, "/api/status/", a.status)
+	a.public(rt, http.MethodGet, "/api/status/", a.status)
 
 	// Inventory (dcim, ipam, extras).
 	a.resource(rt, siteResource)
@@ -67,6 +87,9 @@ func (a *API) routes(rt *web.Router) {
 	a.resource(rt, interfaceResource)
 	a.resource(rt, vlanResource)
 	a.resource(rt, ipAddressResource)
+	for _, res := range readOnlyResources {
+		a.resource(rt, res)
+	}
 
 	// Users, groups, tokens, permissions.
 	a.resource(rt, userResource)
@@ -74,6 +97,7 @@ func (a *API) routes(rt *web.Router) {
 	tokens := a.declared(tokenResource)
 	tokens.create = a.createToken // the key is shown once, in the create's response
 	a.crud(rt, tokenResource, tokens)
+	a.public(rt, http.MethodPost, pathProvision, a.provisionToken)
 	a.resource(rt, permissionResource)
 
 	// The toolkit plugin: commands and their execution.
@@ -88,12 +112,15 @@ func (a *API) routes(rt *web.Router) {
 	get(pathCommandLogs+"statistics/", a.authed(a.logStatistics))
 	get(pathCommandLogs+"export/", a.authed(a.logExport))
 
+	// Parsing without a device (template authors, tests).
+	rt.Handle(http.MethodPost, pathParse, a.authed(a.parseOutput))
+
 	// The schema and its readers.
-	a.public(rt, "/api/schema/", a.serveSchema)
-	a.public(rt, "/api/docs/", a.docsPage)
-	a.public(rt, "/api/docs/:file", a.docsAsset)
-	a.public(rt, "/api/redoc/", a.redocPage)
-	a.public(rt, "/api/redoc/:file", a.redocAsset)
+	a.public(rt, http.MethodGet, "/api/schema/", a.serveSchema)
+	a.public(rt, http.MethodGet, "/api/docs/", a.docsPage)
+	a.public(rt, http.MethodGet, "/api/docs/:file", a.docsAsset)
+	a.public(rt, http.MethodGet, "/api/redoc/", a.redocPage)
+	a.public(rt, http.MethodGet, "/api/redoc/:file", a.redocAsset)
 
 	// The web interface.
 	if a.UI != nil {
@@ -101,11 +128,11 @@ func (a *API) routes(rt *web.Router) {
 	}
 }
 
-// public routes GET path to a handler that needs no authentication, and records it so
-// for the schema.
-func (a *API) public(rt *web.Router, path string, h web.HandlerFunc) {
+// public routes method and path to a handler that needs no authentication, and
+// records it so for the schema.
+func (a *API) public(rt *web.Router, method, path string, h web.HandlerFunc) {
 	a.publicPaths[path] = true
-	rt.Handle(http.MethodGet, path, h)
+	rt.Handle(method, path, h)
 }
 
 // crudSet is the handlers of a NetBox-style resource: the single-object ones and the
@@ -202,12 +229,14 @@ func (a *API) index(w http.ResponseWriter, r *http.Request) error {
 	web.Write(w, http.StatusOK, map[string]string{
 		"dcim": web.URL(r, "/api/dcim/"), "extras": web.URL(r, "/api/extras/"), "ipam": web.URL(r, "/api/ipam/"),
 		"plugins": web.URL(r, "/api/plugins/"), "status": web.URL(r, "/api/status/"), "users": web.URL(r, "/api/users/"),
+		"tenancy": web.URL(r, "/api/tenancy/"), "virtualization": web.URL(r, "/api/virtualization/"),
 	})
 	return nil
 }
 
 // apiSections are the browsable section roots under /api/.
-var apiSections = []string{"/api/dcim/", "/api/ipam/", "/api/extras/", "/api/users/", "/api/plugins/", "/api/plugins/toolkit/"}
+var apiSections = []string{"/api/dcim/", "/api/ipam/", "/api/extras/", "/api/tenancy/", "/api/users/",
+	"/api/virtualization/", "/api/plugins/", "/api/plugins/toolkit/"}
 
 // sectionIndex answers a section root with the endpoints directly under it, as NetBox's
 // browsable API does; the list is read from the routes themselves.

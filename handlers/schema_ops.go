@@ -31,12 +31,21 @@ var opDocs = []opDoc{
 		Desc: "The endpoints of the section with their URLs.", OK: jsonResponse("The endpoints.", ref("SectionIndex"))},
 	{Method: http.MethodGet, Path: "/api/extras/", ID: "extras_root", Summary: "extras section index",
 		Desc: "The endpoints of the section with their URLs.", OK: jsonResponse("The endpoints.", ref("SectionIndex"))},
+	{Method: http.MethodGet, Path: "/api/tenancy/", ID: "tenancy_root", Summary: "tenancy section index",
+		Desc: "The endpoints of the section with their URLs.", OK: jsonResponse("The endpoints.", ref("SectionIndex"))},
+	{Method: http.MethodGet, Path: "/api/virtualization/", ID: "virtualization_root", Summary: "virtualization section index",
+		Desc: "The endpoints of the section with their URLs.", OK: jsonResponse("The endpoints.", ref("SectionIndex"))},
 	{Method: http.MethodGet, Path: "/api/users/", ID: "users_root", Summary: "users section index",
 		Desc: "The endpoints of the section with their URLs.", OK: jsonResponse("The endpoints.", ref("SectionIndex"))},
 	{Method: http.MethodGet, Path: "/api/plugins/", ID: "plugins_root", Summary: "plugins index",
 		Desc: "The installed plugins with their URLs.", OK: jsonResponse("The plugins.", ref("SectionIndex"))},
 	{Method: http.MethodGet, Path: "/api/plugins/toolkit/", ID: "toolkit_root", Summary: "toolkit plugin index",
 		Desc: "The toolkit plugin's endpoints with their URLs.", OK: jsonResponse("The endpoints.", ref("SectionIndex"))},
+	{Method: http.MethodPost, Path: pathProvision, ID: "users_tokens_provision_create", Summary: "Provision a token with a password",
+		Desc: "No authentication: a username and password buy a new API token of that user (pynetbox's create_token). " +
+			"The response is the only one that shows the key. A wrong username or password is a 401, counted by the " +
+			"web login's throttle (429 with Retry-After after repeated failures).",
+		Body: ref("TokenProvisionRequest"), OKStatus: "201", OK: jsonResponse("The token, with its key.", ref("Token"))},
 	{Method: http.MethodGet, Path: "/api/status/", ID: "status_retrieve", Summary: "Service status",
 		Desc: "Versions, uptime and object counts. No authentication needed.",
 		OK:   jsonResponse("The status.", ref("Status"))},
@@ -74,6 +83,15 @@ var opDocs = []opDoc{
 		Summary: "Validate variables without executing",
 		Desc:    "Runs the checks execute would (except credentials and the rate limit) and renders the command. Nothing is sent to the device; no log is written.",
 		Body:    ref("ValidateVariablesRequest"), OK: jsonResponse("The variables are valid.", ref("ValidateVariablesResponse"))},
+	{Method: http.MethodPost, Path: pathParse, ID: "plugins_toolkit_parse_create",
+		Summary: "Parse an output without a device",
+		Desc: "For template authors and tests. Needs view permission on commands. `platform` names a platform of the " +
+			"inventory (its slug, else its name: its slug, name and driver select the template exactly as an execution on " +
+			"one of its devices does) or is read as an ntc platform name. The answer is 200 with the `parsed_output` an " +
+			"execution would give, whether or not a template matched. With `template`, that text is compiled and run " +
+			"instead (at most 65,536 characters, 5 s); `parsed_output.template` is then `request`, and a template that " +
+			"does not compile is a 400 on `template`.",
+		Body: ref("ParseRequest"), OK: jsonResponse("The parsed output.", ref("ParseResponse"))},
 	{Method: http.MethodGet, Path: pathCommandLogs + "statistics/",
 		ID: "plugins_toolkit_command_logs_statistics_retrieve", Summary: "Command log statistics",
 		Desc: "Over the logs the user may view.", OK: jsonResponse("The statistics.", ref("CommandLogStatistics"))},

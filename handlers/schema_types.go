@@ -78,8 +78,9 @@ func opSchemas() obj {
 		"NestedLogCommand": logRefSchema("command"),
 		"NestedLogDevice":  logRefSchema("device"),
 		"IPFamily":         props([]string{"value", "label"}, obj{"value": obj{"type": "integer", "enum": []any{4, 6}}, "label": tStr}),
-		"APIRoot":          props(nil, obj{"dcim": tStr, "extras": tStr, "ipam": tStr, "plugins": tStr, "status": tStr, "users": tStr}),
-		"SectionIndex":     obj{"type": "object", "additionalProperties": tStr, "description": "Endpoint name to its absolute URL."},
+		"APIRoot": props(nil, obj{"dcim": tStr, "extras": tStr, "ipam": tStr, "plugins": tStr, "status": tStr, "users": tStr,
+			"tenancy": tStr, "virtualization": tStr}),
+		"SectionIndex": obj{"type": "object", "additionalProperties": tStr, "description": "Endpoint name to its absolute URL."},
 		"Status": props([]string{"fieldkit-version", "netbox-version", "uptime_seconds"}, obj{
 			"fieldkit-version": tStr, "netbox-version": described(tStr, "The NetBox API version emulated."),
 			"python-version": obj{"type": "string", "nullable": true}, "plugins": obj{"type": "object", "additionalProperties": tStr},
@@ -131,6 +132,15 @@ func opSchemas() obj {
 			"error":    described(tStr, "Why parsing failed or was not possible."),
 			"columns":  obj{"type": "array", "items": tStr, "description": "The record keys in the template's column order (data objects carry no order)."},
 		}),
+		"ParseRequest": props([]string{"output"}, obj{
+			"platform": described(obj{"type": "string", "maxLength": maxParsePlatform},
+				"A platform's slug or name, or an ntc platform name (cisco_ios). Required unless template is sent."),
+			"command": described(obj{"type": "string", "maxLength": maxParseCommand},
+				"The command as it would run (abbreviations as the index allows). Required unless template is sent."),
+			"output":   described(tStr, "The device's output to parse; may be empty."),
+			"template": described(obj{"type": "string", "maxLength": MaxTemplateChars}, "A TextFSM template's text to run instead of the lookup."),
+		}),
+		"ParseResponse": props([]string{"parsed_output"}, obj{"parsed_output": ref("ParsedOutput")}),
 		"BulkExecuteRequest": props([]string{"executions"}, obj{
 			"executions": obj{"type": "array", "minItems": 1, "items": ref("BulkExecution"),
 				"description": "At most exec.bulk_max (default 100)."},
@@ -165,6 +175,10 @@ func opSchemas() obj {
 			"value": tStr, "display": tStr, "id": tInt,
 			"enabled": described(tBool, "Interfaces."), "name": described(tStr, "VLANs."), "status": described(tStr, "IP addresses."),
 		}), "Interfaces {value, display, id, enabled}; VLANs {value: vid, display: \"vid (name)\", id, name}; IPs {value: ip, display: ip/len, id, status}."),
+		"TokenProvisionRequest": props([]string{"username", "password"}, obj{
+			"username": tStr, "password": obj{"type": "string", "writeOnly": true}, "description": tStr,
+			"expires": obj{"type": "string", "format": "date-time", "nullable": true}, "write_enabled": tBool,
+		}),
 		"ValidateVariablesRequest": props([]string{"device_id"}, obj{"device_id": tInt, "variables": vars}),
 		"ValidateVariablesResponse": props([]string{"valid", "command"}, obj{
 			"valid": obj{"type": "boolean", "enum": []any{true}}, "command": described(tStr, "The rendered command."),

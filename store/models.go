@@ -215,9 +215,9 @@ func ModelFor(objectType string) *Model { return models[objectType] }
 
 // ObjectTypes lists every object type permissions can name.
 func ObjectTypes() []string {
-	return []string{TypeCommand, TypeCommandLog, TypeCredentialSet, TypeSite, TypePlatform,
+	return append([]string{TypeCommand, TypeCommandLog, TypeCredentialSet, TypeSite, TypePlatform,
 		TypeDevice, TypeInterface, TypeVLAN, TypeIPAddress, TypeTag, TypeUser, TypeGroup,
-		TypeToken, TypePermission}
+		TypeToken, TypePermission}, ReadOnlyTypes()...)
 }
 
 // Field returns the field named name ("pk" is "id").

@@ -1,5 +1,10 @@
 package store
 
+import (
+	"context"
+	"fmt"
+)
+
 // Platforms is dcim.platform: what a device runs, which decides the SSH driver and the
 // commands that apply. The driver's choices and the effective driver come from the exec
 // package (see the API's hooks).
@@ -23,3 +28,30 @@ var Platforms = declare(&Model{
 		"tag_id": {Path: "tags", Lookups: true, Doc: "tag id"},
 	},
 })
+
+// PlatformNamed finds the platform whose slug is key, else the one whose name is key
+// (case ignored), among the platforms scope lets through; ErrNotFound when none is.
+func (db *DB) PlatformNamed(ctx context.Context, key string, scope Expr) (Row, error) {
+	for _, c := range []Cond{{Path: []string{"slug"}, Lookup: "exact"}, {Path: []string{"name"}, Lookup: "iexact"}} {
+		c.Values = []any{key}
+		e, err := Platforms.Compile(c)
+		if err != nil {
+			return nil, err
+		}
+		ids, _, err := db.ListIDs(ctx, Query{Model: TypePlatform, Where: []Expr{e, scope}, Limit: 1})
+		if err != nil {
+			return nil, err
+		}
+		if len(ids) == 0 {
+			continue
+		}
+		rows, err := db.Rows(ctx, Platforms, ids)
+		if err != nil {
+			return nil, err
+		}
+		if len(rows) > 0 {
+			return rows[0], nil
+		}
+	}
+	return nil, fmt.Errorf("platform %q: %w", key, ErrNotFound)
+}

@@ -9,6 +9,8 @@ var Sites = declare(&Model{
 		description(200),
 		tagsField("site_tags", "site_id"),
 		customFields("", nil),
+		{Name: "prefix_count", Kind: KindInt, Access: ReadOnly, Select: "(SELECT count(*) FROM prefixes p WHERE p.site_id = t.id)",
+			Doc: "prefixes at the site (FieldKit keeps none)"},
 	},
 	Filters: map[string]Filter{
 		"tag":    {Path: "tags__slug", Lookups: true, Doc: "tag slug"},

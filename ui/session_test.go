@@ -233,8 +233,9 @@ func TestSessionExpiryAndDeactivation(t *testing.T) {
 	if err := e.db.UpdateUser(context.Background(), id, store.UserInput{IsActive: &off}, store.All); err != nil {
 		t.Fatal(err)
 	}
-	wantDetail(t, b.do("GET", "/api/users/users/", nil), 401, "User inactive or deleted.")
-	wantDetail(t, b.do("GET", "/ui/session", nil), 401, "User inactive or deleted.")
+	// Deactivating ended the session itself.
+	wantDetail(t, b.do("GET", "/api/users/users/", nil), 401, "Authentication credentials were not provided.")
+	wantDetail(t, b.do("GET", "/ui/session", nil), 401, "Authentication credentials were not provided.")
 }
 
 func TestSessionPermissions(t *testing.T) {
@@ -258,5 +259,26 @@ func TestSessionPermissions(t *testing.T) {
 	}
 	if len(perms) != len(store.ObjectTypes()) {
 		t.Errorf("permission types: %v", perms)
+	}
+}
+
+// The API's token provisioning (pynetbox's create_token) checks passwords through the
+// same throttle as the web login: failures on either count against both.
+func TestProvisionSharesLoginThrottle(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	e.user("erin", "pw", false)
+	b := e.browser()
+	for i := 0; i < 3; i++ {
+		wantDetail(t, b.do("POST", "/api/users/tokens/provision/", map[string]any{"username": "erin", "password": "nope"}), 401, "Invalid username/password")
+	}
+	for i := 0; i < 2; i++ {
+		wantDetail(t, b.do("POST", "/ui/login", map[string]any{"username": "erin", "password": "nope"}), 401, "Invalid username or password.")
+	}
+	r := b.do("POST", "/api/users/tokens/provision/", map[string]any{"username": "erin", "password": "pw"})
+	wantDetail(t, r, 429, "Too many failed logins; try again in 900 s.")
+	e.clock.advance(15*time.Minute + time.Second)
+	r = b.do("POST", "/api/users/tokens/provision/", map[string]any{"username": "erin", "password": "pw"})
+	if r.status != 201 {
+		t.Fatalf("provision after the window: %d %s", r.status, r.body)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"fieldkit/store"
@@ -38,10 +37,11 @@ func Inactive() *Error { return Unauthorized("User inactive or deleted.") }
 // CSRFFailed is the 403 of an unsafe request by session without its CSRF token.
 func CSRFFailed() *Error { return Forbidden("CSRF Failed: CSRF token missing or incorrect.") }
 
-// PathID reads the :id path parameter; anything but a positive integer is a 404.
+// PathID reads the :id path parameter; anything but a positive integer in its plain
+// decimal form ("+1", "01" are not 1) is a 404.
 func PathID(r *http.Request) (int64, error) {
-	id, err := strconv.ParseInt(Param(r, "id"), 10, 64)
-	if err != nil || id <= 0 {
+	id, ok := ParseID(Param(r, "id"))
+	if !ok {
 		return 0, NotFound()
 	}
 	return id, nil

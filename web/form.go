@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -134,14 +136,25 @@ func (f *Form) Object(name string) (map[string]any, bool) {
 	return m, true
 }
 
-// Int accepts a JSON number with no fractional part.
+// Int accepts a JSON number with no fractional part, or a string holding one ("12",
+// " 12 ", "12.0"), as Django REST framework's IntegerField does: clients such as
+// Ansible's uri module send every value of a body as a string.
 func Int(raw json.RawMessage) (int64, error) {
 	var x float64
 	if err := json.Unmarshal(raw, &x); err != nil {
-		return 0, err
+		var s string
+		if json.Unmarshal(raw, &s) != nil || !intString.MatchString(s) {
+			return 0, err
+		}
+		if x, err = strconv.ParseFloat(strings.TrimSpace(s), 64); err != nil {
+			return 0, err
+		}
 	}
 	if x != math.Trunc(x) || math.Abs(x) > 1<<53 {
 		return 0, errors.New("not an integer")
 	}
 	return int64(x), nil
 }
+
+// intString is an integer written as a string: DRF strips a trailing ".0…" and spaces.
+var intString = regexp.MustCompile(`^\s*[-+]?[0-9]{1,16}(\.0*)?\s*$`)

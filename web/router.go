@@ -77,10 +77,23 @@ func (rt *Router) adapt(h HandlerFunc) http.Handler {
 	})
 }
 
-// Handler builds the httprouter serving every route: a trailing slash is redirected,
-// another method on a path is a 405 and an unknown path a 404 (or a fallback's), in
-// the API's JSON; a panic is logged with its stack and answered with a 500.
+// Handler builds the httprouter serving every route: a query string the server would
+// read differently from the client is a 400 (CheckQuery), a trailing slash is
+// redirected, another method on a path is a 405 and an unknown path a 404 (or a
+// fallback's), in the API's JSON; a panic is logged with its stack and answered with a
+// 500.
 func (rt *Router) Handler() http.Handler {
+	hr := rt.build()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := CheckQuery(r); err != nil {
+			Respond(w, r, rt.Log, err)
+			return
+		}
+		hr.ServeHTTP(w, r)
+	})
+}
+
+func (rt *Router) build() *httprouter.Router {
 	hr := httprouter.New()
 	hr.RedirectTrailingSlash = true
 	hr.RedirectFixedPath = false

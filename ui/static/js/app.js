@@ -10,12 +10,13 @@ import { registerCommands } from './commands.js';
 import { registerDevice } from './device.js';
 import { registerCredentials } from './credentials.js';
 import { registerLogs } from './logs.js';
+import { registerParse } from './parse.js';
 
 const root = document.getElementById('app');
 
 const NAV = [
   ['Run', [['Devices', '/ui/devices/', 'dcim.device'], ['Commands', '/ui/commands/', 'netbox_toolkit_plugin.command'],
-    ['Credentials', '/ui/credentials/'], ['Logs', '/ui/logs/', 'netbox_toolkit_plugin.commandlog'], ['Statistics', '/ui/statistics/', 'netbox_toolkit_plugin.commandlog']]],
+    ['Credentials', '/ui/credentials/'], ['Parse', '/ui/parse/', 'netbox_toolkit_plugin.command'], ['Logs', '/ui/logs/', 'netbox_toolkit_plugin.commandlog'], ['Statistics', '/ui/statistics/', 'netbox_toolkit_plugin.commandlog']]],
   ['Inventory', [['Sites', '/ui/sites/', 'dcim.site'], ['Platforms', '/ui/platforms/', 'dcim.platform'], ['Interfaces', '/ui/interfaces/', 'dcim.interface'],
     ['VLANs', '/ui/vlans/', 'ipam.vlan'], ['IP addresses', '/ui/ip-addresses/', 'ipam.ipaddress'], ['Tags', '/ui/tags/', 'extras.tag']]],
   ['Admin', [['Users', '/ui/users/'], ['Groups', '/ui/groups/'], ['API tokens', '/ui/tokens/'], ['Permissions', '/ui/permissions/']], true],
@@ -149,6 +150,7 @@ registerCommands();
 registerDevice();
 registerCredentials();
 registerLogs();
+registerParse();
 route('/ui/login', () => {});
 onRender(render);
 start();

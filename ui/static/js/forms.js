@@ -108,7 +108,7 @@ async function control(f, value, id) {
     case 'multi':
       return checkList(f.name, f.options, value);
     default:
-      return h('input', { ...common, type: f.inputType || 'text', value, placeholder: f.placeholder, autocomplete: f.autocomplete || 'off', maxlength: f.maxlength });
+      return h('input', { ...common, type: f.inputType || 'text', value, placeholder: f.placeholder, autocomplete: f.autocomplete || 'off', maxlength: f.maxlength, list: f.list });
   }
 }
 
@@ -135,9 +135,10 @@ function read(form, f) {
  * buildForm renders fields for initial (a read object or {}) and calls
  * onSubmit(values) on submit (Enter works). It returns the <form>; extra is a node
  * placed before the buttons (e.g. the variables editor) and collect(values) may add to
- * or veto (throw) the values.
+ * or veto (throw) the values. busyLabel shows on the button while onSubmit runs;
+ * errorTitle heads a refusal. A field's list names a <datalist> of suggestions.
  */
-export async function buildForm({ fields, initial = {}, onSubmit, submitLabel = 'Save', cancelHref, extra, collect, isEdit = false }) {
+export async function buildForm({ fields, initial = {}, onSubmit, submitLabel = 'Save', busyLabel = 'Saving…', errorTitle = 'Not saved', cancelHref, extra, collect, isEdit = false }) {
   const form = h('form', { class: 'form', novalidate: true });
   const top = h('div', { class: 'form-top' });
   const errs = {};
@@ -188,11 +189,11 @@ export async function buildForm({ fields, initial = {}, onSubmit, submitLabel = 
     if (bad) { form.querySelector('[aria-invalid], .field-error:not(:empty)')?.scrollIntoView({ block: 'center' }); return; }
     submit.disabled = true;
     const label = submit.textContent;
-    clear(submit, spinner(), ' Saving…');
+    clear(submit, spinner(), ` ${busyLabel}`);
     try {
       await onSubmit(values);
     } catch (err) {
-      showErrors(err, top, errs, form);
+      showErrors(err, top, errs, form, errorTitle);
     } finally {
       submit.disabled = false;
       submit.textContent = label;
@@ -202,7 +203,7 @@ export async function buildForm({ fields, initial = {}, onSubmit, submitLabel = 
 }
 
 /** showErrors puts a server error's field messages next to their fields. */
-export function showErrors(err, top, errs, form) {
+export function showErrors(err, top, errs, form, title = 'Not saved') {
   if (err instanceof ApiError && err.status === 400) {
     const fe = err.fieldErrors();
     const unplaced = [];
@@ -213,9 +214,9 @@ export function showErrors(err, top, errs, form) {
         if (c && c.setAttribute) c.setAttribute('aria-invalid', 'true');
       } else unplaced.push(`${k}: ${msg}`);
     }
-    top.append(errorBox(unplaced.length || err.body?.detail ? new Error(err.body?.detail || unplaced.join(' · ')) : new Error('Fix the highlighted fields.'), 'Not saved'));
+    top.append(errorBox(unplaced.length || err.body?.detail ? new Error(err.body?.detail || unplaced.join(' · ')) : new Error('Fix the highlighted fields.'), title));
   } else {
-    top.append(errorBox(err, 'Not saved'));
+    top.append(errorBox(err, title));
   }
   top.scrollIntoView({ block: 'nearest' });
 }
