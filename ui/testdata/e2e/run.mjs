@@ -76,6 +76,13 @@ async function inPage(path, init) {
     return { status: r.status, body };
   }, [path, init]);
 }
+/** pick chooses a related object in a form's picker: type, then click the option. */
+async function pick(scope, name, typed, option) {
+  const box = scope.locator(`.picker[data-name=${name}] [role=combobox]`);
+  await box.click();
+  await box.fill(typed);
+  await scope.getByRole('option', { name: option, exact: true }).click();
+}
 async function csrf() {
   const s = await inPage('/ui/session', {});
   return s.body.csrf_token;
@@ -140,7 +147,7 @@ async function scenarios() {
   await credForm.locator('[name=username]').fill(DEVICE_USER);
   await credForm.locator('[name=password]').fill(DEVICE_PASS);
   await credForm.locator('[name=enable_secret]').fill(DEVICE_ENABLE);
-  await credForm.locator('label.check', { hasText: 'Cisco IOS' }).click();
+  await pick(credForm, 'platforms', 'cisco', 'Cisco IOS');
   await credForm.locator('[name=enable_secret]').press('Enter');
   const tokenEl = page.locator('#new-token');
   await tokenEl.waitFor();
@@ -167,7 +174,7 @@ async function scenarios() {
   await row.locator('.v-label').fill('Port');
   await cmdForm.locator('[name=command]').fill('show ip interface brief | include <port> <cr>');
   check(await page.locator('.var-status .field-error').count() === 0, '<cr> is literal, not a missing variable');
-  await cmdForm.locator('fieldset', { hasText: 'Platforms' }).locator('label.check', { hasText: 'Cisco IOS' }).click();
+  await pick(cmdForm, 'platforms', 'cisco', 'Cisco IOS');
   await cmdForm.locator('[name=command]').fill('show ip interface brief | include <port>');
   await cmdForm.getByRole('button', { name: 'Create command' }).click();
   await page.getByRole('heading', { name: 'Command: E2E port status' }).waitFor();
@@ -224,7 +231,7 @@ async function scenarios() {
 
   step('find the log and download its CSV');
   await nav('Logs');
-  await page.selectOption('select[name=command_id]', { label: 'E2E port status' });
+  await pick(page.locator('form.filters'), 'command_id', 'E2E port', 'E2E port status');
   await page.getByRole('button', { name: 'Filter' }).click();
   await page.waitForURL(/command_id=/);
   const logLink = page.locator('tbody tr').first().getByRole('link').first();
@@ -254,6 +261,8 @@ async function scenarios() {
   step('parse an output without a device: the lookup picks the template; a pasted template runs instead');
   await nav('Parse');
   await page.getByRole('heading', { name: 'Parse an output' }).waitFor();
+  // The heading is drawn before the platforms arrive: wait for them rather than count at once.
+  await page.locator('#parse-platforms option[value="cisco_ios"]').waitFor({ state: 'attached' });
   check(await page.locator('#parse-platforms option[value="cisco_ios"]').count() === 1, 'the platform list comes from the inventory');
   const parseForm = page.locator('form.form');
   await parseForm.locator('[name=platform]').fill('cisco_ios');
@@ -290,7 +299,7 @@ async function scenarios() {
   const vlanForm = page.locator('form.form');
   await vlanForm.locator('[name=vid]').fill('5000');
   await vlanForm.locator('[name=name]').fill('E2E-VLAN');
-  await vlanForm.locator('[name=site]').selectOption({ label: 'Demo Lab' });
+  await pick(vlanForm, 'site', 'demo', 'Demo Lab');
   await vlanForm.locator('[name=name]').press('Enter');
   const vidError = vlanForm.locator('.field:has([name=vid]) .field-error');
   await vidError.filter({ hasText: /\S/ }).waitFor();
@@ -308,6 +317,67 @@ async function scenarios() {
   await page.getByRole('heading', { name: 'VLANs' }).waitFor();
   await page.locator('table').waitFor();
   check(await page.locator('tr', { hasText: 'E2E-VLAN-2' }).count() === 0, 'the VLAN is gone from the list');
+
+  step('a site: its slug fills from the name');
+  await nav('Sites');
+  await page.getByRole('link', { name: 'New site' }).click();
+  const siteForm = page.locator('form.form');
+  await siteForm.locator('[name=name]').fill('Paris Nord 2');
+  check(await siteForm.locator('[name=slug]').inputValue() === 'paris-nord-2', `slug ${await siteForm.locator('[name=slug]').inputValue()}`);
+  await siteForm.getByRole('button', { name: 'Create site' }).click();
+  await page.getByRole('heading', { name: 'Site: Paris Nord 2' }).waitFor();
+
+  step('a platform: the driver is chosen from the server\'s list');
+  await nav('Platforms');
+  await page.getByRole('link', { name: 'New platform' }).click();
+  const drivers = await page.locator('form.form select[name=driver] option').evaluateAll((os) => os.map((o) => o.value));
+  check(drivers.includes('cisco_ios') && drivers.includes('juniper_junos') && drivers.includes(''), `driver options ${drivers}`);
+
+  step('one form onboards a device: management IP and SSH port, no interface or address forms');
+  await nav('Devices');
+  await page.getByRole('link', { name: 'New device' }).click();
+  const devForm = page.locator('form.form');
+  check(await devForm.locator('.picker[data-name=primary_ip4]').count() === 0, 'no primary IP choice before the device exists');
+  await devForm.locator('[name=name]').fill('e2e-edge-1');
+  await pick(devForm, 'site', 'paris', 'Paris Nord 2');
+  await pick(devForm, 'platform', 'ios', 'Cisco IOS');
+  await devForm.locator('[name=mgmt_ip]').fill('192.0.2.41/24');
+  await devForm.locator('[name=ssh_port]').fill('2201');
+  await shot('13-device-onboarding');
+  await devForm.getByRole('button', { name: 'Create device' }).click();
+  await page.waitForURL(/\/ui\/devices\/\d+$/);
+  const edgeID = Number(page.url().split('/').pop());
+  const edge = await api('GET', `/api/dcim/devices/${edgeID}/`);
+  check(edge.primary_ip4 && edge.primary_ip4.address === '192.0.2.41/24' && edge.custom_fields.ssh_port === 2201 && edge.site.slug === 'paris-nord-2',
+    `onboarded device: ${JSON.stringify(edge)}`);
+  const edgeIfs = await api('GET', `/api/dcim/interfaces/?device_id=${edgeID}`);
+  check(edgeIfs.count === 1 && edgeIfs.results[0].name === 'mgmt0', `interfaces: ${JSON.stringify(edgeIfs.results)}`);
+
+  step('editing a device among 5,000 addresses keeps its primary IP and sends only what changed');
+  for (let b = 0; b < 5; b++) {
+    await api('POST', '/api/ipam/ip-addresses/', Array.from({ length: 1000 }, (_, i) => ({ address: `10.${100 + b}.${i >> 8}.${i & 255}/16` })));
+  }
+  const far = await api('POST', '/api/dcim/devices/', { name: 'e2e-far', site: { slug: 'paris-nord-2' }, mgmt_ip: '10.250.0.9/24' });
+  check((await api('GET', '/api/ipam/ip-addresses/?limit=1')).count > 5000, 'more than 5,000 addresses');
+  const sent = [];
+  page.on('request', (req) => { if (req.method() === 'PATCH' && req.url().includes(`/api/dcim/devices/${far.id}/`)) sent.push(req.postDataJSON()); });
+  await page.goto(`${BASE}/ui/devices/${far.id}/edit`);
+  const farForm = page.locator('form.form');
+  const ipBox = farForm.locator('.picker[data-name=primary_ip4] [role=combobox]');
+  await ipBox.waitFor();
+  check((await ipBox.inputValue()).startsWith('10.250.0.9/24'), `the primary IP shows: ${await ipBox.inputValue()}`);
+  await ipBox.click();
+  await ipBox.fill('10.250');
+  await farForm.getByRole('option', { name: '10.250.0.9/24 — e2e-far · mgmt0' }).waitFor();
+  await ipBox.press('Escape');
+  await farForm.locator('[name=description]').fill('edited among many addresses');
+  await shot('14-device-edit-many-ips');
+  await farForm.getByRole('button', { name: 'Save' }).click();
+  await page.waitForURL(new RegExp(`/ui/devices/${far.id}$`));
+  const after = await api('GET', `/api/dcim/devices/${far.id}/`);
+  check(after.primary_ip4 && after.primary_ip4.id === far.primary_ip4.id && after.description === 'edited among many addresses',
+    `after the edit: ${JSON.stringify(after.primary_ip4)} ${after.description}`);
+  check(sent.length === 1 && JSON.stringify(Object.keys(sent[0])) === '["description"]', `the form sent ${JSON.stringify(sent)}`);
 
   step('permission constraints are checked as JSON while typing');
   await nav('Permissions');
