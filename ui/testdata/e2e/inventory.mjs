@@ -2,10 +2,16 @@
 // name, a platform whose driver is one of the server's, a device onboarded in one form,
 // and an edit among more addresses than any select could load.
 
-import { BASE, page, step, check, api, shot, nav, pick } from './lib.mjs';
+import { BASE, ADMIN_PASSWORD, page, step, check, api, shot, nav, pick, login } from './lib.mjs';
 
-/** inventory runs the inventory scenarios (after workflow: logged in as admin). */
+/** inventory runs the inventory scenarios as admin, at a desktop width. */
 export async function inventory() {
+  await page.setViewportSize({ width: 1280, height: 860 });
+  await page.goto(`${BASE}/ui/`);
+  await page.locator('#logout').click();
+  await page.waitForURL(/\/ui\/login/);
+  await login('admin', ADMIN_PASSWORD);
+
   step('a site: its slug fills from the name');
   await nav('Sites');
   await page.getByRole('link', { name: 'New site' }).click();
