@@ -140,7 +140,7 @@ func TestSlowBodiesAreCut(t *testing.T) {
 // needs (an execution up to its timeout), and the connection serves the next request.
 func TestBodyDeadlineLiftsOnceRead(t *testing.T) {
 	x := newXEnv(t, 100, func(o *ExecOptions) {})
-	x.api.BodyTimeout = 200 * time.Millisecond
+	x.api.router.BodyTimeout = 200 * time.Millisecond
 	x.ios.SetLatency(150 * time.Millisecond) // login, enable, paging, command: well over the deadline
 	cmd := x.command("show version", "show version", "show")
 	client := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 1}}
