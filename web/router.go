@@ -26,7 +26,7 @@ type Router struct {
 	// BodyTimeout (see LimitBodyTime).
 	BodyTimeout time.Duration
 	routes      []route
-	fallbacks []fallback
+	fallbacks   []fallback
 }
 
 // Route is one (method, path) the router answers, in httprouter's syntax.
