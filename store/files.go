@@ -43,6 +43,7 @@ func WriteAtomic(final string, fill func(tmp string) error) error {
 	}
 	if err != nil {
 		os.Remove(tmp)
+		os.Remove(tmp + "-journal") // SQLite's, when VACUUM INTO fails
 		return err
 	}
 	syncDir(dir)
@@ -60,11 +61,12 @@ func syncFile(path string) error {
 }
 
 // RemoveStaleTemps removes the temp files of WriteAtomic in dir whose writing process is
-// no longer running. Failures are ignored: a temp file left is untidy, not harmful.
+// no longer running, with what was written beside them (SQLite's "-journal" of a
+// VACUUM INTO). Failures are ignored: a temp file left is untidy, not harmful.
 func RemoveStaleTemps(dir string) {
-	names, _ := filepath.Glob(filepath.Join(dir, ".*"+tempSuffix))
+	names, _ := filepath.Glob(filepath.Join(dir, ".*"+tempSuffix+"*"))
 	for _, name := range names {
-		base := strings.TrimSuffix(filepath.Base(name), tempSuffix)
+		base, _, _ := strings.Cut(filepath.Base(name), tempSuffix)
 		owner := base[strings.LastIndex(base, ".")+1:]
 		pid, err := strconv.Atoi(owner[:max(0, strings.Index(owner, "-"))])
 		if err != nil || pid == os.Getpid() || processAlive(pid) {
