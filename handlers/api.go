@@ -93,6 +93,10 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Request-ID", id)
 	w.Header().Set("API-Version", APIVersion)
 	w.Header().Set("X-Content-Type-Options", "nosniff")
+	if err := httpjson.CheckQuery(r); err != nil {
+		a.writeError(w, r, err)
+		return
+	}
 	a.router.ServeHTTP(w, r)
 }
 

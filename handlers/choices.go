@@ -69,15 +69,15 @@ func (a *API) variableChoices(w http.ResponseWriter, r *http.Request) error {
 	if raw == "" {
 		return httpjson.BadRequest("device_id", "This parameter is required.")
 	}
-	deviceID, err := strconv.ParseInt(raw, 10, 64)
-	if err != nil || deviceID < 1 {
+	deviceID, ok := httpjson.ParseID(raw)
+	if !ok {
 		return httpjson.BadRequest("device_id", "A valid integer is required.")
 	}
 	scope, err := a.scope(r, store.TypeDevice, "view")
 	if err != nil {
 		return err
 	}
-	ok, err := a.DB.Exists(r.Context(), store.TypeDevice, deviceID, scope.Expr)
+	ok, err = a.DB.Exists(r.Context(), store.TypeDevice, deviceID, scope.Expr)
 	if err != nil {
 		return err
 	}

@@ -9,8 +9,8 @@ import (
 )
 
 // commandHooks check a command's text and variables together: every placeholder has a
-// variable and every variable a placeholder; and a variable's display name defaults to
-// its name.
+// variable and every variable a placeholder, a default value matches its variable's
+// pattern; and a variable's display name defaults to its name.
 var commandHooks = hooks{check: checkCommand}
 
 // checkCommand cross-checks the command text and the variables this write leaves: what
@@ -22,6 +22,12 @@ func checkCommand(_ context.Context, _ *API, f *form, v store.Values, cur store.
 		varErrs[i] = httpjson.FieldErrors{}
 		if dn, _ := x["display_name"].(string); dn == "" {
 			x["display_name"] = x["name"]
+		}
+		pattern, _ := x["pattern"].(string)
+		if def, _ := x["default_value"].(string); pattern != "" && def != "" {
+			if re, err := store.VariablePattern(pattern); err == nil && !re.MatchString(def) {
+				varErrs[i].Add("default_value", "The default value does not match the pattern.")
+			}
 		}
 	}
 	text, textOK := v["command"].(string)

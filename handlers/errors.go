@@ -14,6 +14,10 @@ import (
 
 func errNotFound() *httpjson.Error { return httpjson.Detail(http.StatusNotFound, "Not found.") }
 
+// errInvalidPage answers an offset at or past the end of a non-empty list, as Django REST
+// framework answers a page that does not exist.
+func errInvalidPage() *httpjson.Error { return httpjson.Detail(http.StatusNotFound, "Invalid page.") }
+
 func errForbidden(msg string) *httpjson.Error {
 	if msg == "" {
 		msg = "You do not have permission to perform this action."

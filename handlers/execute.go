@@ -59,7 +59,8 @@ type prepared struct {
 	cmd     store.Command
 	target  store.Target
 	secret  store.Secret
-	text    string // the command with its variables substituted
+	text    string            // the command with its variables substituted: exactly what is sent
+	values  map[string]string // the value each variable took
 	timeout time.Duration
 	// explicit: the request gave the timeout, which then bounds the whole run; else the
 	// device's or platform's own timeouts apply where they are set.
@@ -150,7 +151,7 @@ func (a *API) prepare(r *http.Request, cmd store.Command, req execRequest, check
 	if err != nil {
 		return nil, err
 	}
-	if p.text, err = a.render(cmd, req, choices); err != nil {
+	if p.text, p.values, err = a.render(cmd, req, choices, driverOf(target)); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -224,18 +225,28 @@ func (a *API) credentialFor(s store.Secret, target store.Target) (store.Secret, 
 	return s, nil
 }
 
-// render validates the variables against the device's inventory and substitutes them.
-func (a *API) render(cmd store.Command, req execRequest, choices map[string][]string) (string, error) {
+// render validates the variables against their patterns, the device's inventory and
+// its driver's rules, and substitutes them as the driver needs them written.
+func (a *API) render(cmd store.Command, req execRequest, choices map[string][]string, driver string) (string, map[string]string, error) {
 	vars := make([]variables.Variable, len(cmd.Variables))
 	for i, v := range cmd.Variables {
 		vars[i] = variables.Variable{Name: v.Name, Type: v.VariableType, Required: v.Required, Default: v.DefaultValue}
+		if v.Pattern != "" {
+			re, err := store.VariablePattern(v.Pattern)
+			if err != nil {
+				return "", nil, fmt.Errorf("command %d variable %s: stored pattern: %w", cmd.ID, v.Name, err)
+			}
+			vars[i].Pattern = re
+		}
 	}
-	text, verrs := variables.Render(cmd.Command, vars, req.Variables, choices)
+	r := exec.ValueRulesFor(driver)
+	text, used, verrs := variables.Render(cmd.Command, vars, req.Variables, choices,
+		variables.Rules{Unsafe: r.Unsafe, OptionPrefix: r.OptionPrefix, Quote: r.Quote})
 	if len(verrs) > 0 {
 		body := map[string]any{"variables": verrs}
-		return "", &rejection{status: http.StatusBadRequest, reason: "Invalid variables.", body: body, details: body}
+		return "", nil, &rejection{status: http.StatusBadRequest, reason: "Invalid variables.", body: body, details: body}
 	}
-	return text, nil
+	return text, used, nil
 }
 
 // choiceValues lists the allowed values of each inventory variable of cmd on a device.

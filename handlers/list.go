@@ -81,9 +81,9 @@ func (res *Resource) parseList(r *http.Request) (store.Query, page, error) {
 	pg := page{limit: defaultLimit}
 	fe := httpjson.FieldErrors{}
 	if v := vals.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
+		n, ok := httpjson.ParseCount(v)
 		switch {
-		case err != nil || n < 0:
+		case !ok:
 			fe.Add("limit", "A valid non-negative integer is required.")
 		case n == 0 || n > maxLimit:
 			pg.limit = maxLimit
@@ -92,8 +92,8 @@ func (res *Resource) parseList(r *http.Request) (store.Query, page, error) {
 		}
 	}
 	if v := vals.Get("offset"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
+		n, ok := httpjson.ParseCount(v)
+		if !ok {
 			fe.Add("offset", "A valid non-negative integer is required.")
 		}
 		pg.offset = n
@@ -180,7 +180,7 @@ func paginate(r *http.Request, total int, pg page, results []any) listBody {
 	if b.Results == nil {
 		b.Results = []any{}
 	}
-	if pg.offset+pg.limit < total {
+	if total-pg.offset > pg.limit { // never pg.offset+pg.limit: it could wrap
 		s := pageURL(r, pg.limit, pg.offset+pg.limit)
 		b.Next = &s
 	}
@@ -226,6 +226,9 @@ func listHandler[T any](a *API, res *Resource, load Loader[T], id IDOf[T], rende
 		ids, total, err := a.DB.ListIDs(r.Context(), q)
 		if err != nil {
 			return err
+		}
+		if pg.offset > 0 && pg.offset >= total {
+			return errInvalidPage()
 		}
 		objs, err := loadOrdered(r.Context(), load, id, ids)
 		if err != nil {
@@ -288,10 +291,11 @@ func loadOrdered[T any](ctx context.Context, load Loader[T], id IDOf[T], ids []i
 	return out, nil
 }
 
-// pathID reads the :id path parameter; anything but a positive integer is a 404.
+// pathID reads the :id path parameter; anything but a positive integer in its plain
+// decimal form ("+1", "01" are not 1) is a 404.
 func pathID(r *http.Request) (int64, error) {
-	id, err := strconv.ParseInt(param(r, "id"), 10, 64)
-	if err != nil || id <= 0 {
+	id, ok := httpjson.ParseID(param(r, "id"))
+	if !ok {
 		return 0, errNotFound()
 	}
 	return id, nil

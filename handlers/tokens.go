@@ -12,7 +12,10 @@ import (
 )
 
 // tokenHooks: a token is the requesting user's unless the write names another, and it
-// expires in the future or never.
+// expires in the future or never. Making a token for another user, or handing one over
+// to another user, gives its key to someone who is not that user: only a superuser may,
+// or a holder of a permission whose constraints name that user explicitly — and never
+// for a superuser unless the writer is one.
 var tokenHooks = hooks{check: checkToken}
 
 func checkToken(ctx context.Context, a *API, f *form, v store.Values, cur store.Row, _ bool) error {
@@ -21,6 +24,37 @@ func checkToken(ctx context.Context, a *API, f *form, v store.Values, cur store.
 	}
 	if t, ok := v["expires"].(time.Time); ok && !t.IsZero() && !t.After(a.DB.Now()) {
 		f.Errs.Add("expires", "Expiration time must be in the future.")
+	}
+	return checkTokenOwner(ctx, a, v, cur)
+}
+
+// checkTokenOwner refuses a token written for another user without the right to.
+func checkTokenOwner(ctx context.Context, a *API, v store.Values, cur store.Row) error {
+	me := requestUser(ctx)
+	owner, sent := v["user"].(int64)
+	if !sent || me.IsSuperuser || owner == me.ID {
+		return nil
+	}
+	if prev, _ := cur["user"].(store.Row); prev != nil && prev.ID() == owner {
+		return nil // the owner stays: nobody learns a key
+	}
+	users, err := a.DB.Rows(ctx, store.Users, []int64{owner})
+	if err != nil || len(users) == 0 {
+		return err // an unknown user was reported by the reference's parse
+	}
+	if users[0]["is_superuser"] == true {
+		return errForbidden("Only a superuser may create a token for a superuser or give one to a superuser.")
+	}
+	action := "add"
+	if cur != nil {
+		action = "change"
+	}
+	mine, err := a.grantOf(ctx)
+	if err != nil {
+		return err
+	}
+	if name, _ := users[0]["username"].(string); !mine.NamesUser(store.TypeToken, action, owner, name) {
+		return errForbidden("Only a superuser may create a token for another user, or a user whose permission's constraints name that user.")
 	}
 	return nil
 }

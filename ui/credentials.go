@@ -15,6 +15,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"fieldkit/exec"
+	"fieldkit/handlers/httpjson"
 	"fieldkit/store"
 )
 
@@ -128,8 +129,8 @@ func (u *UI) regenerateSet(w http.ResponseWriter, r *http.Request) error {
 
 // idParam reads the {id} of the path; a malformed one is simply not found.
 func idParam(r *http.Request) (int64, error) {
-	id, err := strconv.ParseInt(routeParam(r, "id"), 10, 64)
-	if err != nil || id < 1 {
+	id, ok := httpjson.ParseID(routeParam(r, "id"))
+	if !ok {
 		return 0, errNotFound()
 	}
 	return id, nil

@@ -148,20 +148,20 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) error {
 // client address, and per address alone: the web login and the API's token
 // provisioning both go through it, so neither gives more guesses than the other. A
 // wrong password is store.ErrBadLogin (store.ErrInactive for an inactive user), a
-// throttled client a 429 with Retry-After.
+// throttled client a 429 with Retry-After. A try is reserved before the password is
+// checked and counts while it runs, so that tries sent at once cannot all pass.
 func (u *UI) CheckLogin(r *http.Request, username, password string) (store.Principal, error) {
-	key := strings.ToLower(username) + "\x00" + clientIP(r)
-	if wait := max(u.throttle.wait(key), u.addrThrottle.wait(clientIP(r))); wait > 0 {
-		secs := int(math.Ceil(wait.Seconds()))
-		e := httpjson.Detail(http.StatusTooManyRequests, fmt.Sprintf("Too many failed logins; try again in %d s.", secs))
-		e.Header = http.Header{"Retry-After": {strconv.Itoa(secs)}}
-		return store.Principal{}, e
+	ip := clientIP(r)
+	key := strings.ToLower(username) + "\x00" + ip
+	if err := u.beginLogin(key, ip); err != nil {
+		return store.Principal{}, err
 	}
 	p, err := u.db.CheckPassword(r.Context(), username, password)
-	if errors.Is(err, store.ErrBadLogin) || errors.Is(err, store.ErrInactive) {
-		u.throttle.fail(key)
-		u.addrThrottle.fail(clientIP(r))
-		u.log.Warn("login failed", "username", username, "client_ip", clientIP(r), "inactive", errors.Is(err, store.ErrInactive),
+	failed := errors.Is(err, store.ErrBadLogin) || errors.Is(err, store.ErrInactive)
+	u.throttle.end(key, failed)
+	u.addrThrottle.end(ip, failed)
+	if failed {
+		u.log.Warn("login failed", "username", username, "client_ip", ip, "inactive", errors.Is(err, store.ErrInactive),
 			"path", r.URL.Path)
 		return p, err
 	}
@@ -170,6 +170,24 @@ func (u *UI) CheckLogin(r *http.Request, username, password string) (store.Princ
 	}
 	u.throttle.reset(key)
 	return p, nil
+}
+
+// beginLogin reserves a try of the username from the address, and of the address alone,
+// or answers 429.
+func (u *UI) beginLogin(key, ip string) error {
+	wait, ok := u.throttle.begin(key)
+	if ok {
+		if wait, ok = u.addrThrottle.begin(ip); !ok {
+			u.throttle.end(key, false)
+		}
+	}
+	if ok {
+		return nil
+	}
+	secs := int(math.Ceil(wait.Seconds()))
+	e := httpjson.Detail(http.StatusTooManyRequests, fmt.Sprintf("Too many failed logins; try again in %d s.", secs))
+	e.Header = http.Header{"Retry-After": {strconv.Itoa(secs)}}
+	return e
 }
 
 // logout ends the session. Without a session there is nothing to end (and nothing a

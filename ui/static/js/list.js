@@ -37,11 +37,18 @@ export async function listPage(main, opts) {
   const filters = opts.filters || [];
   clear(main, pageHead(opts.title, opts.actions || []));
   if (opts.intro) main.append(opts.intro);
-  const form = h('form', { class: 'filters', role: 'search' });
+  // On a phone the filters fold behind one button, so that the rows come first.
+  const active = filters.filter((f) => q[f.name]).length;
+  const form = h('form', { class: 'filters folded', role: 'search', id: 'list-filters' });
+  const fold = h('button', { type: 'button', class: 'btn small filter-fold', 'aria-controls': 'list-filters', 'aria-expanded': 'false', onclick: () => {
+    const open = form.classList.toggle('folded') === false;
+    fold.setAttribute('aria-expanded', String(open));
+  } }, active ? `Filters (${active} active)` : 'Filters');
+  form.append(fold);
   for (const f of filters) form.append(await filterControl(f, q[f.name]));
   form.append(h('div', { class: 'filter filter-buttons' },
     h('button', { type: 'submit', class: 'btn primary' }, 'Filter'),
-    filters.some((f) => q[f.name]) ? h('button', { type: 'button', class: 'btn', onclick: () => setQuery({}) }, 'Clear') : null));
+    active ? h('button', { type: 'button', class: 'btn', onclick: () => setQuery({}) }, 'Clear') : null));
   form.addEventListener('submit', (e) => {
     e.preventDefault();
     const next = {};
