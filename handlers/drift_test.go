@@ -135,7 +135,7 @@ func driftFixture(e *env) *driftFix {
 			"IPAddress.assigned_object_type": {"assigned_object_id": iface},
 		},
 		samples: map[string]any{
-			"Device.primary_ip4": ip4, "Device.primary_ip6": ip6, "Device.custom_fields": map[string]any{"ssh_port": 2022},
+			"Device.primary_ip4": ip4, "Device.mgmt_ip": "10.8.8.8/24", "Device.ssh_port": 2200, "Device.primary_ip6": ip6, "Device.custom_fields": map[string]any{"ssh_port": 2022},
 			"Command.variables": []any{map[string]any{"name": "v", "display_name": "V"}}, "Command.command": "show drift",
 			"IPAddress.address": "10.7.7.7/24", "IPAddress.dns_name": "drift.example", "IPAddress.assigned_object_id": iface,
 			"User.username": "drift_user", "User.email": "drift@example.com", "Tag.color": "abcdef",

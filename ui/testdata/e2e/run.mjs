@@ -6,9 +6,11 @@ import { join } from 'node:path';
 import { ctx, SHOTS, t0, state, step, check, shot, pageErrors } from './lib.mjs';
 import { workflow } from './workflow.mjs';
 import { layoutSweep } from './layout.mjs';
+import { inventory } from './inventory.mjs';
 
 async function scenarios() {
   await workflow();
+  await inventory();
   await layoutSweep();
   check(pageErrors.length === 0, `page errors: ${pageErrors.join('; ')}`);
 }
