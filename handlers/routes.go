@@ -88,6 +88,7 @@ func (a *API) routes(rt *httprouter.Router) {
 	for _, res := range readOnlyResources {
 		a.resource(rt, res)
 	}
+	a.handle(rt, http.MethodPost, pathImport, a.authed(a.importFile))
 
 	// Users, groups, tokens, permissions.
 	// ROUTES:USERS
