@@ -15,8 +15,8 @@ import (
 	"fieldkit/exec/ratelimit"
 	"fieldkit/exec/textfsm"
 	"fieldkit/exec/variables"
-	"fieldkit/handlers/httpjson"
 	"fieldkit/store"
+	"fieldkit/web"
 )
 
 // ExecOptions configures command execution.
@@ -79,8 +79,8 @@ type rejection struct {
 
 func (rj *rejection) Error() string { return rj.reason }
 
-func (rj *rejection) httpError() *httpjson.Error {
-	e := &httpjson.Error{Status: rj.status, Body: rj.body}
+func (rj *rejection) httpError() *web.Error {
+	e := &web.Error{Status: rj.status, Body: rj.body}
 	if rj.retryAfter > 0 {
 		e.Header = http.Header{"Retry-After": {strconv.Itoa(rj.retryAfter)}}
 	}
@@ -93,7 +93,7 @@ func fieldRejection(field, msg string) *rejection {
 }
 
 // readExecRequest reads the execution fields from a form (a body, or a bulk element).
-func readExecRequest(f *form, tokenRequired bool) execRequest {
+func readExecRequest(f *web.Form, tokenRequired bool) execRequest {
 	var req execRequest
 	req.DeviceID, _ = f.Integer("device_id", true, 1, 1<<53)
 	if f.Has("credential_set_id") {
@@ -185,7 +185,7 @@ func (a *API) lookupCredential(r *http.Request, token string) (store.Secret, err
 		return store.Secret{}, errors.New("execution is not configured: no master key")
 	}
 	s, err := a.DB.CredentialByToken(r.Context(), a.Exec.Keyring, token)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && s.OwnerID != principal(r).ID) {
+	if errors.Is(err, store.ErrNotFound) || (err == nil && s.OwnerID != web.User(r.Context()).ID) {
 		return store.Secret{}, fieldRejection("credential_token", "Invalid credential token.")
 	}
 	if err != nil {
@@ -203,7 +203,7 @@ func (a *API) credentialSet(r *http.Request, id int64, target store.Target) (sto
 	if a.Exec.Keyring == nil {
 		return store.Secret{}, errors.New("execution is not configured: no master key")
 	}
-	s, err := a.DB.CredentialByID(r.Context(), a.Exec.Keyring, principal(r).ID, id)
+	s, err := a.DB.CredentialByID(r.Context(), a.Exec.Keyring, web.User(r.Context()).ID, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return store.Secret{}, fieldRejection("credential_set_id", "Credential set not found.")
 	}
@@ -293,7 +293,7 @@ func (a *API) acquire(r *http.Request, deviceID int64) (ratelimit.Slot, error) {
 	if a.Exec.Limiter == nil || !a.Exec.Limiter.Enabled() {
 		return ratelimit.Slot{}, nil
 	}
-	if ok, err := a.bypass(r.Context(), principal(r)); err != nil || ok {
+	if ok, err := a.bypass(r.Context(), web.User(r.Context())); err != nil || ok {
 		return ratelimit.Slot{}, err
 	}
 	slot, st, ok := a.Exec.Limiter.Acquire(deviceID)
@@ -416,7 +416,7 @@ func notParsed(why string) textfsm.Parsed {
 // be visible (404), the body valid (400), then every check of prepare in its order.
 // withToken says whether the credential is checked too.
 func (a *API) checkedRequest(r *http.Request, withToken bool, fields ...string) (*prepared, error) {
-	id, err := pathID(r)
+	id, err := web.PathID(r)
 	if err != nil {
 		return nil, err
 	}
@@ -424,7 +424,7 @@ func (a *API) checkedRequest(r *http.Request, withToken bool, fields ...string) 
 	if err != nil {
 		return nil, err
 	}
-	f, err := decodeForm(r, fields...)
+	f, err := web.DecodeForm(r, fields...)
 	if err != nil {
 		return nil, err
 	}
@@ -460,11 +460,11 @@ func (a *API) execute(w http.ResponseWriter, r *http.Request) error {
 	ctx, cancel := context.WithTimeout(a.execContext(), whole)
 	defer cancel()
 	res := exec.Execute(ctx, target, credentials(p.secret), a.execOptionsWith(p.timeout), []exec.Command{{Type: p.cmd.CommandType, Text: p.text}})[0]
-	o, err := a.finish(r.Context(), p, principal(r), started, res, slot)
+	o, err := a.finish(r.Context(), p, web.User(r.Context()), started, res, slot)
 	if err != nil {
 		return err
 	}
-	httpjson.Write(w, http.StatusOK, a.executeBody(p, o))
+	web.Write(w, http.StatusOK, a.executeBody(p, o))
 	return nil
 }
 

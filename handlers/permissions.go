@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"fieldkit/store"
+	"fieldkit/web"
 )
 
 // permissionHooks check a permission's object types, actions and constraints together,
@@ -18,7 +19,7 @@ import (
 // than the writer.
 var permissionHooks = hooks{check: checkPermission}
 
-func checkPermission(ctx context.Context, a *API, f *form, v store.Values, cur store.Row, _ bool) error {
+func checkPermission(ctx context.Context, a *API, f *web.Form, v store.Values, cur store.Row, _ bool) error {
 	pick := func(name string) any {
 		if x, ok := v[name]; ok || f.Has(name) {
 			return x
@@ -33,13 +34,13 @@ func checkPermission(ctx context.Context, a *API, f *form, v store.Values, cur s
 		}
 	}
 	cons := pick("constraints")
-	if len(f.Errs) == 0 && !requestUser(ctx).IsSuperuser {
+	if len(f.Errs) == 0 && !web.User(ctx).IsSuperuser {
 		mine, err := a.grantOf(ctx)
 		if err != nil {
 			return err
 		}
 		if !mine.CoversPermission(types, actions, cons) {
-			return errForbidden("You may only grant what you hold yourself: the same object types and actions, " +
+			return web.Forbidden("You may only grant what you hold yourself: the same object types and actions, " +
 				"with no constraints only if yours have none, else with all of your constraints (and perhaps more).")
 		}
 	}

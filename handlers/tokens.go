@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"time"
 
-	"fieldkit/handlers/httpjson"
 	"fieldkit/store"
+	"fieldkit/web"
 )
 
 // tokenHooks: a token is the requesting user's unless the write names another, and it
@@ -18,9 +18,9 @@ import (
 // for a superuser unless the writer is one.
 var tokenHooks = hooks{check: checkToken}
 
-func checkToken(ctx context.Context, a *API, f *form, v store.Values, cur store.Row, _ bool) error {
+func checkToken(ctx context.Context, a *API, f *web.Form, v store.Values, cur store.Row, _ bool) error {
 	if _, ok := v["user"]; !ok && cur == nil && !f.Errs.Has("user") {
-		v["user"] = requestUser(ctx).ID
+		v["user"] = web.User(ctx).ID
 	}
 	if t, ok := v["expires"].(time.Time); ok && !t.IsZero() && !t.After(a.DB.Now()) {
 		f.Errs.Add("expires", "Expiration time must be in the future.")
@@ -30,7 +30,7 @@ func checkToken(ctx context.Context, a *API, f *form, v store.Values, cur store.
 
 // checkTokenOwner refuses a token written for another user without the right to.
 func checkTokenOwner(ctx context.Context, a *API, v store.Values, cur store.Row) error {
-	me := requestUser(ctx)
+	me := web.User(ctx)
 	owner, sent := v["user"].(int64)
 	if !sent || me.IsSuperuser || owner == me.ID {
 		return nil
@@ -43,7 +43,7 @@ func checkTokenOwner(ctx context.Context, a *API, v store.Values, cur store.Row)
 		return err // an unknown user was reported by the reference's parse
 	}
 	if users[0]["is_superuser"] == true {
-		return errForbidden("Only a superuser may create a token for a superuser or give one to a superuser.")
+		return web.Forbidden("Only a superuser may create a token for a superuser or give one to a superuser.")
 	}
 	action := "add"
 	if cur != nil {
@@ -54,7 +54,7 @@ func checkTokenOwner(ctx context.Context, a *API, v store.Values, cur store.Row)
 		return err
 	}
 	if name, _ := users[0]["username"].(string); !mine.NamesUser(store.TypeToken, action, owner, name) {
-		return errForbidden("Only a superuser may create a token for another user, or a user whose permission's constraints name that user.")
+		return web.Forbidden("Only a superuser may create a token for another user, or a user whose permission's constraints name that user.")
 	}
 	return nil
 }
@@ -69,14 +69,14 @@ func (a *API) createToken(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if !scope.Granted {
-		return errForbidden("")
+		return web.Forbidden("")
 	}
-	body, err := readBody(r)
+	body, err := web.ReadJSON(r)
 	if err != nil {
 		return err
 	}
 	keys := map[int64]string{}
-	wr := Writer{Fields: writableNames(res.Model, true), Create: func(ctx context.Context, f *form, guard store.Scope) (int64, error) {
+	wr := Writer{Fields: writableNames(res.Model, true), Create: func(ctx context.Context, f *web.Form, guard store.Scope) (int64, error) {
 		v, err := a.parseBody(ctx, res, res.Model, f, true, nil)
 		if err != nil {
 			return 0, err
@@ -84,7 +84,7 @@ func (a *API) createToken(w http.ResponseWriter, r *http.Request) error {
 		id, err := a.DB.Create(ctx, res.Model, v, guard)
 		var fe *store.FieldError
 		if errors.As(err, &fe) && errors.Is(err, store.ErrConflict) {
-			return 0, httpjson.BadRequest("key", "A token with this key already exists.")
+			return 0, web.BadRequest("key", "A token with this key already exists.")
 		}
 		keys[id], _ = v["key"].(string)
 		return id, err
@@ -97,7 +97,7 @@ func (a *API) createToken(w http.ResponseWriter, r *http.Request) error {
 	if isList(body) {
 		return bulkCreate(a, w, r, wr, scope, body, a.rows(res), store.Row.ID, render)
 	}
-	f, err := formOf(body, wr.Fields...)
+	f, err := web.FormOf(body, wr.Fields...)
 	if err != nil {
 		return err
 	}
@@ -110,6 +110,6 @@ func (a *API) createToken(w http.ResponseWriter, r *http.Request) error {
 		return errors.Join(err, fmt.Errorf("created token %d vanished", id))
 	}
 	w.Header().Set("Location", res.objURL(r, id))
-	httpjson.Write(w, http.StatusCreated, render(r, rows[0], false))
+	web.Write(w, http.StatusCreated, render(r, rows[0], false))
 	return nil
 }

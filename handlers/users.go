@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"fieldkit/store"
+	"fieldkit/web"
 )
 
 // userHooks: only a superuser may make a superuser, change a superuser's account (its
@@ -15,22 +16,16 @@ import (
 // that grants more.
 var userHooks = hooks{check: checkUser, beforeDelete: checkUserDelete}
 
-// requestUser is the requesting user, for writers that only get the request's context.
-func requestUser(ctx context.Context) store.Principal {
-	p, _ := ctx.Value(ctxPrincipal).(store.Principal)
-	return p
-}
-
-func checkUser(ctx context.Context, a *API, f *form, v store.Values, cur store.Row, _ bool) error {
-	if len(f.Errs) > 0 || requestUser(ctx).IsSuperuser {
+func checkUser(ctx context.Context, a *API, f *web.Form, v store.Values, cur store.Row, _ bool) error {
+	if len(f.Errs) > 0 || web.User(ctx).IsSuperuser {
 		return nil
 	}
 	super, sent := v["is_superuser"].(bool)
 	switch {
 	case cur == nil && sent && super:
-		return errForbidden("Only a superuser may create a superuser.")
+		return web.Forbidden("Only a superuser may create a superuser.")
 	case cur != nil && (cur["is_superuser"] == true || sent && super != cur["is_superuser"]):
-		return errForbidden("Only a superuser may change a superuser or superuser status.")
+		return web.Forbidden("Only a superuser may change a superuser or superuser status.")
 	}
 	return checkUserGrant(ctx, a, v, cur)
 }
@@ -59,7 +54,7 @@ func checkUserGrant(ctx context.Context, a *API, v store.Values, cur store.Row) 
 		return err
 	}
 	if !mine.Covers(theirs) {
-		return errForbidden("You may not set the password or groups of a user who would then hold permissions you do not hold.")
+		return web.Forbidden("You may not set the password or groups of a user who would then hold permissions you do not hold.")
 	}
 	return nil
 }
@@ -76,21 +71,21 @@ func rowIDs(v any) []int64 {
 
 // grantOf is the requesting user's grant.
 func (a *API) grantOf(ctx context.Context) (store.Grant, error) {
-	p := requestUser(ctx)
+	p := web.User(ctx)
 	return a.DB.GrantOf(ctx, p.ID, p.GroupIDs, p.IsSuperuser)
 }
 
 func checkUserDelete(ctx context.Context, a *API, id int64) error {
-	if !requestUser(ctx).IsSuperuser {
+	if !web.User(ctx).IsSuperuser {
 		rows, err := a.DB.Rows(ctx, store.Users, []int64{id})
 		if err != nil || len(rows) == 0 {
-			return errors.Join(err, errNotFound())
+			return errors.Join(err, web.NotFound())
 		}
 		if rows[0]["is_superuser"] == true {
-			return errForbidden("Only a superuser may change a superuser or superuser status.")
+			return web.Forbidden("Only a superuser may change a superuser or superuser status.")
 		}
 	}
-	if id == requestUser(ctx).ID {
+	if id == web.User(ctx).ID {
 		return store.ErrDeleteSelf
 	}
 	return nil
