@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"strings"
 
-	"fieldkit/handlers/httpjson"
+	"fieldkit/web"
 )
 
 // pathImport takes a file of inventory objects (see Import).
@@ -16,7 +16,7 @@ const pathImport = "/api/plugins/toolkit/import/"
 // would be, on a dry run), 400 with every problem by row and column (nothing written),
 // 403 when a row needs a permission the user lacks.
 func (a *API) importFile(w http.ResponseWriter, r *http.Request) error {
-	f, err := decodeForm(r, "data", "filename", "type", "format", "dry_run")
+	f, err := web.DecodeForm(r, "data", "filename", "type", "format", "dry_run")
 	if err != nil {
 		return err
 	}
@@ -34,16 +34,16 @@ func (a *API) importFile(w http.ResponseWriter, r *http.Request) error {
 	if err := f.Err(); err != nil {
 		return err
 	}
-	rep, err := a.Import(r.Context(), principal(r), ImportInput{Name: name, Data: []byte(data), Type: kind, Format: format, DryRun: dry})
+	rep, err := a.Import(r.Context(), web.User(r.Context()), ImportInput{Name: name, Data: []byte(data), Type: kind, Format: format, DryRun: dry})
 	var ie *ImportError
 	if errors.As(err, &ie) {
-		return &httpjson.Error{Status: http.StatusBadRequest, Body: map[string]any{
+		return &web.Error{Status: http.StatusBadRequest, Body: map[string]any{
 			"detail": "Nothing was imported: " + problems(len(ie.Problems)) + ".", "errors": ie.Problems}}
 	}
 	if err != nil {
 		return err
 	}
-	httpjson.Write(w, http.StatusOK, rep)
+	web.Write(w, http.StatusOK, rep)
 	return nil
 }
 

@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 
-	"fieldkit/handlers/httpjson"
 	"fieldkit/store"
+	"fieldkit/web"
 )
 
 // An import writes the objects of a file as the API would write each (the same parsing,
@@ -209,7 +209,7 @@ func (a *API) Import(ctx context.Context, p store.Principal, in ImportInput) (*I
 		return nil, &ImportError{Problems: []ImportProblem{{Type: in.Type, Message: err.Error()}}}
 	}
 	im := &importer{a: a, p: p, report: &ImportReport{DryRun: in.DryRun}, scopes: map[string]store.Scope{}}
-	ctx = context.WithValue(ctx, ctxPrincipal, p)
+	ctx = web.ContextWithUser(ctx, p)
 	err = a.DB.Batch(ctx, func(ctx context.Context) error {
 		for _, set := range sets {
 			if err := im.run(ctx, set); err != nil {
@@ -325,7 +325,7 @@ func (im *importer) record(ctx context.Context, k *importKind, rec *importRecord
 	if id != 0 && c.autoSlug {
 		delete(raw, "slug") // an update keeps the slug the object has
 	}
-	form := httpjson.NewForm(jsonFields(raw), writableNames(m, id == 0)...)
+	form := web.NewForm(jsonFields(raw), writableNames(m, id == 0)...)
 	if id == 0 {
 		scope, err := im.scope(ctx, k, "add")
 		if err != nil {
@@ -386,8 +386,8 @@ func (im *importer) checkRest(ctx context.Context, k *importKind, rec *importRec
 			raw[f] = v
 		}
 	}
-	_, err := im.a.parseBody(ctx, k.res, k.res.Model, httpjson.NewForm(jsonFields(raw), writableNames(k.res.Model, false)...), false, store.Row{})
-	var he *httpjson.Error
+	_, err := im.a.parseBody(ctx, k.res, k.res.Model, web.NewForm(jsonFields(raw), writableNames(k.res.Model, false)...), false, store.Row{})
+	var he *web.Error
 	if errors.As(err, &he) {
 		im.httpProblems(k, rec, he.Body, c.col)
 	}
@@ -445,7 +445,7 @@ func (im *importer) scope(ctx context.Context, k *importKind, action string) (st
 		return s, err
 	}
 	if !s.Granted {
-		return s, errForbidden(fmt.Sprintf("You do not have permission to %s %s.", action, k.name))
+		return s, web.Forbidden(fmt.Sprintf("You do not have permission to %s %s.", action, k.name))
 	}
 	im.scopes[key] = s
 	return s, nil
@@ -458,7 +458,7 @@ func (im *importer) fieldProblems(k *importKind, rec *importRecord, err error, c
 		return false
 	}
 	var fe *store.FieldError
-	var he *httpjson.Error
+	var he *web.Error
 	var p store.Problem
 	switch {
 	case errors.As(err, &fe):
