@@ -241,9 +241,8 @@ func (u *UI) writeSession(w http.ResponseWriter, r *http.Request, status int, s 
 func (u *UI) permissions(ctx context.Context, p store.Principal) (map[string][]string, error) {
 	out := map[string][]string{}
 	for _, t := range store.ObjectTypes() {
-		actions := store.ActionsOf(t)
 		held := []string{}
-		for _, a := range actions {
+		for _, a := range store.ActionsOf(t) {
 			s, err := u.db.Scope(ctx, p, t, a)
 			if err != nil {
 				return nil, err
