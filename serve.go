@@ -111,7 +111,8 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 	// timeout) and cancels them only when the shutdown timeout runs out.
 	execCtx, cancelExec := context.WithCancel(context.Background())
 	defer cancelExec()
-	web := ui.New(ui.Options{DB: db, Keyring: keyring, Limiter: limiter, Logger: logger, SessionHours: cfg.UI.SessionHours})
+	web := ui.New(ui.Options{DB: db, Keyring: keyring, Limiter: limiter, Logger: logger, SessionHours: cfg.UI.SessionHours,
+		TimeZone: cfg.Server.TimeZone})
 	api := handlers.New(handlers.Options{DB: db, Logger: logger, Version: version, Location: loc,
 		Session: web.Session, Login: web.CheckLogin, Extra: web.Routes, Observer: metrics, Health: health(db, dbFile, sched),
 		Exec: handlers.ExecOptions{Keyring: keyring, Limiter: limiter, TextFSM: templates,

@@ -6,6 +6,7 @@ import { h, clear, link, badge, loading, pageHead, fmtAgo, table, errorBox, conf
 import { get, post, patch, del } from './api.js';
 import { route, navigate } from './router.js';
 import { buildForm } from './forms.js';
+import { emptyState } from './list.js';
 
 const BASE = '/ui/api/credential-sets/';
 
@@ -67,7 +68,8 @@ async function listView(main) {
         h('button', { type: 'button', class: 'btn small', onclick: () => regenerate(s, main) }, 'Regenerate token'),
         link(`/ui/credentials/${s.id}/edit`, 'Edit', { class: 'btn small' }),
         h('button', { type: 'button', class: 'btn small danger', onclick: () => remove(s, main) }, 'Delete')) },
-    ], sets, 'No credential sets yet. Create one to run commands on devices.', { stack: true }),
+    ], sets, emptyState('No credential sets yet. A set holds your login to devices (username, password or key, enable secret); you need one to run commands.',
+      link('/ui/credentials/new', 'Create a credential set', { class: 'btn primary' })), { stack: true }),
     h('p', { class: 'muted count' }, `${sets.length} ${sets.length === 1 ? 'set' : 'sets'}`));
   } catch (err) {
     clear(body, errorBox(err));

@@ -77,7 +77,8 @@ export function errorBox(err, title) {
   const extra = [];
   if (err && err.status === 429) {
     const wait = err.retryAfter ?? err.body?.details?.retry_after_seconds;
-    if (wait != null) extra.push(h('p', {}, `Try again in ${wait} s.`));
+    // The login throttle's message already says how long to wait; say it once.
+    if (wait != null && !/try again in/i.test(msg)) extra.push(h('p', {}, `Try again in ${wait} s.`));
   }
   return h('div', { class: 'msg error', role: 'alert' },
     h('strong', {}, title || (err && err.status === 403 ? 'Not allowed' : 'Error')), ' ', msg, extra);

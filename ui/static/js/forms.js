@@ -65,9 +65,14 @@ function toInput(f, v) {
   }
 }
 
-function checkList(name, options, selected) {
+/** addPage is the web page that creates what an API list path lists (the pages mirror its last segment). */
+const addPage = (path) => `/ui/${path.split('/').filter(Boolean).pop()}/new`;
+
+function checkList(name, options, selected, ref) {
   const sel = new Set(selected.map(String));
-  if (!options.length) return h('p', { class: 'muted' }, 'none available');
+  if (!options.length) {
+    return h('p', { class: 'muted' }, 'None yet.', ref ? [' ', h('a', { href: addPage(ref.path), target: '_blank' }, 'Add one'), ' (in a new tab), then reload this form.'] : null);
+  }
   return h('div', { class: 'checklist', role: 'group' }, options.map(([value, label]) =>
     h('label', { class: 'check' },
       h('input', { type: 'checkbox', name, value, checked: sel.has(String(value)) }), ' ', label)));
@@ -104,7 +109,7 @@ async function control(f, value, id) {
         opts.map(([v, l]) => h('option', { value: v, selected: String(v) === String(value) }, l)));
     }
     case 'refs':
-      return checkList(f.name, await refOptions(f), value);
+      return checkList(f.name, await refOptions(f), value, f.ref);
     case 'multi':
       return checkList(f.name, f.options, value);
     default:

@@ -2,7 +2,7 @@
 // reload and a pasted link show the same rows.
 
 import { h, clear, pager, table, errorBox, loading, pageHead } from './dom.js';
-import { get, getAll, qs } from './api.js';
+import { get, getAll, qs, ApiError } from './api.js';
 import { query, setQuery } from './router.js';
 
 export const PAGE = 25;
@@ -13,7 +13,12 @@ async function filterControl(f, value) {
   if (f.type === 'select' || f.type === 'ref') {
     let opts = f.options || [];
     if (f.type === 'ref') {
-      const { rows } = await getAll(f.ref.path, f.ref.params || {});
+      let rows;
+      // A filter by objects the user may not list is left out, not the whole page.
+      try { ({ rows } = await getAll(f.ref.path, f.ref.params || {})); } catch (err) {
+        if (err instanceof ApiError && err.status === 403) return null;
+        throw err;
+      }
       opts = rows.map((o) => [o.id, f.ref.label ? f.ref.label(o) : o.display || o.name]);
     }
     ctl = h('select', { id, name: f.name },
@@ -26,9 +31,18 @@ async function filterControl(f, value) {
 }
 
 /**
+ * emptyState is what an empty list shows: what would fill it, and the way there (a link
+ * when the user may add, else whom to ask).
+ */
+export function emptyState(text, action) {
+  return h('div', { class: 'empty-state' }, h('p', {}, text), action || null);
+}
+
+/**
  * listPage renders a filtered, paginated list into main. opts: title, path (API list
  * URL), columns, filters [{name, label, type, options|ref}], actions (nodes for the
- * header), base (fixed query params), empty (text), limit.
+ * header), base (fixed query params), empty (a node or text: what fills the list when
+ * it has nothing at all), limit.
  */
 export async function listPage(main, opts) {
   const q = query();
@@ -45,14 +59,17 @@ export async function listPage(main, opts) {
     fold.setAttribute('aria-expanded', String(open));
   } }, active ? `Filters (${active} active)` : 'Filters');
   form.append(fold);
-  for (const f of filters) form.append(await filterControl(f, q[f.name]));
+  for (const f of filters) {
+    const ctl = await filterControl(f, q[f.name]);
+    if (ctl) form.append(ctl);
+  }
   form.append(h('div', { class: 'filter filter-buttons' },
     h('button', { type: 'submit', class: 'btn primary' }, 'Filter'),
     active ? h('button', { type: 'button', class: 'btn', onclick: () => setQuery({}) }, 'Clear') : null));
   form.addEventListener('submit', (e) => {
     e.preventDefault();
     const next = {};
-    for (const f of filters) next[f.name] = form.elements[f.name].value;
+    for (const f of filters) if (form.elements[f.name]) next[f.name] = form.elements[f.name].value;
     setQuery(next);
   });
   if (filters.length) main.append(form);
@@ -65,11 +82,16 @@ export async function listPage(main, opts) {
   }
   try {
     const page = await get(opts.path + qs(params));
+    const none = active
+      ? emptyState(`No ${opts.title.toLowerCase()} match these filters.`, h('button', { type: 'button', class: 'btn', onclick: () => setQuery({}) }, 'Clear the filters'))
+      : opts.empty || emptyState(`No ${opts.title.toLowerCase()} yet.`);
     clear(body,
-      table(opts.columns, page.results, opts.empty),
-      page.count > limit || offset > 0 ? pager(page.count, offset, limit, (o) => setQuery({ ...q, offset: o || '' })) : h('p', { class: 'muted count' }, `${page.count} ${page.count === 1 ? 'item' : 'items'}`));
+      table(opts.columns, page.results, none),
+      page.count > limit || offset > 0 ? pager(page.count, offset, limit, (o) => setQuery({ ...q, offset: o || '' }))
+        : page.count ? h('p', { class: 'muted count' }, `${page.count} ${page.count === 1 ? 'item' : 'items'}`) : null);
     return page;
   } catch (err) {
+    if (err instanceof ApiError && err.status === 403) throw err;
     clear(body, errorBox(err));
     return null;
   }

@@ -4,7 +4,7 @@
 import { h, add, clear, link, okBadge, loading, pageHead, dl, fmtTime, fmtSeconds, table, errorBox } from './dom.js';
 import { get, T, qs } from './api.js';
 import { route } from './router.js';
-import { listPage } from './list.js';
+import { listPage, emptyState } from './list.js';
 import { parsedTable, outputBlock, syntaxBanner } from './device.js';
 import { typeBadge } from './commands.js';
 
@@ -33,7 +33,8 @@ function listView(main) {
       { label: 'Time', cell: (l) => fmtSeconds(l.execution_duration) },
       { label: 'Error', class: 'clamp', title: (l) => l.error_message || undefined, cell: (l) => h('span', {}, l.error_message || '') },
     ],
-    empty: 'No logs match.',
+    empty: emptyState('No command logs yet. Every command run, from a device page or the API, leaves one here with its output.',
+      link('/ui/devices/', 'Pick a device to run a command on', { class: 'btn primary' })),
   });
 }
 
@@ -144,7 +145,7 @@ async function statsView(main) {
           const fill = h('span', { class: 'hbar-fill' });
           fill.style.width = `${Math.round((c.count / maxTop) * 100)}%`;
           return h('li', {}, h('span', { class: 'hbar-label' }, c.command_name), h('span', { class: 'hbar' }, fill), h('span', { class: 'hbar-n' }, String(c.count)));
-        })) : h('p', { class: 'empty' }, 'Nothing has run yet.')),
+        })) : emptyState('Nothing has run yet: the commands run most often show here.', link('/ui/devices/', 'Run a command from a device page'))),
       h('section', { class: 'card' }, h('h2', {}, 'Common errors'),
         table([{ label: 'Error', cell: (e) => h('code', { class: 'wrap' }, e.error) }, { label: 'Count', class: 'num', cell: (e) => String(e.count) }],
           stats.common_errors, 'No failures. ✓'))));

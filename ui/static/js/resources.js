@@ -7,7 +7,7 @@ import { h, clear, link, badge, errorBox, loading, pageHead, dl, refText, fmtTim
 import { get, post, patch, del, describeFields } from './api.js';
 import { route, navigate } from './router.js';
 import { buildForm, metaFields } from './forms.js';
-import { listPage } from './list.js';
+import { listPage, emptyState } from './list.js';
 import { can } from './session.js';
 
 const val = (x) => (x && typeof x === 'object' && 'label' in x ? x.label : x);
@@ -23,7 +23,7 @@ const refGroup = { path: '/api/users/groups/' };
 /** RESOURCES: key (URL segment) → definition. A filter with choices takes the named field's. */
 export const RESOURCES = {
   devices: {
-    title: 'Devices', one: 'device', path: '/api/dcim/devices/', type: 'dcim.device', section: 'inventory',
+    title: 'Devices', one: 'device', blank: 'Devices are what commands run on: each needs a site, a platform and a primary IP address to connect to.', path: '/api/dcim/devices/', type: 'dcim.device', section: 'inventory',
     columns: [
       ['Name', (d) => link(`/ui/devices/${d.id}`, d.name)],
       ['Site', (d) => refText(d.site)], ['Platform', (d) => refText(d.platform)],
@@ -34,31 +34,31 @@ export const RESOURCES = {
       { name: 'status', label: 'Status', type: 'select', choices: 'status' }],
   },
   sites: {
-    title: 'Sites', one: 'site', path: '/api/dcim/sites/', type: 'dcim.site', section: 'inventory',
+    title: 'Sites', one: 'site', blank: 'Sites group devices by place; every device belongs to one.', path: '/api/dcim/sites/', type: 'dcim.site', section: 'inventory',
     columns: [['Name', (s) => link(`/ui/sites/${s.id}`, s.name)], ['Slug', (s) => s.slug], ['Description', (s) => s.description],
       ['Devices', (s) => link(`/ui/devices/?site_id=${s.id}`, 'devices')]],
     filters: [{ name: 'q', label: 'Search' }],
   },
   platforms: {
-    title: 'Platforms', one: 'platform', path: '/api/dcim/platforms/', type: 'dcim.platform', section: 'inventory',
+    title: 'Platforms', one: 'platform', blank: 'A platform names a device\'s software (Cisco IOS, Junos…) and picks how FieldKit talks to it; commands are written for platforms.', path: '/api/dcim/platforms/', type: 'dcim.platform', section: 'inventory',
     columns: [['Name', (p) => link(`/ui/platforms/${p.id}`, p.name)], ['Slug', (p) => p.slug], ['Driver', (p) => p.driver || '(from slug)'],
       ['Commands', (p) => link(`/ui/commands/?platform_id=${p.id}`, 'commands')]],
     filters: [{ name: 'q', label: 'Search' }],
   },
   interfaces: {
-    title: 'Interfaces', one: 'interface', path: '/api/dcim/interfaces/', type: 'dcim.interface', section: 'inventory',
+    title: 'Interfaces', one: 'interface', blank: 'Interfaces belong to devices; a command\'s interface variable offers a device\'s interfaces.', path: '/api/dcim/interfaces/', type: 'dcim.interface', section: 'inventory',
     columns: [['Device', (i) => (i.device ? link(`/ui/devices/${i.device.id}`, i.device.name) : '—')], ['Name', (i) => link(`/ui/interfaces/${i.id}`, i.name)],
       ['Enabled', (i) => yes(i.enabled)], ['Mode', (i) => val(i.mode) || '—'], ['Untagged VLAN', (i) => refText(i.untagged_vlan)], ['Description', (i) => i.description]],
     filters: [{ name: 'q', label: 'Search' }, { name: 'device_id', label: 'Device', type: 'ref', ref: refDevice }],
     form: { type: { placeholder: 'other' } },
   },
   vlans: {
-    title: 'VLANs', one: 'VLAN', path: '/api/ipam/vlans/', type: 'ipam.vlan', section: 'inventory',
+    title: 'VLANs', one: 'VLAN', blank: 'A command\'s VLAN variable offers the VLANs of the device\'s site.', path: '/api/ipam/vlans/', type: 'ipam.vlan', section: 'inventory',
     columns: [['VID', (v) => link(`/ui/vlans/${v.id}`, String(v.vid))], ['Name', (v) => v.name], ['Site', (v) => refText(v.site)], ['Status', (v) => statusBadge(v.status)]],
     filters: [{ name: 'q', label: 'Search' }, { name: 'site_id', label: 'Site', type: 'ref', ref: refSite }],
   },
   'ip-addresses': {
-    title: 'IP addresses', one: 'IP address', path: '/api/ipam/ip-addresses/', type: 'ipam.ipaddress', section: 'inventory',
+    title: 'IP addresses', one: 'IP address', blank: 'A device is reached at its primary IP address, an address on one of its interfaces.', path: '/api/ipam/ip-addresses/', type: 'ipam.ipaddress', section: 'inventory',
     columns: [['Address', (ip) => link(`/ui/ip-addresses/${ip.id}`, ip.address)], ['Status', (ip) => statusBadge(ip.status)],
       ['Interface', (ip) => (ip.assigned_object ? `${ip.assigned_object.device ? ip.assigned_object.device.name + ' · ' : ''}${ip.assigned_object.name}` : '—')], ['DNS name', (ip) => ip.dns_name]],
     filters: [{ name: 'q', label: 'Search' }, { name: 'device_id', label: 'Device', type: 'ref', ref: refDevice }],
@@ -66,25 +66,25 @@ export const RESOURCES = {
     collect: (v) => { v.assigned_object_type = v.assigned_object_id ? 'dcim.interface' : null; },
   },
   tags: {
-    title: 'Tags', one: 'tag', path: '/api/extras/tags/', type: 'extras.tag', section: 'inventory',
+    title: 'Tags', one: 'tag', blank: 'Tags label devices, sites and commands so lists can be filtered by them.', path: '/api/extras/tags/', type: 'extras.tag', section: 'inventory',
     columns: [['Name', (t) => h('span', {}, swatch(t.color), link(`/ui/tags/${t.id}`, t.name))], ['Slug', (t) => t.slug], ['Description', (t) => t.description]],
     filters: [{ name: 'q', label: 'Search' }],
     form: { color: { placeholder: '9e9e9e' } },
   },
   users: {
-    title: 'Users', one: 'user', path: '/api/users/users/', type: 'users.user', section: 'admin',
+    title: 'Users', one: 'user', blank: 'Users log in to the web interface and own API tokens.', path: '/api/users/users/', type: 'users.user', section: 'admin',
     columns: [['Username', (u) => link(`/ui/users/${u.id}`, u.username)], ['Name', (u) => `${u.first_name || ''} ${u.last_name || ''}`.trim() || '—'],
       ['Active', (u) => yes(u.is_active)], ['Superuser', (u) => yes(u.is_superuser)], ['Groups', (u) => (u.groups || []).map(refText).join(', ') || '—'], ['Last login', (u) => fmtAgo(u.last_login)]],
     filters: [{ name: 'q', label: 'Search' }, { name: 'group_id', label: 'Group', type: 'ref', ref: refGroup }],
     form: { password: { editHelp: 'leave empty to keep the current password' }, email: { inputType: 'email' } },
   },
   groups: {
-    title: 'Groups', one: 'group', path: '/api/users/groups/', type: 'users.group', section: 'admin',
+    title: 'Groups', one: 'group', blank: 'Groups give many users the same permissions at once.', path: '/api/users/groups/', type: 'users.group', section: 'admin',
     columns: [['Name', (g) => link(`/ui/groups/${g.id}`, g.name)], ['Members', (g) => link(`/ui/users/?group_id=${g.id}`, 'users')]],
     filters: [{ name: 'q', label: 'Search' }],
   },
   tokens: {
-    title: 'API tokens', one: 'token', path: '/api/users/tokens/', type: 'users.token', section: 'admin',
+    title: 'API tokens', one: 'token', blank: 'Scripts, pynetbox and Ansible call the API with a token.', path: '/api/users/tokens/', type: 'users.token', section: 'admin',
     columns: [['Token', (t) => link(`/ui/tokens/${t.id}`, t.display)], ['User', (t) => refText(t.user)], ['Write', (t) => yes(t.write_enabled)],
       ['Expires', (t) => (t.expires ? fmtTime(t.expires) : 'never')], ['Last used', (t) => fmtAgo(t.last_used)], ['Description', (t) => t.description]],
     filters: [{ name: 'user_id', label: 'User', type: 'ref', ref: refUser }],
@@ -93,13 +93,19 @@ export const RESOURCES = {
     secret: 'key',
   },
   permissions: {
-    title: 'Permissions', one: 'permission', path: '/api/users/permissions/', type: 'users.objectpermission', section: 'admin',
+    title: 'Permissions', one: 'permission', blank: 'Users who are not superusers see and run only what a permission grants them.', path: '/api/users/permissions/', type: 'users.objectpermission', section: 'admin',
     columns: [['Name', (p) => link(`/ui/permissions/${p.id}`, p.name)], ['Enabled', (p) => yes(p.enabled)], ['Object types', (p) => (p.object_types || []).join(', ')],
       ['Actions', (p) => (p.actions || []).join(', ')], ['Users', (p) => (p.users || []).map(refText).join(', ') || '—'], ['Groups', (p) => (p.groups || []).map(refText).join(', ') || '—']],
     filters: [{ name: 'q', label: 'Search' }, { name: 'user_id', label: 'User', type: 'ref', ref: refUser }],
     form: { constraints: { help: 'an object (all lookups hold) or a list of objects (any holds), Django lookup syntax; "$user" is the requesting user; empty = none. Example: {"platforms__slug": "cisco_ios"}' } },
   },
 };
+
+/** addOrAsk is the way to fill an empty list of r: its create page, or whom to ask. */
+export function addOrAsk(r, href) {
+  if (can(r.type, 'add')) return link(href, `Add ${/^[aeiou]/i.test(r.one) ? 'an' : 'a'} ${r.one}`, { class: 'btn primary' });
+  return h('p', { class: 'muted' }, `You may not add ${r.title.toLowerCase()}: ask an administrator.`);
+}
 
 /** formFields are a resource's form fields, as the server describes them for a create or an update of id. */
 export async function formFields(r, id) {
@@ -223,6 +229,7 @@ export function registerResources() {
       title: r.title, path: r.path, filters: await listFilters(r),
       columns: r.columns.map(([label, cell]) => ({ label, cell })),
       actions: can(r.type, 'add') ? [link(`/ui/${key}/new`, `New ${r.one}`, { class: 'btn primary' })] : [],
+      empty: emptyState(`No ${r.title.toLowerCase()} yet. ${r.blank}`, addOrAsk(r, `/ui/${key}/new`)),
     }));
     route(`/ui/${key}/new`, (main) => formPage(main, key, null));
     route(`/ui/${key}/:id/edit`, (main, p) => formPage(main, key, p.id));

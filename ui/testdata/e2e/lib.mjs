@@ -11,6 +11,7 @@ export const env = (k) => {
   return v;
 };
 export const BASE = env('FK_BASE');
+export const EMPTY_BASE = env('FK_EMPTY_BASE'); // an install with no user yet
 export const ADMIN_PASSWORD = env('FK_ADMIN_PASSWORD');
 export const API_TOKEN = env('FK_API_TOKEN');
 export const SHOTS = env('FK_SCREENSHOTS');

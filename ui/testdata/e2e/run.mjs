@@ -5,10 +5,12 @@
 import { join } from 'node:path';
 import { ctx, SHOTS, t0, state, step, check, shot, pageErrors } from './lib.mjs';
 import { workflow } from './workflow.mjs';
+import { firstRun } from './firstrun.mjs';
 import { layoutSweep } from './layout.mjs';
 
 async function scenarios() {
   await workflow();
+  await firstRun();
   await layoutSweep();
   check(pageErrors.length === 0, `page errors: ${pageErrors.join('; ')}`);
 }
