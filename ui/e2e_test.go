@@ -52,7 +52,7 @@ func TestBrowserE2E(t *testing.T) {
 	run := exec.CommandContext(ctx, node, filepath.Join("testdata", "e2e", "run.mjs"))
 	run.Env = append(os.Environ(),
 		"FK_BASE="+demo.base, "FK_EMPTY_BASE="+empty, "FK_ADMIN_PASSWORD="+demo.password, "FK_API_TOKEN="+demo.apiToken,
-		"FK_CREDENTIAL_TOKEN="+demo.credToken, "FK_SCREENSHOTS="+shots,
+		"FK_CREDENTIAL_TOKEN="+demo.credToken, "FK_SCREENSHOTS="+shots, "FK_SERVER_ZONE="+demoZone,
 		"FK_PLAYWRIGHT_DIR="+pwDir, "FK_CHROMIUM="+chromiumPath, "FK_PROFILE="+t.TempDir())
 	out, err := run.CombinedOutput()
 	t.Logf("run.mjs:\n%s", out)
@@ -113,6 +113,10 @@ func browserDeps(t *testing.T) (node, pwDir string) {
 	return node, pwDir
 }
 
+// demoZone is the demo server's time zone: neither UTC nor the browser's, so the pages'
+// times show which zone they are in.
+const demoZone = "America/New_York"
+
 // demoServer is a running `serve --demo` and what it printed.
 type demoServer struct {
 	base, password, apiToken, credToken string
@@ -144,6 +148,7 @@ var (
 func startDemo(t *testing.T, bin string) *demoServer {
 	t.Helper()
 	cmd := exec.Command(bin, "serve", "--demo", "--data", t.TempDir(), "--listen", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), "FIELDKIT_SERVER_TIME_ZONE="+demoZone)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import { registerCredentials } from './credentials.js';
 import { registerLogs } from './logs.js';
 import { registerParse } from './parse.js';
 import { navItems, homePath, notAllowed, registerHome } from './home.js';
+import { searchBox, registerSearch } from './search.js';
 
 const root = document.getElementById('app');
 
@@ -19,13 +20,15 @@ function shell() {
   const nav = h('nav', { class: 'nav', id: 'nav', 'aria-label': 'Main' },
     navItems().map(([title, items]) => h('div', { class: 'nav-group' }, h('div', { class: 'nav-title' }, title),
       h('ul', {}, items.map(([label, href]) => h('li', {}, h('a', { href, 'data-nav': href }, label)))))));
-  const menu = h('button', { type: 'button', class: 'btn small menu-btn', 'aria-controls': 'nav', 'aria-expanded': 'false', onclick: () => {
+  const menu = h('button', { type: 'button', class: 'btn small menu-btn', 'aria-label': 'Menu', 'aria-controls': 'nav', 'aria-expanded': 'false', onclick: () => {
     const open = document.body.classList.toggle('nav-open');
     menu.setAttribute('aria-expanded', String(open));
-  } }, '☰ Menu');
+  } }, h('span', { 'aria-hidden': 'true' }, '☰'), h('span', { class: 'menu-word' }, ' Menu'));
   const bar = h('header', { class: 'topbar' },
     menu,
     h('a', { href: homePath(), class: 'brand' }, h('span', { class: 'logo', 'aria-hidden': 'true' }, '▚'), ' FieldKit'),
+    searchBox(),
+    h('a', { href: '/ui/search', class: 'btn small search-link', 'aria-label': 'Search' }, 'Search'),
     h('div', { class: 'session' },
       h('span', { class: 'user', title: 'Logged in' }, session.user.username, session.user.is_superuser ? h('span', { class: 'badge info' }, 'superuser') : null),
       h('button', { type: 'button', class: 'btn small', id: 'logout', onclick: logout }, 'Log out')));
@@ -157,6 +160,7 @@ registerCredentials();
 registerLogs();
 registerParse();
 registerHome();
+registerSearch();
 route('/ui/login', () => {});
 onRender(render);
 start();

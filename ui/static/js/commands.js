@@ -58,8 +58,8 @@ async function listView(main) {
       { name: 'command_type', label: 'Type', type: 'select', options: choicesOf(desc.command_type) },
       { name: 'platform_id', label: 'Platform', type: 'ref', ref: { path: '/api/dcim/platforms/' } }],
     columns: [
-      { label: 'Name', cell: (c) => link(`/ui/commands/${c.id}`, c.name) },
-      { label: 'Type', cell: (c) => typeBadge(c.command_type) },
+      { sort: 'name', label: 'Name', cell: (c) => link(`/ui/commands/${c.id}`, c.name) },
+      { sort: 'command_type', label: 'Type', cell: (c) => typeBadge(c.command_type) },
       { label: 'Command', cell: (c) => h('code', { class: 'clip' }, c.command) },
       { label: 'Platforms', cell: (c) => c.platforms.map((p) => p.name).join(', ') },
       { label: 'Variables', cell: (c) => c.variables.map((v) => v.name).join(', ') || '—' },

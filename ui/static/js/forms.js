@@ -1,7 +1,7 @@
 // forms.js: one form builder for every create/edit page. Fields are data; server 400
 // errors land next to the field they name, anything else above the buttons.
 
-import { h, clear, errorBox, spinner, refText } from './dom.js';
+import { h, clear, errorBox, spinner, refText, zoneLabel } from './dom.js';
 import { getAll, ApiError } from './api.js';
 
 let uid = 0;
@@ -164,7 +164,7 @@ export async function buildForm({ fields, initial = {}, onSubmit, submitLabel = 
     form.append(f.type === 'bool'
       ? h('div', { class: 'field check-field' }, h('label', { for: id }, ctl, ' ', f.label), help, err)
       : h(isGroup ? 'fieldset' : 'div', { class: 'field' },
-        isGroup ? h('legend', {}, f.label, f.required ? h('span', { class: 'req' }, ' *') : null) : h('label', { for: id }, f.label, f.required ? h('span', { class: 'req', 'aria-hidden': 'true' }, ' *') : null),
+        isGroup ? h('legend', {}, f.label, f.required ? h('span', { class: 'req' }, ' *') : null) : h('label', { for: id }, f.label, f.type === 'datetime' ? ` (${zoneLabel()})` : '', f.required ? h('span', { class: 'req', 'aria-hidden': 'true' }, ' *') : null),
         ctl, help, err));
   }
   if (extra) form.append(extra);

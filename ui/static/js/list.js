@@ -1,8 +1,8 @@
 // list.js: the one list page. Filters and the page live in the URL query, so Back,
 // reload and a pasted link show the same rows.
 
-import { h, clear, pager, table, errorBox, loading, pageHead } from './dom.js';
-import { get, getAll, qs, ApiError } from './api.js';
+import { h, clear, pager, table, sortButton, errorBox, loading, pageHead } from './dom.js';
+import { get, getAll, qs, orderings, ApiError } from './api.js';
 import { query, setQuery } from './router.js';
 
 export const PAGE = 25;
@@ -39,10 +39,28 @@ export function emptyState(text, action) {
 }
 
 /**
+ * sortable gives the columns whose sort key the list accepts (the server names its
+ * orderings) a state for aria-sort, and returns the header cell maker: a button that
+ * sorts by the column, then the other way, then back to the list's own order.
+ */
+async function sortable(opts, q) {
+  const accepted = await orderings(opts.path).catch(() => new Set());
+  const current = q.ordering || '';
+  const key = current.replace(/^-/, '');
+  const desc = current.startsWith('-');
+  const columns = opts.columns.map((c) => (c.sort && accepted.has(c.sort)
+    ? { ...c, ariaSort: c.sort === key ? (desc ? 'descending' : 'ascending') : 'none' } : c));
+  const next = (k) => (k !== key ? k : desc ? '' : `-${k}`);
+  const head = (c) => (c.ariaSort ? sortButton(c.label, () => setQuery({ ...q, ordering: next(c.sort), offset: '' })) : c.label);
+  return { columns, head };
+}
+
+/**
  * listPage renders a filtered, paginated list into main. opts: title, path (API list
- * URL), columns, filters [{name, label, type, options|ref}], actions (nodes for the
- * header), base (fixed query params), empty (a node or text: what fills the list when
- * it has nothing at all), limit.
+ * URL), columns [{label, cell, sort (an ordering name), class}], filters [{name, label,
+ * type, options|ref}], actions (nodes for the header), base (fixed query params), empty
+ * (a node or text: what fills the list when it has nothing at all), limit. Filters,
+ * page and ordering live in the URL.
  */
 export async function listPage(main, opts) {
   const q = query();
@@ -65,17 +83,18 @@ export async function listPage(main, opts) {
   }
   form.append(h('div', { class: 'filter filter-buttons' },
     h('button', { type: 'submit', class: 'btn primary' }, 'Filter'),
-    active ? h('button', { type: 'button', class: 'btn', onclick: () => setQuery({}) }, 'Clear') : null));
+    active ? h('button', { type: 'button', class: 'btn', onclick: () => setQuery({ ordering: q.ordering }) }, 'Clear') : null));
   form.addEventListener('submit', (e) => {
     e.preventDefault();
-    const next = {};
+    const next = { ordering: q.ordering };
     for (const f of filters) if (form.elements[f.name]) next[f.name] = form.elements[f.name].value;
     setQuery(next);
   });
   if (filters.length) main.append(form);
   const body = h('div', { class: 'list-body', 'aria-live': 'polite' }, loading());
   main.append(body);
-  const params = { ...(opts.base || {}), limit, offset };
+  const params = { ...(opts.base || {}), limit, offset, ordering: q.ordering };
+  const { columns, head } = await sortable(opts, q);
   for (const f of filters) {
     if (!q[f.name]) continue;
     params[f.param || f.name] = f.toParam ? f.toParam(q[f.name]) : q[f.name];
@@ -83,10 +102,10 @@ export async function listPage(main, opts) {
   try {
     const page = await get(opts.path + qs(params));
     const none = active
-      ? emptyState(`No ${opts.title.toLowerCase()} match these filters.`, h('button', { type: 'button', class: 'btn', onclick: () => setQuery({}) }, 'Clear the filters'))
+      ? emptyState(`No ${opts.title.toLowerCase()} match these filters.`, h('button', { type: 'button', class: 'btn', onclick: () => setQuery({ ordering: q.ordering }) }, 'Clear the filters'))
       : opts.empty || emptyState(`No ${opts.title.toLowerCase()} yet.`);
     clear(body,
-      table(opts.columns, page.results, none),
+      table(columns, page.results, none, { head }),
       page.count > limit || offset > 0 ? pager(page.count, offset, limit, (o) => setQuery({ ...q, offset: o || '' }))
         : page.count ? h('p', { class: 'muted count' }, `${page.count} ${page.count === 1 ? 'item' : 'items'}`) : null);
     return page;
