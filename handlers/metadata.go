@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"fieldkit/handlers/httpjson"
 	"fieldkit/store"
+	"fieldkit/web"
 )
 
 // metadata answers OPTIONS on a resource's list path (method POST) and object path
@@ -19,7 +19,7 @@ import (
 // builds its forms from this; a reference also carries list_url, where its choices are.
 // Beside DRF's keys, ordering names what ?ordering= accepts: the web UI's lists make
 // those columns sortable.
-func (a *API) metadata(res *Resource, method string) handlerFunc {
+func (a *API) metadata(res *Resource, method string) web.HandlerFunc {
 	action, path := "add", res.Path
 	if method == http.MethodPut {
 		action, path = "change", res.Path+":id/"
@@ -33,7 +33,7 @@ func (a *API) metadata(res *Resource, method string) handlerFunc {
 		if scope.Granted && a.routed(method, path) {
 			actions[method] = a.fieldsMeta(res, res.Model, method == http.MethodPost)
 		}
-		httpjson.Write(w, http.StatusOK, map[string]any{
+		web.Write(w, http.StatusOK, map[string]any{
 			"name": plural(res.Name()), "description": "", "actions": actions,
 			"renders": []string{"application/json"}, "parses": []string{"application/json"},
 			"ordering": slices.Sorted(maps.Keys(res.Model.Sortable())),

@@ -46,8 +46,25 @@ var CommandVariables = declare(&Model{
 		{Name: "required", Column: "required", Kind: KindBool, Default: true},
 		{Name: "help_text", Column: "help_text", Kind: KindString},
 		{Name: "default_value", Column: "default_value", Kind: KindString, Doc: "empty string when none"},
+		{Name: "pattern", Column: "pattern", Kind: KindString, MaxLen: 500, Check: checkVariablePattern,
+			Label: "Pattern",
+			Doc: "a regular expression (Go syntax) the whole value must match, e.g. [0-9]{1,4}; empty: none, and then " +
+				"characters that chain, pipe, redirect or substitute commands on the device's platform " +
+				"(at least | ; & ` $ < > and backslash) are refused"},
 	},
 })
+
+// VariablePattern compiles a variable's pattern so that it must match the whole value.
+func VariablePattern(p string) (*regexp.Regexp, error) {
+	return regexp.Compile(`^(?:` + p + `)$`)
+}
+
+func checkVariablePattern(v any) (any, error) {
+	if _, err := VariablePattern(v.(string)); err != nil {
+		return nil, problemf("Enter a valid regular expression: %v.", err)
+	}
+	return v, nil
+}
 
 // commandDisplay is "name (p1, p2, p3 +N more)" when the platforms are loaded.
 func commandDisplay(r Row) string {
@@ -80,6 +97,7 @@ type CommandVariable struct {
 	Name, DisplayName, VariableType string
 	Required                        bool
 	HelpText, DefaultValue          string
+	Pattern                         string // "" when none
 }
 
 // LoadCommands loads commands for execution, by id.
@@ -97,7 +115,7 @@ func (db *DB) LoadCommands(ctx context.Context, ids []int64) ([]Command, error) 
 		for _, v := range r["variables"].([]Row) {
 			c.Variables = append(c.Variables, CommandVariable{Name: v["name"].(string), DisplayName: v["display_name"].(string),
 				VariableType: v["variable_type"].(string), Required: v["required"].(bool),
-				HelpText: v["help_text"].(string), DefaultValue: v["default_value"].(string)})
+				HelpText: v["help_text"].(string), DefaultValue: v["default_value"].(string), Pattern: v["pattern"].(string)})
 		}
 		out[i] = c
 	}

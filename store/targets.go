@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -41,11 +40,7 @@ func (db *DB) DeviceTarget(ctx context.Context, id int64) (Target, error) {
 		return Target{}, fmt.Errorf("device %d: %w", id, ErrNotFound)
 	}
 	d := rows[0]
-	var cf map[string]any
-	if raw, ok := d["custom_fields"].(json.RawMessage); ok {
-		_ = json.Unmarshal(raw, &cf) // stored by this package from a JSON object
-	}
-	t := Target{ID: id, Name: d["name"].(string), Port: SSHPort(cf), LegacyAlgorithms: d["legacy_algorithms"].(bool)}
+	t := Target{ID: id, Name: d["name"].(string), Port: SSHPort(customFieldsOf(d)), LegacyAlgorithms: d["legacy_algorithms"].(bool)}
 	p, hasPlatform := d["platform"].(Row)
 	if hasPlatform {
 		pid := p.ID()

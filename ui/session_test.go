@@ -233,8 +233,9 @@ func TestSessionExpiryAndDeactivation(t *testing.T) {
 	if err := e.db.UpdateUser(context.Background(), id, store.UserInput{IsActive: &off}, store.All); err != nil {
 		t.Fatal(err)
 	}
-	wantDetail(t, b.do("GET", "/api/users/users/", nil), 401, "User inactive or deleted.")
-	wantDetail(t, b.do("GET", "/ui/session", nil), 401, "User inactive or deleted.")
+	// Deactivating ended the session itself.
+	wantDetail(t, b.do("GET", "/api/users/users/", nil), 401, "Authentication credentials were not provided.")
+	wantDetail(t, b.do("GET", "/ui/session", nil), 401, "Authentication credentials were not provided.")
 }
 
 func TestSessionPermissions(t *testing.T) {

@@ -2,7 +2,8 @@
 // reload and a pasted link show the same rows.
 
 import { h, clear, pager, table, sortButton, errorBox, loading, pageHead } from './dom.js';
-import { get, getAll, qs, orderings, ApiError } from './api.js';
+import { get, qs, orderings, ApiError } from './api.js';
+import { picker } from './picker.js';
 import { query, setQuery } from './router.js';
 
 export const PAGE = 25;
@@ -10,20 +11,15 @@ export const PAGE = 25;
 async function filterControl(f, value) {
   const id = `flt-${f.name}`;
   let ctl;
-  if (f.type === 'select' || f.type === 'ref') {
-    let opts = f.options || [];
-    if (f.type === 'ref') {
-      let rows;
-      // A filter by objects the user may not list is left out, not the whole page.
-      try { ({ rows } = await getAll(f.ref.path, f.ref.params || {})); } catch (err) {
-        if (err instanceof ApiError && err.status === 403) return null;
-        throw err;
-      }
-      opts = rows.map((o) => [o.id, f.ref.label ? f.ref.label(o) : o.display || o.name]);
-    }
+  if (f.type === 'ref') {
+    // The chosen object is shown by its own label, fetched; the choices are searched.
+    let current = null;
+    if (value) current = await get(`${f.ref.path}${encodeURIComponent(value)}/`).catch(() => ({ id: value, display: `#${value}` }));
+    ctl = picker({ name: f.name, id, ref: f.ref, value: current, empty: f.any || 'Any' });
+  } else if (f.type === 'select') {
     ctl = h('select', { id, name: f.name },
       h('option', { value: '' }, f.any || 'Any'),
-      opts.map(([v, l]) => h('option', { value: v, selected: String(v) === String(value ?? '') }, l)));
+      (f.options || []).map(([v, l]) => h('option', { value: v, selected: String(v) === String(value ?? '') }, l)));
   } else {
     ctl = h('input', { id, name: f.name, type: f.type === 'datetime' ? 'datetime-local' : 'search', value: value ?? '', placeholder: f.placeholder || '' });
   }

@@ -95,3 +95,10 @@ export async function login(username, password) {
   check(who.body.user && who.body.user.username === username, `logged in as ${username}`);
 }
 
+/** pick chooses a related object in a form's or filter's picker: type, then click the option. */
+export async function pick(scope, name, typed, option) {
+  const box = scope.locator(`.picker[data-name=${name}] [role=combobox]`);
+  await box.click();
+  await box.fill(typed);
+  await scope.getByRole('option', { name: option, exact: true }).click();
+}

@@ -8,9 +8,11 @@ import { workflow } from './workflow.mjs';
 import { firstRun } from './firstrun.mjs';
 import { finding } from './finding.mjs';
 import { layoutSweep } from './layout.mjs';
+import { inventory } from './inventory.mjs';
 
 async function scenarios() {
   await workflow();
+  await inventory();
   await firstRun();
   await finding();
   await layoutSweep();

@@ -1,7 +1,7 @@
 // workflow.mjs: the main path through the web interface and the refusals on the way.
 
 import { readFileSync } from 'node:fs';
-import { BASE, ADMIN_PASSWORD, API_TOKEN, DEVICE_USER, DEVICE_PASS, DEVICE_ENABLE, page, step, check, api, shot, nav, inPage, csrf, login } from './lib.mjs';
+import { BASE, ADMIN_PASSWORD, API_TOKEN, DEVICE_USER, DEVICE_PASS, DEVICE_ENABLE, page, step, check, api, shot, nav, inPage, csrf, login, pick } from './lib.mjs';
 
 /** workflow is a newcomer's day: log in, set up, run, find the log, administer. */
 export async function workflow() {
@@ -56,7 +56,7 @@ export async function workflow() {
   await credForm.locator('[name=username]').fill(DEVICE_USER);
   await credForm.locator('[name=password]').fill(DEVICE_PASS);
   await credForm.locator('[name=enable_secret]').fill(DEVICE_ENABLE);
-  await credForm.locator('label.check', { hasText: 'Cisco IOS' }).click();
+  await pick(credForm, 'platforms', 'cisco', 'Cisco IOS');
   await credForm.locator('[name=enable_secret]').press('Enter');
   const tokenEl = page.locator('#new-token');
   await tokenEl.waitFor();
@@ -83,7 +83,7 @@ export async function workflow() {
   await row.locator('.v-label').fill('Port');
   await cmdForm.locator('[name=command]').fill('show ip interface brief | include <port> <cr>');
   check(await page.locator('.var-status .field-error').count() === 0, '<cr> is literal, not a missing variable');
-  await cmdForm.locator('fieldset', { hasText: 'Platforms' }).locator('label.check', { hasText: 'Cisco IOS' }).click();
+  await pick(cmdForm, 'platforms', 'cisco', 'Cisco IOS');
   await cmdForm.locator('[name=command]').fill('show ip interface brief | include <port>');
   await cmdForm.getByRole('button', { name: 'Create command' }).click();
   await page.getByRole('heading', { name: 'Command: E2E port status' }).waitFor();
@@ -141,7 +141,7 @@ export async function workflow() {
 
   step('find the log and download its CSV');
   await nav('Logs');
-  await page.selectOption('select[name=command_id]', { label: 'E2E port status' });
+  await pick(page.locator('form.filters'), 'command_id', 'E2E port', 'E2E port status');
   await page.getByRole('button', { name: 'Filter' }).click();
   await page.waitForURL(/command_id=/);
   const logLink = page.locator('tbody tr').first().getByRole('link').first();
@@ -208,7 +208,7 @@ export async function workflow() {
   const vlanForm = page.locator('form.form');
   await vlanForm.locator('[name=vid]').fill('5000');
   await vlanForm.locator('[name=name]').fill('E2E-VLAN');
-  await vlanForm.locator('[name=site]').selectOption({ label: 'Demo Lab' });
+  await pick(vlanForm, 'site', 'demo', 'Demo Lab');
   await vlanForm.locator('[name=name]').press('Enter');
   const vidError = vlanForm.locator('.field:has([name=vid]) .field-error');
   await vidError.filter({ hasText: /\S/ }).waitFor();
