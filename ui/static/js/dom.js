@@ -44,6 +44,9 @@ export function clear(el, ...children) {
   return el;
 }
 
+/** lowerFirst lower-cases a title for use inside a sentence, leaving acronyms (IP, VLANs, API) alone. */
+export const lowerFirst = (t) => (/^[A-Z][a-z]/.test(t) ? t[0].toLowerCase() + t.slice(1) : t);
+
 /** link is an in-app link; the router intercepts its clicks. */
 export const link = (href, text, attrs = {}) => h('a', { href, ...attrs }, text);
 
@@ -226,7 +229,7 @@ export function table(columns, rows, empty = 'Nothing here yet.', { stack = fals
 
 /** sortButton is a column header that sorts; its mark follows the th's aria-sort. */
 export function sortButton(label, onclick) {
-  return h('button', { type: 'button', class: 'sort', title: `Sort by ${label.toLowerCase()}`, onclick },
+  return h('button', { type: 'button', class: 'sort', title: `Sort by ${lowerFirst(label)}`, onclick },
     label, h('span', { class: 'sort-mark', 'aria-hidden': 'true' }));
 }
 

@@ -2,7 +2,7 @@
 // navigation (shown by permission), the first page a user may open, the welcome page of
 // a user who may open none, and the "not allowed" panel with whom to ask.
 
-import { h, clear, link, pageHead } from './dom.js';
+import { h, clear, link, pageHead, lowerFirst } from './dom.js';
 import { route } from './router.js';
 import { session, isSuper, can } from './session.js';
 
@@ -42,7 +42,7 @@ function mayDo() {
   const out = [];
   for (const [, items] of navItems()) {
     for (const [label, href, type] of items) {
-      if (type) out.push(h('li', {}, 'see ', link(href, label.toLowerCase())));
+      if (type) out.push(h('li', {}, 'see ', link(href, lowerFirst(label))));
     }
   }
   if (can(CMD, 'execute_show')) out.push(h('li', {}, 'run show commands from a device page'));

@@ -1,7 +1,7 @@
 // list.js: the one list page. Filters and the page live in the URL query, so Back,
 // reload and a pasted link show the same rows.
 
-import { h, clear, pager, table, sortButton, errorBox, loading, pageHead } from './dom.js';
+import { h, clear, pager, table, sortButton, errorBox, loading, pageHead, lowerFirst } from './dom.js';
 import { get, qs, orderings, ApiError } from './api.js';
 import { picker } from './picker.js';
 import { query, setQuery } from './router.js';
@@ -98,8 +98,8 @@ export async function listPage(main, opts) {
   try {
     const page = await get(opts.path + qs(params));
     const none = active
-      ? emptyState(`No ${opts.title.toLowerCase()} match these filters.`, h('button', { type: 'button', class: 'btn', onclick: () => setQuery({ ordering: q.ordering }) }, 'Clear the filters'))
-      : opts.empty || emptyState(`No ${opts.title.toLowerCase()} yet.`);
+      ? emptyState(`No ${lowerFirst(opts.title)} match these filters.`, h('button', { type: 'button', class: 'btn', onclick: () => setQuery({ ordering: q.ordering }) }, 'Clear the filters'))
+      : opts.empty || emptyState(`No ${lowerFirst(opts.title)} yet.`);
     clear(body,
       table(columns, page.results, none, { head }),
       page.count > limit || offset > 0 ? pager(page.count, offset, limit, (o) => setQuery({ ...q, offset: o || '' }))

@@ -3,7 +3,7 @@
 // come from the server (api.describeFields), with overrides for presentation only. One set of
 // pages (list, detail, create, edit, delete) serves them all.
 
-import { h, clear, link, badge, errorBox, loading, pageHead, dl, refText, fmtTime, fmtAgo, confirmDialog, toast, copyButton } from './dom.js';
+import { h, clear, link, badge, errorBox, loading, pageHead, dl, refText, fmtTime, fmtAgo, confirmDialog, toast, copyButton, lowerFirst } from './dom.js';
 import { get, post, patch, del, describeFields } from './api.js';
 import { route, navigate } from './router.js';
 import { buildForm, metaFields } from './forms.js';
@@ -124,7 +124,7 @@ export const RESOURCES = {
 /** addOrAsk is the way to fill an empty list of r: its create page, or whom to ask. */
 export function addOrAsk(r, href) {
   if (can(r.type, 'add')) return link(href, `Add ${/^[aeiou]/i.test(r.one) ? 'an' : 'a'} ${r.one}`, { class: 'btn primary' });
-  return h('p', { class: 'muted' }, `You may not add ${r.title.toLowerCase()}: ask an administrator.`);
+  return h('p', { class: 'muted' }, `You may not add ${lowerFirst(r.title)}: ask an administrator.`);
 }
 
 /** formFields are a resource's form fields, as the server describes them for a create or an update of id. */
@@ -205,7 +205,7 @@ async function detailPage(main, key, id) {
   clear(main, pageHead(`${r.one[0].toUpperCase()}${r.one.slice(1)}: ${obj.display || obj.name || obj.id}`,
     can(r.type, 'change') ? link(`/ui/${key}/${id}/edit`, 'Edit', { class: 'btn' }) : null,
     can(r.type, 'delete') ? deleteButton(r, obj, `/ui/${key}/`) : null),
-  h('p', {}, link(`/ui/${key}/`, `← all ${r.title.toLowerCase()}`)),
+  h('p', {}, link(`/ui/${key}/`, `← all ${lowerFirst(r.title)}`)),
   h('section', { class: 'card' }, dl(detailPairs(obj, order))));
   if (key === 'sites') main.append(h('p', {}, link(`/ui/devices/?site_id=${id}`, 'Devices at this site →')));
 }
@@ -249,7 +249,7 @@ export function registerResources() {
       title: r.title, path: r.path, filters: await listFilters(r),
       columns: r.columns.map(([label, cell, sort]) => ({ label, cell, sort })),
       actions: can(r.type, 'add') ? [link(`/ui/${key}/new`, `New ${r.one}`, { class: 'btn primary' })] : [],
-      empty: emptyState(`No ${r.title.toLowerCase()} yet. ${r.blank}`, addOrAsk(r, `/ui/${key}/new`)),
+      empty: emptyState(`No ${lowerFirst(r.title)} yet. ${r.blank}`, addOrAsk(r, `/ui/${key}/new`)),
     }));
     route(`/ui/${key}/new`, (main) => formPage(main, key, null));
     route(`/ui/${key}/:id/edit`, (main, p) => formPage(main, key, p.id));

@@ -2,7 +2,7 @@
 // logs. Each kind is the API's own ?q= search, asked in parallel for the kinds the user
 // may see; a section shows the first matches and links to the whole filtered list.
 
-import { h, clear, link, pageHead, loading, errorBox, okBadge, fmtTime, table, refText } from './dom.js';
+import { h, clear, link, pageHead, loading, errorBox, okBadge, fmtTime, table, refText, lowerFirst } from './dom.js';
 import { get, qs, T } from './api.js';
 import { route, query, navigate } from './router.js';
 import { can } from './session.js';
@@ -54,9 +54,9 @@ async function section(kind, q) {
   (async () => {
     try {
       const page = await get(kind.path + qs({ q, limit: SHOWN }));
-      const more = page.count > SHOWN ? link(`${kind.list}${qs({ q })}`, `All ${page.count} ${kind.title.toLowerCase()} matching “${q}” →`) : null;
+      const more = page.count > SHOWN ? link(`${kind.list}${qs({ q })}`, `All ${page.count} ${lowerFirst(kind.title)} matching “${q}” →`) : null;
       clear(box, h('h2', {}, kind.title, ' ', h('span', { class: 'badge' }, String(page.count))),
-        page.count ? table(kind.columns, page.results) : h('p', { class: 'muted' }, `No ${kind.title.toLowerCase()} match.`),
+        page.count ? table(kind.columns, page.results) : h('p', { class: 'muted' }, `No ${lowerFirst(kind.title)} match.`),
         more ? h('p', {}, more) : null);
     } catch (err) {
       clear(box, h('h2', {}, kind.title), errorBox(err));

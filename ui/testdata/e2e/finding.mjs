@@ -16,12 +16,13 @@ export async function finding() {
   await page.waitForURL(/ordering=name/);
   await page.locator('th[aria-sort="ascending"]', { hasText: 'Name' }).waitFor();
   let names = await firstCells(1);
-  check(sorted(names, false) && names.length === 3, `ascending: ${names}`);
+  check(sorted(names, false) && names.length >= 3, `ascending: ${names}`);
+  const last = names[names.length - 1];
   await nameHead.getByRole('button').click();
   await page.waitForURL(/ordering=-name/);
   await page.locator('th[aria-sort="descending"]', { hasText: 'Name' }).waitFor();
   names = await firstCells(1);
-  check(sorted(names, true) && names[0] === 'demo-junos-1', `descending: ${names}`);
+  check(sorted(names, true) && names[0] === last, `descending: ${names}`);
   check(await page.locator('th', { hasText: 'Primary IP' }).getByRole('button').count() === 0, 'a column the API cannot order by has no sort button');
   await shot('30-devices-sorted');
   await page.goto(`${BASE}/ui/logs/?success=false`);
