@@ -90,6 +90,7 @@ func (a *API) routes(rt *web.Router) {
 	for _, res := range readOnlyResources {
 		a.resource(rt, res)
 	}
+	rt.Handle(http.MethodPost, pathImport, a.authed(a.importFile))
 
 	// Users, groups, tokens, permissions.
 	a.resource(rt, userResource)

@@ -41,6 +41,15 @@ var opDocs = []opDoc{
 		Desc: "The installed plugins with their URLs.", OK: jsonResponse("The plugins.", ref("SectionIndex"))},
 	{Method: http.MethodGet, Path: "/api/plugins/toolkit/", ID: "toolkit_root", Summary: "toolkit plugin index",
 		Desc: "The toolkit plugin's endpoints with their URLs.", OK: jsonResponse("The endpoints.", ref("SectionIndex"))},
+	{Method: http.MethodPost, Path: pathImport, ID: "plugins_toolkit_import_create", Summary: "Import inventory objects from a file",
+		Desc: "NetBox's bulk import formats: CSV with a header row of field names, or a YAML or JSON list of objects " +
+			"(`type` names their object type, else the file name does: devices.csv), or a mapping of object types to lists. " +
+			"References name objects as a person does (a site by name or slug, a device by name, an interface by its " +
+			"device and name, a VLAN by VID); a record naming an existing object updates it. Devices take `mgmt_ip` " +
+			"and `ssh_port`; addresses `device`, `interface` and `is_primary`; `cf_<name>` columns are custom fields. " +
+			"All or nothing: a 400 lists every problem by row and column. `dry_run` reports what would be done. " +
+			"Needs add (and change, for updates) on each object type written.",
+		Body: ref("ImportRequest"), OK: jsonResponse("What was imported, or would be.", ref("ImportReport"))},
 	{Method: http.MethodPost, Path: pathProvision, ID: "users_tokens_provision_create", Summary: "Provision a token with a password",
 		Desc: "No authentication: a username and password buy a new API token of that user (pynetbox's create_token). " +
 			"The response is the only one that shows the key. A wrong username or password is a 401, counted by the " +

@@ -289,25 +289,3 @@ func (db *DB) recordExport(ctx context.Context, period, file string, rows int) e
 		return err
 	})
 }
-
-// pruneBatch bounds how many logs one retention transaction deletes, so the writer is
-// never held for long.
-const pruneBatch = 5000
-
-// PruneLogs deletes the logs created before olderThan, in batches, and returns how many
-// it deleted. The triggers keep the statistics counters right.
-func (db *DB) PruneLogs(ctx context.Context, olderThan time.Time) (int64, error) {
-	var total int64
-	for {
-		res, err := db.execer(ctx).ExecContext(ctx, `DELETE FROM command_logs WHERE id IN
-			(SELECT id FROM command_logs WHERE created < ? ORDER BY created LIMIT ?)`, Stamp(olderThan), pruneBatch)
-		if err != nil {
-			return total, fmt.Errorf("store: prune logs: %w", err)
-		}
-		n, _ := res.RowsAffected()
-		total += n
-		if n < pruneBatch {
-			return total, nil
-		}
-	}
-}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Permissions is users.objectpermission: NetBox's object permissions, actions on
@@ -38,6 +39,15 @@ var Permissions = declare(&Model{
 // PermissionActions are the actions a permission may grant; the execute ones only on
 // commands.
 var PermissionActions = []string{"view", "add", "change", "delete", "execute_show", "execute_config"}
+
+// ActionsOf are the actions a permission may grant on an object type: the execute ones
+// only on commands.
+func ActionsOf(objectType string) []string {
+	if objectType == TypeCommand {
+		return PermissionActions
+	}
+	return slices.DeleteFunc(slices.Clone(PermissionActions), func(a string) bool { return strings.HasPrefix(a, "execute_") })
+}
 
 func objectTypeChoices() []Choice { return plainChoices(ObjectTypes()) }
 

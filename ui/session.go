@@ -267,12 +267,8 @@ func (u *UI) firstRun(w http.ResponseWriter, r *http.Request) error {
 func (u *UI) permissions(ctx context.Context, p store.Principal) (map[string][]string, error) {
 	out := map[string][]string{}
 	for _, t := range store.ObjectTypes() {
-		actions := []string{"view", "add", "change", "delete"}
-		if t == store.TypeCommand {
-			actions = append(actions, "execute_show", "execute_config")
-		}
 		held := []string{}
-		for _, a := range actions {
+		for _, a := range store.ActionsOf(t) {
 			s, err := u.db.Scope(ctx, p, t, a)
 			if err != nil {
 				return nil, err

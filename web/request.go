@@ -78,6 +78,12 @@ func WithUser(r *http.Request, p store.Principal) *http.Request {
 	return r.WithContext(context.WithValue(r.Context(), ctxUser, p))
 }
 
+// ContextWithUser is ctx carrying p for User: work done for a user outside a request
+// (an import run from the command line goes through the API's checks as that user).
+func ContextWithUser(ctx context.Context, p store.Principal) context.Context {
+	return context.WithValue(ctx, ctxUser, p)
+}
+
 // User is the authenticated user of a request's context (see WithUser), the zero
 // Principal before authentication.
 func User(ctx context.Context) store.Principal {

@@ -13,6 +13,7 @@ import { registerLogs } from './logs.js';
 import { registerParse } from './parse.js';
 import { navItems, homePath, notAllowed, registerHome } from './home.js';
 import { searchBox, registerSearch } from './search.js';
+import { registerImport } from './import.js';
 
 const root = document.getElementById('app');
 
@@ -161,6 +162,7 @@ registerLogs();
 registerParse();
 registerHome();
 registerSearch();
+registerImport();
 route('/ui/login', () => {});
 onRender(render);
 start();

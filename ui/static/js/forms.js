@@ -244,10 +244,14 @@ function slugFromName(form, keep) {
   name.addEventListener('input', () => { if (!touched) slug.value = slugify(name.value); });
 }
 
-/** slugify is a slug for a name: lower case; runs of other characters become one "-". */
+/**
+ * slugify is a slug for a name, as the server makes one for an import: lower case,
+ * accents dropped (é → e, ß → ss), every run of other characters one "-".
+ */
 export function slugify(text) {
-  return text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase()
-    .replace(/[^a-z0-9_]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 100);
+  return text.toLowerCase().replace(/æ/g, 'ae').replace(/œ/g, 'oe').replace(/ß/g, 'ss').replace(/ø/g, 'o')
+    .normalize('NFKD').replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^a-z0-9_]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 100).replace(/-+$/, '');
 }
 
 /** showErrors puts a server error's field messages next to their fields. */

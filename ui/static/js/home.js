@@ -9,19 +9,23 @@ import { session, isSuper, can } from './session.js';
 const CMD = 'netbox_toolkit_plugin.command';
 const LOG = 'netbox_toolkit_plugin.commandlog';
 
-/** NAV is the side navigation: [group, [[label, href, object type to view]], admin only]. */
+/**
+ * NAV is the side navigation: [group, [[label, href, object type, action on it (view
+ * when absent)]], admin only].
+ */
 export const NAV = [
   ['Run', [['Devices', '/ui/devices/', 'dcim.device'], ['Commands', '/ui/commands/', CMD],
     ['Credentials', '/ui/credentials/'], ['Parse', '/ui/parse/', CMD], ['Logs', '/ui/logs/', LOG], ['Statistics', '/ui/statistics/', LOG]]],
   ['Inventory', [['Sites', '/ui/sites/', 'dcim.site'], ['Platforms', '/ui/platforms/', 'dcim.platform'], ['Interfaces', '/ui/interfaces/', 'dcim.interface'],
-    ['VLANs', '/ui/vlans/', 'ipam.vlan'], ['IP addresses', '/ui/ip-addresses/', 'ipam.ipaddress'], ['Tags', '/ui/tags/', 'extras.tag']]],
+    ['VLANs', '/ui/vlans/', 'ipam.vlan'], ['IP addresses', '/ui/ip-addresses/', 'ipam.ipaddress'], ['Tags', '/ui/tags/', 'extras.tag'],
+    ['Import', '/ui/import/', 'dcim.device', 'add']]],
   ['Admin', [['Users', '/ui/users/'], ['Groups', '/ui/groups/'], ['API tokens', '/ui/tokens/'], ['Permissions', '/ui/permissions/']], true],
 ];
 
 /** navItems are the navigation's entries the user may open, by group. */
 export function navItems() {
   return NAV.filter(([, , admin]) => !admin || isSuper())
-    .map(([title, items]) => [title, items.filter(([, , type]) => !type || can(type, 'view'))])
+    .map(([title, items]) => [title, items.filter(([, , type, action]) => !type || can(type, action || 'view'))])
     .filter(([, items]) => items.length);
 }
 
@@ -32,7 +36,7 @@ export function navItems() {
  */
 export function homePath() {
   for (const [, items] of navItems()) {
-    for (const [, href, type] of items) if (type) return href;
+    for (const [, href, type, action] of items) if (type && !action) return href;
   }
   return '/ui/welcome';
 }
@@ -41,8 +45,8 @@ export function homePath() {
 function mayDo() {
   const out = [];
   for (const [, items] of navItems()) {
-    for (const [label, href, type] of items) {
-      if (type) out.push(h('li', {}, 'see ', link(href, lowerFirst(label))));
+    for (const [label, href, type, action] of items) {
+      if (type && !action) out.push(h('li', {}, 'see ', link(href, lowerFirst(label))));
     }
   }
   if (can(CMD, 'execute_show')) out.push(h('li', {}, 'run show commands from a device page'));

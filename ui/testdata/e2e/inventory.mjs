@@ -72,4 +72,29 @@ export async function inventory() {
   check(after.primary_ip4 && after.primary_ip4.id === far.primary_ip4.id && after.description === 'edited among many addresses',
     `after the edit: ${JSON.stringify(after.primary_ip4)} ${after.description}`);
   check(sent.length === 1 && JSON.stringify(Object.keys(sent[0])) === '["description"]', `the form sent ${JSON.stringify(sent)}`);
+
+  step('import: a preview names each problem by row and column; a good file imports');
+  await nav('Import');
+  await page.getByRole('heading', { name: 'Import' }).waitFor();
+  await page.locator('#imp-type').selectOption('devices');
+  await page.locator('#imp-text').fill('name,site,mgmt_ip,ssh_port\ne2e-imp-1,Paris Nord 2,192.0.2.51/24,22\ne2e-imp-2,Atlantis,192.0.2.52/24,99999\n');
+  await page.getByRole('button', { name: 'Preview' }).click();
+  const probs = page.locator('.import-result tbody tr');
+  await probs.first().waitFor();
+  const probText = await page.locator('.import-result').textContent();
+  check(probText.includes('Nothing was imported: 2 problems') && probText.includes('devices row 3') && probText.includes('Atlantis') && probText.includes('ssh_port'),
+    `the problems: ${probText}`);
+  check(await page.getByRole('button', { name: 'Import', exact: true }).isDisabled(), 'no import of a refused file');
+  await shot('15-import-problems');
+  await page.locator('#imp-text').fill('name,site,mgmt_ip,ssh_port,role\ne2e-imp-1,Paris Nord 2,192.0.2.51/24,22,router\ne2e-imp-2,paris-nord-2,192.0.2.52/24,2222,switch\n');
+  await page.getByRole('button', { name: 'Preview' }).click();
+  await page.locator('.import-result h2', { hasText: 'Preview' }).waitFor();
+  const prev = await page.locator('.import-result').textContent();
+  check(prev.includes('2 would be created') && prev.includes('role'), `the preview: ${prev}`);
+  check((await api('GET', '/api/dcim/devices/?name=e2e-imp-1')).count === 0, 'a preview writes nothing');
+  await shot('16-import-preview');
+  await page.getByRole('button', { name: 'Import', exact: true }).click();
+  await page.locator('.import-result h2', { hasText: 'Imported' }).waitFor();
+  const imported = await api('GET', '/api/dcim/devices/?name=e2e-imp-2');
+  check(imported.count === 1 && imported.results[0].ssh_port === 2222 && imported.results[0].mgmt_ip === '192.0.2.52/24', `imported: ${JSON.stringify(imported.results)}`);
 }

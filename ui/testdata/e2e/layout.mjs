@@ -54,7 +54,7 @@ export async function layoutSweep() {
   const pages = [['devices', '/ui/devices/'], ['device', '/ui/devices/1'], ['device-edit', '/ui/devices/1/edit'], ['device-new', '/ui/devices/new'],
     ['commands', '/ui/commands/'], ['command', `/ui/commands/${ids.commands}`], ['command-edit', `/ui/commands/${ids.commands}/edit`], ['command-new', '/ui/commands/new'],
     ['credentials', '/ui/credentials/'], ['credential-new', '/ui/credentials/new'],
-    ['logs', '/ui/logs/'], ['log', `/ui/logs/${ids.logs}`], ['statistics', '/ui/statistics'], ['parse', '/ui/parse/'], ['welcome', '/ui/welcome'], ['search', '/ui/search?q=demo'], ['not-found', '/ui/no-such-page']];
+    ['logs', '/ui/logs/'], ['log', `/ui/logs/${ids.logs}`], ['statistics', '/ui/statistics'], ['parse', '/ui/parse/'], ['import', '/ui/import/'], ['welcome', '/ui/welcome'], ['search', '/ui/search?q=demo'], ['not-found', '/ui/no-such-page']];
   for (const k of ['sites', 'platforms', 'interfaces', 'vlans', 'ip-addresses', 'tags', 'users', 'groups', 'tokens', 'permissions']) {
     pages.push([k, `/ui/${k}/`], [`${k}-new`, `/ui/${k}/new`]);
     if (ids[k]) pages.push([`${k}-one`, `/ui/${k}/${ids[k]}`], [`${k}-edit`, `/ui/${k}/${ids[k]}/edit`]);
