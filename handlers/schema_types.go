@@ -64,6 +64,7 @@ func opSchemas() obj {
 			"name": tStr, "description": tStr, "renders": obj{"type": "array", "items": tStr}, "parses": obj{"type": "array", "items": tStr},
 			"actions": obj{"type": "object", "description": "POST (on a list) or PUT (on an object): field name to its description.",
 				"additionalProperties": obj{"type": "object", "additionalProperties": ref("FieldMetadata")}},
+			"ordering": described(obj{"type": "array", "items": tStr}, "The names ?ordering= accepts on the list; prefix one with - for descending order."),
 		}),
 		"FieldMetadata": props([]string{"type", "required", "read_only", "label"}, obj{
 			"type":     described(tStr, "string, integer, boolean, datetime, float, json, choice, multiple choice, field (a reference), list or nested object."),
