@@ -98,6 +98,7 @@ func (a *API) planElement(r *http.Request, i int, raw json.RawMessage, pc *planC
 	}
 	p, err := a.prepare(r, cmd, req, true, pc)
 	if err == nil {
+		p.source = "bulk"
 		it.slot, err = a.acquire(r, p.target.ID)
 	}
 	if err != nil {

@@ -61,6 +61,8 @@ type prepared struct {
 	secret  store.Secret
 	text    string            // the command with its variables substituted: exactly what is sent
 	values  map[string]string // the value each variable took
+	source  string            // api, bulk or ui: where the execution came from, for its log
+	client  string            // the client's address, for its log
 	timeout time.Duration
 	// explicit: the request gave the timeout, which then bounds the whole run; else the
 	// device's or platform's own timeouts apply where they are set.
@@ -136,7 +138,11 @@ func (a *API) prepare(r *http.Request, cmd store.Command, req execRequest, check
 	if err := pc.mayExecute(a, r, cmd); err != nil {
 		return nil, err
 	}
-	p := &prepared{cmd: cmd, target: target, timeout: time.Duration(req.Timeout) * time.Second, explicit: req.TimeoutSet}
+	p := &prepared{cmd: cmd, target: target, timeout: time.Duration(req.Timeout) * time.Second, explicit: req.TimeoutSet,
+		source: "api", client: web.ClientAddr(r)}
+	if viaSession(r) {
+		p.source = "ui"
+	}
 	switch {
 	case checkToken && req.SetID != 0:
 		if p.secret, err = a.credentialSet(r, req.SetID, target); err != nil {
@@ -375,7 +381,8 @@ func (a *API) finish(ctx context.Context, p *prepared, user store.Principal, sta
 		"device": p.target.ID, "device_name": p.target.Name, "user": user.ID, "username": user.Username,
 		"output": res.Output, "parsed_output": o.parsed, "syntax_error": res.Syntax,
 		"success": res.Success, "error_message": res.ErrorMessage, "execution_duration": res.Duration.Seconds(),
-		"execution_time": started,
+		"execution_time": started, "sent_command": p.text, "variables": p.values, "source": p.source,
+		"client_address": p.client, "credential_set": nullID(p.secret.SetID), "credential_set_name": p.secret.SetName,
 	})
 	slot.Release(res.Success)
 	a.observer().Execution(driverOf(p.target), exec.Outcome(res), res.Duration)
@@ -390,6 +397,14 @@ func (a *API) finish(ctx context.Context, p *prepared, user store.Principal, sta
 		slog.String("username", user.Username), slog.Bool("success", res.Success), slog.Int64("log_id", id),
 		slog.Float64("seconds", res.Duration.Seconds()))
 	return o, nil
+}
+
+// nullID is an id, or nil for none.
+func nullID(id int64) any {
+	if id == 0 {
+		return nil
+	}
+	return id
 }
 
 func (a *API) parse(p *prepared, res exec.Result) textfsm.Parsed {

@@ -111,8 +111,10 @@ func (a *API) renderObject(r *http.Request, res *Resource, m *store.Model, row s
 	n := nested{"id": row["id"]}
 	if m.Owner == "" {
 		n["display"] = row["display"]
-		if id := row.ID(); id != 0 { // a kept reference to an object since deleted has none
-			n["url"] = a.urlOf(r, m.Type, id)
+		// A kept reference to an object since deleted has no URL, nor does an object the
+		// API does not serve (a log's credential set).
+		if u := a.urlOf(r, m.Type, row.ID()); row.ID() != 0 && u != "" {
+			n["url"] = u
 		}
 	}
 	for i := range m.Fields {

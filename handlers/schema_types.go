@@ -123,6 +123,8 @@ func opSchemas() obj {
 			"line":     described(tStr, "The device's error line."),
 			"guidance": described(tStr, "What to fix."),
 		}),
+		"LogVariables": described(obj{"type": "object", "additionalProperties": tStr},
+			"Variable name to the value it took, e.g. {\"iface\": \"Gi1/0/1\"}."),
 		"ParsedOutput": props([]string{"success", "method", "data"}, obj{
 			"success":  tBool,
 			"method":   obj{"type": "string", "enum": []any{"textfsm", nil}, "nullable": true},

@@ -79,7 +79,7 @@ func (k *Keyring) open(setID int64, field string, sealed []byte) (string, error)
 var CredentialSets = declare(&Model{
 	Type: TypeCredentialSet, Name: "CredentialSet", Table: "credential_sets",
 	Fields: []Field{
-		{Name: "name", Column: "name", Kind: KindString},
+		{Name: "name", Column: "name", Kind: KindString, Nested: true},
 		{Name: "description", Column: "description", Kind: KindString},
 		{Name: "owner", Column: "owner_id", Kind: KindInt, Rel: TypeUser},
 		{Name: "is_active", Column: "is_active", Kind: KindBool},
@@ -113,6 +113,7 @@ type CredentialInput struct {
 // Secret is what an execution needs from a credential set.
 type Secret struct {
 	SetID, OwnerID                     int64
+	SetName                            string // for the log of an execution
 	IsActive                           bool
 	PlatformIDs                        []int64
 	Username, EnableMode               string
@@ -311,8 +312,8 @@ func (db *DB) CredentialByToken(ctx context.Context, kr *Keyring, token string) 
 	}
 	var s Secret
 	var pw, en, pk []byte
-	err := db.r.QueryRowContext(ctx, `SELECT id, owner_id, is_active, username, enable_mode, password_enc, enable_secret_enc, private_key_enc
-		FROM credential_sets WHERE token_hash = ?`, HashKey(token)).Scan(&s.SetID, &s.OwnerID, &s.IsActive, &s.Username, &s.EnableMode, &pw, &en, &pk)
+	err := db.r.QueryRowContext(ctx, `SELECT id, owner_id, name, is_active, username, enable_mode, password_enc, enable_secret_enc, private_key_enc
+		FROM credential_sets WHERE token_hash = ?`, HashKey(token)).Scan(&s.SetID, &s.OwnerID, &s.SetName, &s.IsActive, &s.Username, &s.EnableMode, &pw, &en, &pk)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Secret{}, fmt.Errorf("credential token: %w", ErrNotFound)
 	}
@@ -364,8 +365,8 @@ func (db *DB) HasCredentialSets(ctx context.Context) (bool, error) {
 func (db *DB) CredentialByID(ctx context.Context, kr *Keyring, ownerID, id int64) (Secret, error) {
 	var s Secret
 	var pw, en, pk []byte
-	err := db.r.QueryRowContext(ctx, `SELECT id, owner_id, is_active, username, enable_mode, password_enc, enable_secret_enc, private_key_enc
-		FROM credential_sets WHERE id = ? AND owner_id = ?`, id, ownerID).Scan(&s.SetID, &s.OwnerID, &s.IsActive, &s.Username, &s.EnableMode, &pw, &en, &pk)
+	err := db.r.QueryRowContext(ctx, `SELECT id, owner_id, name, is_active, username, enable_mode, password_enc, enable_secret_enc, private_key_enc
+		FROM credential_sets WHERE id = ? AND owner_id = ?`, id, ownerID).Scan(&s.SetID, &s.OwnerID, &s.SetName, &s.IsActive, &s.Username, &s.EnableMode, &pw, &en, &pk)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Secret{}, fmt.Errorf("credential set %d: %w", id, ErrNotFound)
 	}

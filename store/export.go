@@ -359,7 +359,9 @@ func (e *jsonEncoder) row(vals []any) error {
 		v := vals[i]
 		i++
 		if f.kept != nil {
-			v = keptRef{v, vals[i]}
+			if name, _ := vals[i].(string); v != nil || name != "" {
+				v = keptRef{v, vals[i]}
+			} // else none was ever referenced (a log without a credential set): null
 			i++
 		}
 		if err := e.enc.Encode(v); err != nil {

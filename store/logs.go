@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // CommandLogs is netbox_toolkit_plugin.commandlog: the read-only audit log of
@@ -16,7 +18,8 @@ import (
 // this order.
 var CommandLogs = declare(&Model{
 	Type: TypeCommandLog, Name: "CommandLog", Table: "command_logs", DefaultOrder: "-created",
-	Display: func(r Row) string { return fmt.Sprintf("%s on %s", r["command_name"], r["device_name"]) },
+	Display:    func(r Row) string { return fmt.Sprintf("%s on %s", r["command_name"], r["device_name"]) },
+	TextSearch: logSearch,
 	Fields: []Field{
 		{Name: "username", Column: "username", Kind: KindString, Access: ReadOnly, Filter: FilterLookups, Sort: true,
 			Search: true, Export: Exported, Doc: "user who executed the command"},
@@ -32,13 +35,26 @@ var CommandLogs = declare(&Model{
 			Export: Exported, Doc: "seconds"},
 		{Name: "error_message", Column: "error_message", Kind: KindString, Access: ReadOnly, Export: Exported,
 			Doc: "empty when successful"},
-		{Name: "output", Column: "output", Kind: KindString, Access: ReadOnly, Export: ExportOnRequest},
 		{Name: "user", Column: "user_id", Kind: KindInt, Rel: TypeUser, KeptName: "username", Access: ReadOnly, Null: true},
 		{Name: "execution_time", Column: "execution_time", Kind: KindTime, Access: ReadOnly},
 		{Name: "parsed_output", Column: "parsed_output", Kind: KindJSON, Access: ReadOnly, Null: true, Schema: "ParsedOutput"},
 		{Name: "syntax_error", Column: "syntax_error", Kind: KindJSON, Access: ReadOnly, Null: true, Schema: "SyntaxError"},
+		{Name: "sent_command", Column: "sent_command", Kind: KindString, Access: ReadOnly, Export: Exported,
+			Doc: "exactly what was sent to the device: the command with its variables substituted (and quoted, " +
+				"where the driver quotes); empty for logs written before it was recorded"},
+		{Name: "variables", Column: "variables", Kind: KindJSON, Access: ReadOnly, Null: true, Export: Exported,
+			Schema: "LogVariables", Doc: "the value each variable took (a default included); null for logs written before"},
+		{Name: "credential_set", Column: "credential_set_id", Kind: KindInt, Rel: TypeCredentialSet,
+			KeptName: "credential_set_name", Access: ReadOnly, Null: true, Export: Exported,
+			Doc: "the credential set used: id and name, kept after the set is deleted"},
+		{Name: "source", Column: "source", Kind: KindString, Access: ReadOnly, Null: true, Choices: LogSources,
+			Filter: FilterExact, Export: Exported, Doc: "where the execution came from; null for logs written before"},
+		{Name: "client_address", Column: "client_address", Kind: KindString, Access: ReadOnly, Filter: FilterLookups,
+			Export: Exported, Label: "Client address", Doc: "the address the request came from"},
+		{Name: "output", Column: "output", Kind: KindString, Access: ReadOnly, Export: ExportOnRequest},
 		{Name: "command_name", Column: "command_name", Kind: KindString, Access: Internal, Search: true},
 		{Name: "device_name", Column: "device_name", Kind: KindString, Access: Internal, Search: true},
+		{Name: "credential_set_name", Column: "credential_set_name", Kind: KindString, Access: Internal},
 	},
 	Filters: map[string]Filter{
 		"device_id":  {Path: "device", Doc: "device id"},
@@ -47,6 +63,44 @@ var CommandLogs = declare(&Model{
 		"created":    {Path: "created", Lookups: true, Doc: "creation time; created__gte and created__lte bound a range"},
 	},
 })
+
+// LogSources are where an execution may come from.
+var LogSources = []Choice{{"api", "API (execute)"}, {"bulk", "API (bulk execute)"}, {"ui", "Web interface"}}
+
+// logSearch is ?q= on logs, through the full-text indexes the triggers keep (a LIKE
+// would scan every log): the names (command, device, user) contain q, as a substring,
+// or the output and error message hold every word of q. Quoting each word keeps q's
+// text from being read as FTS5 query syntax.
+func logSearch(q string) Expr {
+	var names Expr
+	if utf8.RuneCountInString(q) >= 3 {
+		names = Expr{SQL: `t.id IN (SELECT rowid FROM command_logs_names WHERE command_logs_names MATCH ?)`,
+			Args: []any{ftsPhrase(q)}}
+	} else {
+		// The trigram index needs three characters; two are rare and their scan short
+		// enough to bear.
+		pat := "%" + likeEscape(q) + "%"
+		var ors []Expr
+		for _, col := range []string{"command_name", "device_name", "username"} {
+			ors = append(ors, Expr{SQL: `t.` + col + ` LIKE ? ESCAPE '\'`, Args: []any{pat}})
+		}
+		names = Or(ors...)
+	}
+	var words []string
+	for _, w := range strings.Fields(q) {
+		if strings.IndexFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
+			words = append(words, ftsPhrase(w))
+		}
+	}
+	if len(words) == 0 {
+		return names
+	}
+	return Or(names, Expr{SQL: `t.id IN (SELECT rowid FROM command_logs_text WHERE command_logs_text MATCH ?)`,
+		Args: []any{strings.Join(words, " ")}})
+}
+
+// ftsPhrase quotes text as one FTS5 phrase.
+func ftsPhrase(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 // insertSQL is the INSERT of a model's stored columns (references by id, kept names,
 // JSON as text, the time stamps), for rows the server writes whole (logs).

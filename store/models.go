@@ -144,6 +144,9 @@ type Model struct {
 	DefaultOrder string
 	// Display is the object's "display"; nil shows its name (or username, or address).
 	Display func(r Row) string
+	// TextSearch, when set, is the condition of ?q=s in place of LIKE on the Search
+	// fields: for a table too large to scan, a full-text index (command logs).
+	TextSearch func(s string) Expr
 	// Prepare, when set, turns a write into what is stored before any of it is: a
 	// password into its hash, a token's key into hash and prefix. It may add to v
 	// (Internal fields, or a key it generated for the caller to show once).
@@ -333,8 +336,12 @@ func (m *Model) Searchable() bool {
 	return slices.ContainsFunc(m.Fields, func(f Field) bool { return f.Search })
 }
 
-// Search is the condition of ?q=s: any searched field contains s, case-insensitively.
+// Search is the condition of ?q=s: any searched field contains s, case-insensitively
+// (or the model's TextSearch).
 func (m *Model) Search(s string) Expr {
+	if m.TextSearch != nil {
+		return m.TextSearch(s)
+	}
 	var ors []Expr
 	pat := "%" + likeEscape(s) + "%"
 	for _, f := range m.Fields {

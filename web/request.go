@@ -4,10 +4,12 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"fieldkit/observe"
-	"fieldkit/store"
+	"net"
 	"net/http"
 	"strings"
+
+	"fieldkit/observe"
+	"fieldkit/store"
 )
 
 type ctxKey int
@@ -89,4 +91,14 @@ func ContextWithUser(ctx context.Context, p store.Principal) context.Context {
 func User(ctx context.Context) store.Principal {
 	p, _ := ctx.Value(ctxUser).(store.Principal)
 	return p
+}
+
+// ClientAddr is the address the request came from (the peer's IP, without its port).
+// X-Forwarded-For is not trusted: anyone could send it.
+func ClientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
 }

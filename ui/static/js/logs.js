@@ -15,11 +15,12 @@ function listView(main) {
   return listPage(main, {
     title: 'Command logs', path: LOGS,
     filters: [
-      { name: 'q', label: 'Search' },
+      { name: 'q', label: 'Search', help: 'names, output and error messages' },
       { name: 'device_id', label: 'Device', type: 'ref', ref: { path: '/api/dcim/devices/' } },
       { name: 'command_id', label: 'Command', type: 'ref', ref: { path: `${T}/commands/`, label: (c) => c.name } },
       { name: 'username', label: 'User' },
       { name: 'success', label: 'Result', type: 'select', options: [['true', 'success'], ['false', 'failed']] },
+      { name: 'source', label: 'From', type: 'select', options: Object.entries(SOURCES) },
       { name: 'from', label: `From (${zoneLabel()})`, type: 'datetime', param: 'created__gte', toParam: localToISO },
       { name: 'to', label: `To (${zoneLabel()})`, type: 'datetime', param: 'created__lte', toParam: localToISO },
     ],
@@ -52,14 +53,29 @@ async function detailView(main, { id }) {
       ['Type', typeBadge(l.command_type)],
       ['Device', l.device && l.device.id ? link(`/ui/devices/${l.device.id}`, l.device.name) : l.device?.name],
       ['User', l.username],
+      ['From', [l.source ? SOURCES[l.source] || l.source : null, l.client_address].filter(Boolean).join(', ') || '—'],
+      ['Credential set', l.credential_set ? l.credential_set.name : '—'],
       ['Started', fmtTime(l.execution_time)],
       ['Logged', fmtTime(l.created)],
       ['Duration', fmtSeconds(l.execution_duration)],
       ['Error', l.error_message],
     ])),
+    sentCard(l),
     syntaxBanner(l.syntax_error),
     l.parsed_output ? h('section', { class: 'card' }, h('h2', {}, 'Parsed data'), parsedTable(l.parsed_output)) : null,
     h('section', { class: 'card' }, h('h2', {}, 'Output'), outputBlock(l.output)));
+}
+
+/** SOURCES names where an execution came from. */
+const SOURCES = { api: 'API', bulk: 'API (bulk)', ui: 'web interface' };
+
+/** sentCard shows exactly what went to the device and the value each variable took. */
+function sentCard(l) {
+  if (!l.sent_command && !l.variables) return null;
+  const vars = Object.entries(l.variables || {});
+  return h('section', { class: 'card', id: 'sent' }, h('h2', {}, 'Sent to the device'),
+    l.sent_command ? h('pre', { class: 'output sent-command' }, l.sent_command) : null,
+    vars.length ? table([{ label: 'Variable', cell: ([k]) => h('code', {}, `<${k}>`) }, { label: 'Value', cell: ([, v]) => h('code', {}, v) }], vars, '') : null);
 }
 
 /**
