@@ -121,6 +121,12 @@ func TestCredentialSetsLifecycle(t *testing.T) {
 	if b.must(200, "GET", setPath(id), nil)["last_used"] == nil {
 		t.Errorf("last_used not set after use")
 	}
+	// Its log says it came from the web interface, with this set.
+	logs := b.must(200, "GET", "/api/plugins/toolkit/command-logs/", nil)["results"].([]any)
+	if l := logs[0].(map[string]any); l["source"] != "ui" || l["client_address"] != "127.0.0.1" ||
+		l["credential_set"].(map[string]any)["name"] != "lab" || l["sent_command"] != "show version" {
+		t.Errorf("log of a web execution: %v", l)
+	}
 
 	// Regenerate: the old token is dead at once, the new one works.
 	regen := b.must(200, "POST", setPath(id)+"regenerate/", nil)
