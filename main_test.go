@@ -252,7 +252,8 @@ func TestExportLogsCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(rows[0], ",") != "id,created,username,device_id,device,command_id,command,command_type,success,execution_duration,error_message" {
+	if strings.Join(rows[0], ",") != "id,created,username,device_id,device,command_id,command,command_type,success,execution_duration,error_message,"+
+		"sent_command,variables,credential_set_id,credential_set,source,client_address" {
 		t.Fatalf("header: %v", rows[0])
 	}
 	if len(rows) != 4 { // days 2 and 3 inclusive: three logs

@@ -44,7 +44,7 @@ func opSchemas() obj {
 	vars := obj{"type": "object", "description": "Variable name to value; numbers are converted to strings; at most 500 characters, no control characters.",
 		"additionalProperties": obj{"oneOf": []any{obj{"type": "string", "maxLength": 500}, tNum}}}
 	token := described(tStr, "Token of one of the user's credential sets (shown once in the web UI). Never a username or password.")
-	return obj{
+	s := obj{
 		"Detail":      props([]string{"detail"}, obj{"detail": tStr}),
 		"ServerError": props([]string{"detail", "request_id"}, obj{"detail": described(tStr, "Internal server error"), "request_id": tStr}),
 		"BulkObjectID": obj{"type": "object", "required": []any{"id"}, "additionalProperties": false,
@@ -212,24 +212,29 @@ func opSchemas() obj {
 			"common_errors": obj{"type": "array", "maxItems": 10, "items": props([]string{"error", "count"}, obj{
 				"error": described(tStr, "First 100 characters of the error message."), "count": tInt})},
 		}),
-		"CommandLogExport": props([]string{"count", "results"}, obj{
-			"count": tInt, "results": obj{"type": "array", "items": exportItemSchema()},
-		}),
 	}
+	s["CommandLogExport"] = props([]string{"count", "results"}, obj{
+		"count": tInt, "results": obj{"type": "array", "items": exportItemSchema(s)},
+	})
+	return s
 }
 
 // exportItemSchema is one log of the JSON export, from the fields the declaration
 // exports: a reference as its id (null once the object is gone) and kept name.
-func exportItemSchema() obj {
+func exportItemSchema(schemas obj) obj {
 	p, required := obj{}, []string{}
 	for _, f := range store.CommandLogs.Exported(true) {
 		switch {
 		case f.KeptName != "":
-			p[f.Name] = props([]string{"id", "name"}, obj{"id": obj{"type": "integer", "nullable": true}, "name": tStr})
+			ref := props([]string{"id", "name"}, obj{"id": obj{"type": "integer", "nullable": true}, "name": tStr})
+			if f.Null {
+				ref["nullable"] = true // none was referenced
+			}
+			p[f.Name] = ref
 		case f.Kind == store.KindTime:
 			p[f.Name] = tTime // as stored: RFC 3339, UTC, microseconds
 		default:
-			p[f.Name] = fieldSchema(obj{}, docOf(logResource, f), false)
+			p[f.Name] = fieldSchema(schemas, docOf(logResource, f), false)
 		}
 		if f.Export == store.ExportOnRequest {
 			p[f.Name] = described(p[f.Name].(obj), "With include_output=true.")

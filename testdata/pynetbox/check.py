@@ -23,7 +23,8 @@ SEEDED_TODAY = 6
 FORMULA_ERROR = "=HYPERLINK(\"http://example.invalid\")"
 CSV_HEADER = [
     "id", "created", "username", "device_id", "device", "command_id", "command",
-    "command_type", "success", "execution_duration", "error_message",
+    "command_type", "success", "execution_duration", "error_message", "sent_command",
+    "variables", "credential_set_id", "credential_set", "source", "client_address",
 ]
 PAGE_COMMANDS = 120
 

@@ -74,7 +74,7 @@ function sentCard(l) {
   if (!l.sent_command && !l.variables) return null;
   const vars = Object.entries(l.variables || {});
   return h('section', { class: 'card', id: 'sent' }, h('h2', {}, 'Sent to the device'),
-    l.sent_command ? h('pre', { class: 'output sent-command' }, l.sent_command) : null,
+    l.sent_command ? h('pre', { class: 'sent-command' }, l.sent_command) : null,
     vars.length ? table([{ label: 'Variable', cell: ([k]) => h('code', {}, `<${k}>`) }, { label: 'Value', cell: ([, v]) => h('code', {}, v) }], vars, '') : null);
 }
 
