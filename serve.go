@@ -26,8 +26,9 @@ import (
 
 // serveOptions is what serve takes beside the configuration.
 type serveOptions struct {
-	demo  bool
-	ready chan<- string // receives the base URL once the server listens; nil = none
+	demo      bool
+	demoReset bool          // the demo makes a new admin password and new tokens
+	ready     chan<- string // receives the base URL once the server listens; nil = none
 	// reload delivers a request to re-read the configuration (SIGHUP); nil = never.
 	reload <-chan struct{}
 	// load reads the configuration again, as at start-up.
@@ -43,7 +44,7 @@ func cmdServe(ctx context.Context, e env, o *opts) error {
 	if err != nil {
 		return err
 	}
-	so := serveOptions{demo: o.demo, reload: reloadRequests(),
+	so := serveOptions{demo: o.demo || o.demoReset, demoReset: o.demoReset, reload: reloadRequests(),
 		load: func() (Config, error) { return o.load(e, extra) }}
 	if !service.Interactive() {
 		return runService(e, cfg, so)
@@ -72,6 +73,7 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 		return err
 	}
 	defer db.Close()
+	store.RemoveStaleTemps(cfg.Server.Data) // a backup or export into the data directory, killed
 	ln, err := net.Listen("tcp", cfg.Server.Listen)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
@@ -82,7 +84,7 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 		scheme = "https"
 	}
 	base := scheme + "://" + ln.Addr().String()
-	keyring, err := loadKeyring(ctx, e, db, cfg.Server.Data)
+	keyring, err := loadKeyring(ctx, e, db, cfg.Server.Data, logger)
 	if err != nil {
 		return err
 	}
@@ -96,7 +98,7 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 		return err
 	}
 	if so.demo {
-		stopDevices, err := seedDemo(ctx, e, db, keyring, cfg, base)
+		stopDevices, err := seedDemo(ctx, e, db, keyring, cfg, base, so.demoReset)
 		if err != nil {
 			return fmt.Errorf("demo: %w", err)
 		}
@@ -113,7 +115,8 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 	// timeout) and cancels them only when the shutdown timeout runs out.
 	execCtx, cancelExec := context.WithCancel(context.Background())
 	defer cancelExec()
-	web := ui.New(ui.Options{DB: db, Keyring: keyring, Limiter: limiter, Logger: logger, SessionHours: cfg.UI.SessionHours})
+	web := ui.New(ui.Options{DB: db, Keyring: keyring, Limiter: limiter, Logger: logger, SessionHours: cfg.UI.SessionHours,
+		TimeZone: cfg.Server.TimeZone})
 	api := handlers.New(handlers.Options{DB: db, Logger: logger, Version: version, Location: loc,
 		Session: web.Session, Login: web.CheckLogin, UI: web.Routes, Observer: metrics, Health: health(db, dbFile, sched),
 		NetBox: syncer,
