@@ -110,9 +110,11 @@ type CredentialInput struct {
 	IsActive                           *bool
 }
 
-// Secret is what an execution needs from a credential set.
+// Secret is what an execution needs from a credential set. Version changes with every
+// change of the set that matters to a login (secrets, username, enable mode, activation,
+// token): sessions kept open for the set are kept per version.
 type Secret struct {
-	SetID, OwnerID                     int64
+	SetID, OwnerID, Version            int64
 	IsActive                           bool
 	PlatformIDs                        []int64
 	Username, EnableMode               string
@@ -311,8 +313,8 @@ func (db *DB) CredentialByToken(ctx context.Context, kr *Keyring, token string) 
 	}
 	var s Secret
 	var pw, en, pk []byte
-	err := db.r.QueryRowContext(ctx, `SELECT id, owner_id, is_active, username, enable_mode, password_enc, enable_secret_enc, private_key_enc
-		FROM credential_sets WHERE token_hash = ?`, HashKey(token)).Scan(&s.SetID, &s.OwnerID, &s.IsActive, &s.Username, &s.EnableMode, &pw, &en, &pk)
+	err := db.r.QueryRowContext(ctx, `SELECT id, owner_id, is_active, version, username, enable_mode, password_enc, enable_secret_enc, private_key_enc
+		FROM credential_sets WHERE token_hash = ?`, HashKey(token)).Scan(&s.SetID, &s.OwnerID, &s.IsActive, &s.Version, &s.Username, &s.EnableMode, &pw, &en, &pk)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Secret{}, fmt.Errorf("credential token: %w", ErrNotFound)
 	}
@@ -364,8 +366,8 @@ func (db *DB) HasCredentialSets(ctx context.Context) (bool, error) {
 func (db *DB) CredentialByID(ctx context.Context, kr *Keyring, ownerID, id int64) (Secret, error) {
 	var s Secret
 	var pw, en, pk []byte
-	err := db.r.QueryRowContext(ctx, `SELECT id, owner_id, is_active, username, enable_mode, password_enc, enable_secret_enc, private_key_enc
-		FROM credential_sets WHERE id = ? AND owner_id = ?`, id, ownerID).Scan(&s.SetID, &s.OwnerID, &s.IsActive, &s.Username, &s.EnableMode, &pw, &en, &pk)
+	err := db.r.QueryRowContext(ctx, `SELECT id, owner_id, is_active, version, username, enable_mode, password_enc, enable_secret_enc, private_key_enc
+		FROM credential_sets WHERE id = ? AND owner_id = ?`, id, ownerID).Scan(&s.SetID, &s.OwnerID, &s.IsActive, &s.Version, &s.Username, &s.EnableMode, &pw, &en, &pk)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Secret{}, fmt.Errorf("credential set %d: %w", id, ErrNotFound)
 	}

@@ -32,6 +32,16 @@ type Options struct {
 	SessionHours int              // how long a login lasts; 0 = 12
 	Static       fs.FS            // the pages and assets; nil = the embedded ui/static
 	Now          func() time.Time // the login throttle's clock; nil = time.Now (tests)
+	// Sessions closes the device sessions kept open for a credential set when the set
+	// changes; nil when no sessions are kept.
+	Sessions SessionCloser
+}
+
+// SessionCloser closes the device sessions kept open for a credential set (exec.Pool
+// does), so that a changed, deactivated, re-tokened or deleted set frees its vty lines
+// at once and no session opened with the set as it was is used again.
+type SessionCloser interface {
+	CloseSet(setID int64)
 }
 
 // UI is the web interface's HTTP side.
@@ -47,6 +57,7 @@ type UI struct {
 	// reset it, or any valid account could clear the way for more guesses.
 	addrThrottle *throttle
 	gets         []getRoute
+	sessions     SessionCloser
 }
 
 // New builds the web interface.
@@ -67,7 +78,7 @@ func New(o Options) *UI {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	u := &UI{db: o.DB, keyring: o.Keyring, limiter: o.Limiter, log: o.Logger,
+	u := &UI{db: o.DB, keyring: o.Keyring, limiter: o.Limiter, log: o.Logger, sessions: o.Sessions,
 		ttl: time.Duration(o.SessionHours) * time.Hour, static: o.Static,
 		throttle: newThrottle(loginFailures, loginWindow, o.Now), addrThrottle: newThrottle(loginAddrFailures, loginWindow, o.Now)}
 	u.gets = u.getRoutes()
