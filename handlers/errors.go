@@ -56,6 +56,11 @@ func (a *API) errorResponse(r *http.Request, err error) *httpjson.Error {
 		return badRequestNF("You cannot delete your own account.")
 	}
 	id := requestID(r)
+	if httpjson.ClientGone(r) {
+		a.Logger.LogAttrs(r.Context(), slog.LevelInfo, "request abandoned by the client",
+			slog.String("request_id", id), slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Any("err", err))
+		return httpjson.Abandoned()
+	}
 	a.Logger.LogAttrs(r.Context(), slog.LevelError, "request failed",
 		slog.String("request_id", id), slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Any("err", err))
 	return &httpjson.Error{Status: http.StatusInternalServerError, Body: map[string]string{"detail": "Internal server error", "request_id": id}}

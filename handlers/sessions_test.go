@@ -1,10 +1,14 @@
 package handlers
 
 import (
+	"context"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
 	"fieldkit/exec"
+	"fieldkit/handlers/httpjson"
 	"fieldkit/store"
 )
 
@@ -73,5 +77,28 @@ func TestBulkAndSingleShareSessions(t *testing.T) {
 	}
 	if st := x.api.Exec.Pool.Stats(); st.Reuses != 2 {
 		t.Errorf("pool %+v", st)
+	}
+}
+
+// A request whose client went away is not a server failure: whatever it was waiting on
+// fails with the cancellation, and the log says so at info, never at error (which
+// pages whoever alerts on errors). The server cancels a request's context when its
+// connection closes; here it is cancelled before the request is served.
+func TestClientGoneIsNotAnError(t *testing.T) {
+	e := newEnv(t)
+	for _, path := range []string{"/api/dcim/devices/", "/api/plugins/toolkit/command-logs/statistics/"} {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		req := httptest.NewRequest("GET", path, nil).WithContext(ctx)
+		req.Header.Set("Authorization", "Token "+e.admin)
+		rec := httptest.NewRecorder()
+		e.api.ServeHTTP(rec, req)
+		if rec.Code != httpjson.StatusClientClosed {
+			t.Errorf("%s: status %d, want %d: %s", path, rec.Code, httpjson.StatusClientClosed, rec.Body)
+		}
+	}
+	logs := e.logs.String()
+	if strings.Contains(logs, "level=ERROR") || strings.Count(logs, `level=INFO msg="request abandoned by the client"`) != 2 {
+		t.Errorf("log:\n%s", logs)
 	}
 }

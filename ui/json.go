@@ -46,6 +46,10 @@ func (u *UI) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		he = httpjson.BadRequest(fe.Field, fe.Err.Error())
 	case errors.Is(err, store.ErrNotFound):
 		he = errNotFound()
+	case httpjson.ClientGone(r):
+		u.log.LogAttrs(r.Context(), slog.LevelInfo, "request abandoned by the client", slog.String("request_id", w.Header().Get("X-Request-ID")),
+			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Any("err", err))
+		he = httpjson.Abandoned()
 	default:
 		id := w.Header().Get("X-Request-ID")
 		u.log.LogAttrs(r.Context(), slog.LevelError, "request failed", slog.String("request_id", id),

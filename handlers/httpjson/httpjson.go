@@ -6,6 +6,7 @@ package httpjson
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,19 @@ import (
 
 // MaxBody is the largest request body accepted; larger ones get 413.
 const MaxBody = 1 << 20
+
+// StatusClientClosed is the status recorded for a request whose client went away before
+// the answer (nginx's 499). Nobody reads that answer, and nothing failed on the server.
+const StatusClientClosed = 499
+
+// ClientGone reports whether the request's client went away: the server cancels a
+// request's context when its connection closes, and whatever the request was waiting
+// on then fails with that cancellation. Such a failure is logged at info, never as an
+// error, so that a closed browser tab pages nobody.
+func ClientGone(r *http.Request) bool { return errors.Is(r.Context().Err(), context.Canceled) }
+
+// Abandoned is the answer to a request whose client went away.
+func Abandoned() *Error { return Detail(StatusClientClosed, "Client closed the request.") }
 
 // Error is an error with the status and body the client sees. Cause, if any, is logged
 // and never shown.
