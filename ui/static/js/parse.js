@@ -2,7 +2,7 @@
 // parsed as an execution would parse it (POST /api/plugins/toolkit/parse/), or with a
 // template pasted beside it; nothing runs on a device.
 
-import { h, clear, pageHead, dl, copyButton } from './dom.js';
+import { h, clear, pageHead, dl, copyButton, loading } from './dom.js';
 import { post, getAll, T } from './api.js';
 import { route } from './router.js';
 import { can } from './session.js';
@@ -30,7 +30,7 @@ function result(parsed) {
 }
 
 async function parsePage(main) {
-  clear(main, pageHead('Parse an output'));
+  clear(main, loading());
   const { rows } = can('dcim.platform', 'view') ? await getAll('/api/dcim/platforms/') : { rows: [] };
   const list = h('datalist', { id: 'parse-platforms' },
     rows.map((p) => h('option', { value: p.slug }, p.name)));
@@ -56,7 +56,7 @@ async function parsePage(main) {
       out.hidden = false;
     },
   });
-  main.append(
+  clear(main, pageHead('Parse an output'),
     h('p', { class: 'muted' }, 'Try the template lookup on an output, or a template of your own, without running anything on a device. The result is what an execution on that platform would show.'),
     h('section', { class: 'card' }, form), out);
 }
