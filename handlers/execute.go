@@ -392,7 +392,7 @@ func (a *API) finish(ctx context.Context, p *prepared, user store.Principal, sta
 		return o, err
 	}
 	o.logID = id
-	if err := a.DB.TouchCredentialSet(context.WithoutCancel(ctx), p.secret.SetID); err != nil {
+	if err := a.DB.TouchCredentialSet(context.WithoutCancel(ctx), p.secret); err != nil {
 		a.Logger.Warn("credential set last_used not updated", "set_id", p.secret.SetID, "err", err)
 	}
 	a.Logger.LogAttrs(ctx, slog.LevelInfo, "execution", slog.Int64("command_id", p.cmd.ID), slog.Int64("device_id", p.target.ID),
