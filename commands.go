@@ -51,6 +51,9 @@ type opts struct {
 	user string // service install
 
 	platform, parseCmd, template string // parse
+
+	importType string // import
+	dryRun     bool
 }
 
 // commands is every command of the CLI; it is filled in init because the completion
@@ -90,6 +93,12 @@ func init() {
 				fs.StringVar(&o.parseCmd, "command", "", "the `COMMAND` that printed the output, such as \"show ip interface brief\"")
 				fs.StringVar(&o.template, "template", "", "a TextFSM template `FILE` to try instead of looking one up")
 			}, run: cmdParse},
+		{path: "import", args: "FILE", nargs: 1, summary: "import sites, platforms, devices, interfaces, VLANs and IP addresses from a CSV, YAML or JSON file, all or nothing",
+			flags: func(fs *flag.FlagSet, o *opts) {
+				fs.StringVar(&o.importType, "type", "", "the object `TYPE` of a list: sites, platforms, devices, interfaces, vlans, ip-addresses or tags (default: from the file name, devices.csv)")
+				fs.StringVar(&o.format, "format", "", "`FORMAT`: csv, yaml or json (default: from the file name or the content)")
+				fs.BoolVar(&o.dryRun, "dry-run", false, "show what would be created and changed; write nothing")
+			}, run: cmdImport},
 		{path: "backup", summary: "write a consistent copy of the live database",
 			flags: func(fs *flag.FlagSet, o *opts) {
 				fs.StringVar(&o.output, "output", "", "`FILE` to write the copy to (must not exist)")

@@ -10,8 +10,8 @@ import (
 
 	"fieldkit/exec/textfsm"
 	"fieldkit/handlers"
-	"fieldkit/handlers/httpjson"
 	"fieldkit/store"
+	"fieldkit/web"
 )
 
 // cmdParse parses an output without a device, as POST /api/plugins/toolkit/parse/ does,
@@ -59,7 +59,7 @@ func cmdParse(ctx context.Context, e env, o *opts) error {
 	if err != nil {
 		return err
 	}
-	b, err := httpjson.Marshal(map[string]any{"parsed_output": parsed})
+	b, err := web.Marshal(map[string]any{"parsed_output": parsed})
 	if err != nil {
 		return err
 	}

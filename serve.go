@@ -122,7 +122,7 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 	web := ui.New(ui.Options{DB: db, Keyring: keyring, Limiter: limiter, Logger: logger, SessionHours: cfg.UI.SessionHours,
 		Sessions: pool})
 	api := handlers.New(handlers.Options{DB: db, Logger: logger, Version: version, Location: loc,
-		Session: web.Session, Login: web.CheckLogin, Extra: web.Routes, Observer: metrics, Health: health(db, dbFile, sched),
+		Session: web.Session, Login: web.CheckLogin, UI: web.Routes, Observer: metrics, Health: health(db, dbFile, sched),
 		Exec: handlers.ExecOptions{Keyring: keyring, Limiter: limiter, TextFSM: templates,
 			HostKeyPolicy: exec.HostKeyPolicy(cfg.SSH.HostKeyPolicy), MaxOutputBytes: cfg.Exec.MaxOutputBytes,
 			BulkMax: cfg.Exec.BulkMax, BulkConcurrency: cfg.Exec.BulkConcurrency, Pool: pool, Context: execCtx}})

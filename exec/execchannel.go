@@ -148,3 +148,47 @@ func (f *firstLine) String() string {
 	}
 	return ""
 }
+
+// shellQuote writes a variable's value for the POSIX shell that runs an exec
+// channel's command, at byte offset at of the command text, so that the shell
+// reads exactly the value: single-quoted where the text is unquoted, escaped
+// inside double quotes, its own single quotes closed and reopened inside single
+// quotes. An empty value stays empty (an optional variable left out).
+func shellQuote(text string, at int, value string) string {
+	if value == "" {
+		return ""
+	}
+	single := strings.ReplaceAll(value, "'", `'\''`)
+	switch shellQuoteAt(text[:at]) {
+	case '\'':
+		return single
+	case '"':
+		return doubleQuoted.Replace(value)
+	}
+	return "'" + single + "'"
+}
+
+// doubleQuoted escapes what a shell reads specially inside double quotes.
+var doubleQuoted = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "$", `\$`, "`", "\\`")
+
+// shellQuoteAt returns the quote open at the end of prefix: ', " or 0.
+func shellQuoteAt(prefix string) byte {
+	var q byte
+	for i := 0; i < len(prefix); i++ {
+		switch c := prefix[i]; {
+		case q == '\'':
+			if c == '\'' {
+				q = 0
+			}
+		case c == '\\':
+			i++ // the next character is escaped (outside single quotes)
+		case q == '"':
+			if c == '"' {
+				q = 0
+			}
+		case c == '\'' || c == '"':
+			q = c
+		}
+	}
+	return q
+}

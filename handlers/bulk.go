@@ -10,8 +10,8 @@ import (
 
 	"fieldkit/exec"
 	"fieldkit/exec/ratelimit"
-	"fieldkit/handlers/httpjson"
 	"fieldkit/store"
+	"fieldkit/web"
 )
 
 // bulkItem is one element of a bulk request on its way through.
@@ -26,7 +26,7 @@ type bulkItem struct {
 // a single execution; the accepted ones run concurrently, those on the same device with
 // the same credentials in order over one session; results come back in request order.
 func (a *API) bulkExecute(w http.ResponseWriter, r *http.Request) error {
-	f, err := decodeForm(r, "executions")
+	f, err := web.DecodeForm(r, "executions")
 	if err != nil {
 		return err
 	}
@@ -59,7 +59,7 @@ func (a *API) bulkExecute(w http.ResponseWriter, r *http.Request) error {
 			ok2++
 		}
 	}
-	httpjson.Write(w, http.StatusOK, map[string]any{"results": results,
+	web.Write(w, http.StatusOK, map[string]any{"results": results,
 		"summary": map[string]int{"total": len(items), "successful": ok2, "failed": len(items) - ok2}})
 	return nil
 }
@@ -83,7 +83,7 @@ func (a *API) planElement(r *http.Request, i int, raw json.RawMessage, pc *planC
 	if json.Unmarshal(raw, &fields) != nil || fields == nil {
 		return reject("Invalid execution.", map[string]any{"non_field_errors": []string{"Expected an object."}})
 	}
-	f := httpjson.NewForm(fields, "command_id", "device_id", "credential_token", "variables", "timeout")
+	f := web.NewForm(fields, "command_id", "device_id", "credential_token", "variables", "timeout")
 	cmdID, _ := f.Integer("command_id", true, 1, 1<<53)
 	req := readExecRequest(f, true)
 	if len(f.Errs) > 0 {
@@ -91,10 +91,10 @@ func (a *API) planElement(r *http.Request, i int, raw json.RawMessage, pc *planC
 	}
 	cmd, err := pc.command(a, r, cmdID)
 	if err != nil {
-		if e, ok := err.(*httpjson.Error); ok && e.Status == http.StatusNotFound {
+		if e, ok := err.(*web.Error); ok && e.Status == http.StatusNotFound {
 			return reject("Command not found.", map[string]any{"command_id": []string{"Command not found."}})
 		}
-		return reject("Internal error.", map[string]any{"detail": a.errorResponse(r, err).Body})
+		return reject("Internal error.", map[string]any{"detail": web.Answer(r, a.Logger, err).Body})
 	}
 	p, err := a.prepare(r, cmd, req, true, pc)
 	if err == nil {
@@ -104,7 +104,7 @@ func (a *API) planElement(r *http.Request, i int, raw json.RawMessage, pc *planC
 		if rj, ok := err.(*rejection); ok {
 			return reject(rj.reason, rj.details)
 		}
-		return reject("Internal error.", map[string]any{"detail": a.errorResponse(r, err).Body})
+		return reject("Internal error.", map[string]any{"detail": web.Answer(r, a.Logger, err).Body})
 	}
 	it.p = p
 	return it
@@ -136,7 +136,7 @@ func (a *API) runBulk(r *http.Request, items []*bulkItem) {
 	a.observer().BulkPending(pending)
 	sem := make(chan struct{}, conc)
 	var wg sync.WaitGroup
-	user := principal(r)
+	user := web.User(r.Context())
 	for _, k := range order {
 		wg.Add(1)
 		sem <- struct{}{}

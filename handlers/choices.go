@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"fieldkit/handlers/httpjson"
 	"fieldkit/store"
+	"fieldkit/web"
 )
 
 // choices lists the values a variable of type typ may take on a device, in the
@@ -51,7 +51,7 @@ func (a *API) choices(ctx context.Context, typ string, deviceID int64) ([]map[st
 
 // variableChoices serves GET commands/{id}/variable-choices/?device_id=N.
 func (a *API) variableChoices(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r)
+	id, err := web.PathID(r)
 	if err != nil {
 		return err
 	}
@@ -62,27 +62,27 @@ func (a *API) variableChoices(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	for k := range q {
 		if k != "device_id" && k != "format" {
-			return httpjson.BadRequest(k, "Unknown parameter.")
+			return web.BadRequest(k, "Unknown parameter.")
 		}
 	}
 	raw := q.Get("device_id")
 	if raw == "" {
-		return httpjson.BadRequest("device_id", "This parameter is required.")
+		return web.BadRequest("device_id", "This parameter is required.")
 	}
-	deviceID, err := strconv.ParseInt(raw, 10, 64)
-	if err != nil || deviceID < 1 {
-		return httpjson.BadRequest("device_id", "A valid integer is required.")
+	deviceID, ok := web.ParseID(raw)
+	if !ok {
+		return web.BadRequest("device_id", "A valid integer is required.")
 	}
 	scope, err := a.scope(r, store.TypeDevice, "view")
 	if err != nil {
 		return err
 	}
-	ok, err := a.DB.Exists(r.Context(), store.TypeDevice, deviceID, scope.Expr)
+	ok, err = a.DB.Exists(r.Context(), store.TypeDevice, deviceID, scope.Expr)
 	if err != nil {
 		return err
 	}
 	if !ok || !scope.Granted {
-		return errNotFound()
+		return web.NotFound()
 	}
 	target, err := a.DB.DeviceTarget(r.Context(), deviceID)
 	if err != nil {
@@ -97,7 +97,7 @@ func (a *API) variableChoices(w http.ResponseWriter, r *http.Request) error {
 		vars[v.Name] = map[string]any{"type": v.VariableType, "choices": cs, "help_text": v.HelpText,
 			"default_value": v.DefaultValue, "required": v.Required, "display_name": v.DisplayName}
 	}
-	httpjson.Write(w, http.StatusOK, map[string]any{"device_id": deviceID, "device_name": target.Name,
+	web.Write(w, http.StatusOK, map[string]any{"device_id": deviceID, "device_name": target.Name,
 		"command_id": cmd.ID, "command_name": cmd.Name, "variables": vars})
 	return nil
 }
@@ -109,6 +109,6 @@ func (a *API) validateVariables(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpjson.Write(w, http.StatusOK, map[string]any{"valid": true, "command": p.text})
+	web.Write(w, http.StatusOK, map[string]any{"valid": true, "command": p.text})
 	return nil
 }

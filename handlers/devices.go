@@ -1,13 +1,16 @@
 package handlers
 
-import "net/http"
+import (
+	"fieldkit/web"
+	"net/http"
+)
 
 // clearHostKey serves DELETE /api/dcim/devices/{id}/host-key/: it forgets the SSH host
 // key trusted on first use (after a device was replaced or re-keyed), so the next
 // connection trusts the key it is shown, and closes the device's kept sessions. Needs
 // change on the device; 204.
 func (a *API) clearHostKey(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r)
+	id, err := web.PathID(r)
 	if err != nil {
 		return err
 	}

@@ -15,8 +15,8 @@ import (
 	"fieldkit/exec/ratelimit"
 	"fieldkit/exec/textfsm"
 	"fieldkit/exec/variables"
-	"fieldkit/handlers/httpjson"
 	"fieldkit/store"
+	"fieldkit/web"
 )
 
 // ExecOptions configures command execution.
@@ -62,7 +62,8 @@ type prepared struct {
 	cmd     store.Command
 	target  store.Target
 	secret  store.Secret
-	text    string // the command with its variables substituted
+	text    string            // the command with its variables substituted: exactly what is sent
+	values  map[string]string // the value each variable took
 	timeout time.Duration
 	// explicit: the request gave the timeout, which then bounds the whole run; else the
 	// device's or platform's own timeouts apply where they are set.
@@ -81,8 +82,8 @@ type rejection struct {
 
 func (rj *rejection) Error() string { return rj.reason }
 
-func (rj *rejection) httpError() *httpjson.Error {
-	e := &httpjson.Error{Status: rj.status, Body: rj.body}
+func (rj *rejection) httpError() *web.Error {
+	e := &web.Error{Status: rj.status, Body: rj.body}
 	if rj.retryAfter > 0 {
 		e.Header = http.Header{"Retry-After": {strconv.Itoa(rj.retryAfter)}}
 	}
@@ -95,7 +96,7 @@ func fieldRejection(field, msg string) *rejection {
 }
 
 // readExecRequest reads the execution fields from a form (a body, or a bulk element).
-func readExecRequest(f *form, tokenRequired bool) execRequest {
+func readExecRequest(f *web.Form, tokenRequired bool) execRequest {
 	var req execRequest
 	req.DeviceID, _ = f.Integer("device_id", true, 1, 1<<53)
 	if f.Has("credential_set_id") {
@@ -153,7 +154,7 @@ func (a *API) prepare(r *http.Request, cmd store.Command, req execRequest, check
 	if err != nil {
 		return nil, err
 	}
-	if p.text, err = a.render(cmd, req, choices); err != nil {
+	if p.text, p.values, err = a.render(cmd, req, choices, driverOf(target)); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -187,7 +188,7 @@ func (a *API) lookupCredential(r *http.Request, token string) (store.Secret, err
 		return store.Secret{}, errors.New("execution is not configured: no master key")
 	}
 	s, err := a.DB.CredentialByToken(r.Context(), a.Exec.Keyring, token)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && s.OwnerID != principal(r).ID) {
+	if errors.Is(err, store.ErrNotFound) || (err == nil && s.OwnerID != web.User(r.Context()).ID) {
 		return store.Secret{}, fieldRejection("credential_token", "Invalid credential token.")
 	}
 	if err != nil {
@@ -205,7 +206,7 @@ func (a *API) credentialSet(r *http.Request, id int64, target store.Target) (sto
 	if a.Exec.Keyring == nil {
 		return store.Secret{}, errors.New("execution is not configured: no master key")
 	}
-	s, err := a.DB.CredentialByID(r.Context(), a.Exec.Keyring, principal(r).ID, id)
+	s, err := a.DB.CredentialByID(r.Context(), a.Exec.Keyring, web.User(r.Context()).ID, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return store.Secret{}, fieldRejection("credential_set_id", "Credential set not found.")
 	}
@@ -227,18 +228,28 @@ func (a *API) credentialFor(s store.Secret, target store.Target) (store.Secret, 
 	return s, nil
 }
 
-// render validates the variables against the device's inventory and substitutes them.
-func (a *API) render(cmd store.Command, req execRequest, choices map[string][]string) (string, error) {
+// render validates the variables against their patterns, the device's inventory and
+// its driver's rules, and substitutes them as the driver needs them written.
+func (a *API) render(cmd store.Command, req execRequest, choices map[string][]string, driver string) (string, map[string]string, error) {
 	vars := make([]variables.Variable, len(cmd.Variables))
 	for i, v := range cmd.Variables {
 		vars[i] = variables.Variable{Name: v.Name, Type: v.VariableType, Required: v.Required, Default: v.DefaultValue}
+		if v.Pattern != "" {
+			re, err := store.VariablePattern(v.Pattern)
+			if err != nil {
+				return "", nil, fmt.Errorf("command %d variable %s: stored pattern: %w", cmd.ID, v.Name, err)
+			}
+			vars[i].Pattern = re
+		}
 	}
-	text, verrs := variables.Render(cmd.Command, vars, req.Variables, choices)
+	r := exec.ValueRulesFor(driver)
+	text, used, verrs := variables.Render(cmd.Command, vars, req.Variables, choices,
+		variables.Rules{Unsafe: r.Unsafe, OptionPrefix: r.OptionPrefix, Quote: r.Quote})
 	if len(verrs) > 0 {
 		body := map[string]any{"variables": verrs}
-		return "", &rejection{status: http.StatusBadRequest, reason: "Invalid variables.", body: body, details: body}
+		return "", nil, &rejection{status: http.StatusBadRequest, reason: "Invalid variables.", body: body, details: body}
 	}
-	return text, nil
+	return text, used, nil
 }
 
 // choiceValues lists the allowed values of each inventory variable of cmd on a device.
@@ -285,7 +296,7 @@ func (a *API) acquire(r *http.Request, deviceID int64) (ratelimit.Slot, error) {
 	if a.Exec.Limiter == nil || !a.Exec.Limiter.Enabled() {
 		return ratelimit.Slot{}, nil
 	}
-	if ok, err := a.bypass(r.Context(), principal(r)); err != nil || ok {
+	if ok, err := a.bypass(r.Context(), web.User(r.Context())); err != nil || ok {
 		return ratelimit.Slot{}, err
 	}
 	slot, st, ok := a.Exec.Limiter.Acquire(deviceID)
@@ -425,7 +436,7 @@ func notParsed(why string) textfsm.Parsed {
 // be visible (404), the body valid (400), then every check of prepare in its order.
 // withToken says whether the credential is checked too.
 func (a *API) checkedRequest(r *http.Request, withToken bool, fields ...string) (*prepared, error) {
-	id, err := pathID(r)
+	id, err := web.PathID(r)
 	if err != nil {
 		return nil, err
 	}
@@ -433,7 +444,7 @@ func (a *API) checkedRequest(r *http.Request, withToken bool, fields ...string) 
 	if err != nil {
 		return nil, err
 	}
-	f, err := decodeForm(r, fields...)
+	f, err := web.DecodeForm(r, fields...)
 	if err != nil {
 		return nil, err
 	}
@@ -468,11 +479,11 @@ func (a *API) execute(w http.ResponseWriter, r *http.Request) error {
 	ctx, cancel := context.WithTimeout(a.execContext(), p.bound())
 	defer cancel()
 	res := a.Exec.Pool.Run(ctx, a.job([]*prepared{p}))[0]
-	o, err := a.finish(r.Context(), p, principal(r), started, res, slot)
+	o, err := a.finish(r.Context(), p, web.User(r.Context()), started, res, slot)
 	if err != nil {
 		return err
 	}
-	httpjson.Write(w, http.StatusOK, a.executeBody(p, o))
+	web.Write(w, http.StatusOK, a.executeBody(p, o))
 	return nil
 }
 

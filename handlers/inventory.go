@@ -1,10 +1,13 @@
 package handlers
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"fieldkit/web"
+)
 
 // unwrapChoice lets a write send a choice back as it was read ({"value": "active", …})
 // as well as the bare value NetBox documents.
-func unwrapChoice(f *form, name string) {
+func unwrapChoice(f *web.Form, name string) {
 	raw, ok := f.Raw[name]
 	if !ok || len(raw) == 0 || raw[0] != '{' {
 		return

@@ -3,12 +3,14 @@ package handlers
 import (
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
-	"fieldkit/handlers/httpjson"
 	"fieldkit/store"
+	"fieldkit/web"
 )
 
 // logScope is the viewer's scope on command logs; no view permission at all is a 403.
@@ -18,7 +20,7 @@ func (a *API) logScope(r *http.Request) (store.Expr, error) {
 		return store.Expr{}, err
 	}
 	if !s.Granted {
-		return store.Expr{}, errForbidden("")
+		return store.Expr{}, web.Forbidden("")
 	}
 	return s.Expr, nil
 }
@@ -29,8 +31,8 @@ func (a *API) logStatistics(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	fe := httpjson.FieldErrors{}
-	for _, k := range sortedKeys(r.URL.Query()) {
+	fe := web.FieldErrors{}
+	for _, k := range slices.Sorted(maps.Keys(r.URL.Query())) {
 		fe.Add(k, "Unknown parameter: statistics take no parameters.")
 	}
 	if err := fe.Err(); err != nil {
@@ -48,7 +50,7 @@ func (a *API) logStatistics(w http.ResponseWriter, r *http.Request) error {
 	for i, c := range st.CommonErrors {
 		errs[i] = map[string]any{"error": c.Name, "count": c.Count}
 	}
-	httpjson.Write(w, http.StatusOK, map[string]any{
+	web.Write(w, http.StatusOK, map[string]any{
 		"total_logs":   st.Total,
 		"success_rate": st.SuccessRate,
 		"last_24h": map[string]any{"total": st.Last24h.Total, "successful": st.Last24h.Successful,
@@ -74,7 +76,7 @@ type exportRequest struct {
 // anything else is a 400 naming the parameter.
 func (a *API) parseExport(r *http.Request) (exportRequest, error) {
 	vals := r.URL.Query()
-	fe := httpjson.FieldErrors{}
+	fe := web.FieldErrors{}
 	req := exportRequest{format: store.FormatJSON}
 	if v := vals.Get("format"); v != "" {
 		if v != store.FormatJSON && v != store.FormatCSV {
@@ -111,7 +113,7 @@ func (a *API) parseExport(r *http.Request) (exportRequest, error) {
 	if s := strings.TrimSpace(vals.Get("q")); s != "" {
 		where = append(where, store.CommandLogs.Search(s))
 	}
-	for _, key := range sortedKeys(vals) {
+	for _, key := range slices.Sorted(maps.Keys(vals)) {
 		if exportParams[key] {
 			continue
 		}
@@ -127,7 +129,7 @@ func (a *API) parseExport(r *http.Request) (exportRequest, error) {
 }
 
 // day reads an optional YYYY-MM-DD parameter in the configured time zone.
-func (a *API) day(fe httpjson.FieldErrors, v, name string) (t time.Time) {
+func (a *API) day(fe web.FieldErrors, v, name string) (t time.Time) {
 	if v == "" {
 		return t
 	}
@@ -172,11 +174,11 @@ func (a *API) logExport(w http.ResponseWriter, r *http.Request) error {
 	// The status line is gone: all that is left is to stop and say so in the log, as an
 	// error only when the client is still there.
 	level := slog.LevelError
-	if httpjson.ClientGone(r) {
+	if web.ClientGone(r) {
 		level = slog.LevelInfo
 	}
 	a.Logger.LogAttrs(r.Context(), level, "export stopped mid-stream",
-		slog.String("request_id", requestID(r)), slog.Any("err", err), slog.Bool("client_gone", httpjson.ClientGone(r)))
+		slog.String("request_id", web.RequestID(r)), slog.Any("err", err), slog.Bool("client_gone", web.ClientGone(r)))
 	return nil
 }
 

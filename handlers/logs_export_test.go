@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http/httptest"
 	"reflect"
 	"slices"
@@ -97,8 +98,8 @@ func TestLogExportJSON(t *testing.T) {
 			folded = append(folded, c)
 		}
 	}
-	if slices.Sort(folded); !slices.Equal(folded, sortedKeys(full)) {
-		t.Errorf("CSV columns %v, JSON keys %v", csvHead, sortedKeys(full))
+	if slices.Sort(folded); !slices.Equal(folded, slices.Sorted(maps.Keys(full))) {
+		t.Errorf("CSV columns %v, JSON keys %v", csvHead, slices.Sorted(maps.Keys(full)))
 	}
 	second := m["results"].([]any)[1].(map[string]any)
 	if second["command"].(map[string]any)["id"] != nil || second["command"].(map[string]any)["name"] != "Set hostname" {

@@ -10,8 +10,8 @@ import (
 
 	"fieldkit/exec"
 	"fieldkit/exec/textfsm"
-	"fieldkit/handlers/httpjson"
 	"fieldkit/store"
+	"fieldkit/web"
 )
 
 // ParseRequest is an output to parse without a device, for template authors and tests:
@@ -125,9 +125,9 @@ func (a *API) parseOutput(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if !scope.Granted {
-		return errForbidden("")
+		return web.Forbidden("")
 	}
-	f, err := decodeForm(r, "platform", "command", "output", "template")
+	f, err := web.DecodeForm(r, "platform", "command", "output", "template")
 	if err != nil {
 		return err
 	}
@@ -149,23 +149,23 @@ func (a *API) parseOutput(w http.ResponseWriter, r *http.Request) error {
 		case templateTrials <- struct{}{}:
 			defer func() { <-templateTrials }()
 		case <-ctx.Done():
-			return httpjson.Detail(http.StatusServiceUnavailable, "The client went away while other templates were being tried.")
+			return web.Detail(http.StatusServiceUnavailable, "The client went away while other templates were being tried.")
 		}
 	}
 	parsed, err := Parse(ctx, a.DB, a.Exec.TextFSM, visible, req)
 	if te := (*TemplateError)(nil); errors.As(err, &te) {
-		return httpjson.BadRequest("template", te.Error())
+		return web.BadRequest("template", te.Error())
 	}
 	if err != nil {
 		return err
 	}
-	httpjson.Write(w, http.StatusOK, map[string]any{"parsed_output": parsed})
+	web.Write(w, http.StatusOK, map[string]any{"parsed_output": parsed})
 	return nil
 }
 
 // readParseRequest reads the body's fields: output always (it may be empty), platform
 // and command unless a template is sent.
-func readParseRequest(f *form) ParseRequest {
+func readParseRequest(f *web.Form) ParseRequest {
 	var req ParseRequest
 	req.Template, _ = f.Str("template", false, MaxTemplateChars)
 	lookup := req.Template == "" && !f.Errs.Has("template")

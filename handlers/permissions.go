@@ -8,14 +8,18 @@ import (
 	"strings"
 
 	"fieldkit/store"
+	"fieldkit/web"
 )
 
 // permissionHooks check a permission's object types, actions and constraints together,
 // with the stored values of what a PATCH leaves out: the execute actions apply only to
-// commands, and constraints must name fields of every object type.
+// commands, and constraints must name fields of every object type. A writer who is not a
+// superuser may only leave a permission granting what they hold themselves (see
+// store.Grant for how constraints compare): whoever it is assigned to then holds no more
+// than the writer.
 var permissionHooks = hooks{check: checkPermission}
 
-func checkPermission(_ context.Context, _ *API, f *form, v store.Values, cur store.Row, _ bool) error {
+func checkPermission(ctx context.Context, a *API, f *web.Form, v store.Values, cur store.Row, _ bool) error {
 	pick := func(name string) any {
 		if x, ok := v[name]; ok || f.Has(name) {
 			return x
@@ -30,6 +34,16 @@ func checkPermission(_ context.Context, _ *API, f *form, v store.Values, cur sto
 		}
 	}
 	cons := pick("constraints")
+	if len(f.Errs) == 0 && !web.User(ctx).IsSuperuser {
+		mine, err := a.grantOf(ctx)
+		if err != nil {
+			return err
+		}
+		if !mine.CoversPermission(types, actions, cons) {
+			return web.Forbidden("You may only grant what you hold yourself: the same object types and actions, " +
+				"with no constraints only if yours have none, else with all of your constraints (and perhaps more).")
+		}
+	}
 	if cons == nil || f.Errs.Has("object_types") || f.Errs.Has("constraints") {
 		return nil
 	}

@@ -1,12 +1,11 @@
 package handlers
 
 import (
-	"context"
 	"errors"
 	"net/http"
 
-	"fieldkit/handlers/httpjson"
 	"fieldkit/store"
+	"fieldkit/web"
 )
 
 // pathProvision is where a user trades a username and password for a new API token,
@@ -21,7 +20,7 @@ const pathProvision = pathTokens + "provision/"
 func (a *API) provisionToken(w http.ResponseWriter, r *http.Request) error {
 	res := tokenResource
 	fields := []string{"username", "password", "description", "expires", "write_enabled"}
-	f, err := decodeForm(r, fields...)
+	f, err := web.DecodeForm(r, fields...)
 	if err != nil {
 		return err
 	}
@@ -36,7 +35,7 @@ func (a *API) provisionToken(w http.ResponseWriter, r *http.Request) error {
 	}
 	delete(f.Raw, "username")
 	delete(f.Raw, "password")
-	ctx := context.WithValue(r.Context(), ctxPrincipal, p)
+	ctx := web.WithUser(r, p).Context()
 	v, err := a.parseBody(ctx, res, res.Model, f, true, nil)
 	if err != nil {
 		return err
@@ -48,13 +47,13 @@ func (a *API) provisionToken(w http.ResponseWriter, r *http.Request) error {
 	}
 	rows, err := a.DB.Rows(ctx, res.Model, []int64{id})
 	if err != nil || len(rows) == 0 {
-		return errors.Join(err, errNotFound())
+		return errors.Join(err, web.NotFound())
 	}
 	a.Logger.Info("token provisioned", "username", p.Username, "token_id", id)
 	out := a.renderObject(r, res, res.Model, rows[0], full)
 	out["key"], _ = v["key"].(string)
 	w.Header().Set("Location", res.objURL(r, id))
-	httpjson.Write(w, http.StatusCreated, out)
+	web.Write(w, http.StatusCreated, out)
 	return nil
 }
 
@@ -76,7 +75,7 @@ func (a *API) checkLogin(r *http.Request, username, password string) (store.Prin
 
 // errBadLogin is NetBox's answer to a wrong username or password.
 func errBadLogin() error {
-	e := httpjson.Detail(http.StatusUnauthorized, "Invalid username/password")
+	e := web.Detail(http.StatusUnauthorized, "Invalid username/password")
 	e.Header = http.Header{"WWW-Authenticate": {"Token"}}
 	return e
 }

@@ -8,11 +8,9 @@ import (
 )
 
 // opDoc documents one endpoint that is not plain CRUD. Path is in httprouter syntax as
-// routed. Via, when set, is the parameter route that serves Path by dispatching on the
-// parameter (httprouter cannot route a static segment beside a parameter): the
-// operation is documented at Path, and Via is not documented on its own account.
+// routed.
 type opDoc struct {
-	Method, Path, Via string
+	Method, Path      string
 	ID, Summary, Desc string
 	Query             []any  // query parameters
 	FiltersOf         string // also every list filter of the resource at this path
@@ -43,6 +41,15 @@ var opDocs = []opDoc{
 		Desc: "The installed plugins with their URLs.", OK: jsonResponse("The plugins.", ref("SectionIndex"))},
 	{Method: http.MethodGet, Path: "/api/plugins/toolkit/", ID: "toolkit_root", Summary: "toolkit plugin index",
 		Desc: "The toolkit plugin's endpoints with their URLs.", OK: jsonResponse("The endpoints.", ref("SectionIndex"))},
+	{Method: http.MethodPost, Path: pathImport, ID: "plugins_toolkit_import_create", Summary: "Import inventory objects from a file",
+		Desc: "NetBox's bulk import formats: CSV with a header row of field names, or a YAML or JSON list of objects " +
+			"(`type` names their object type, else the file name does: devices.csv), or a mapping of object types to lists. " +
+			"References name objects as a person does (a site by name or slug, a device by name, an interface by its " +
+			"device and name, a VLAN by VID); a record naming an existing object updates it. Devices take `mgmt_ip` " +
+			"and `ssh_port`; addresses `device`, `interface` and `is_primary`; `cf_<name>` columns are custom fields. " +
+			"All or nothing: a 400 lists every problem by row and column. `dry_run` reports what would be done. " +
+			"Needs add (and change, for updates) on each object type written.",
+		Body: ref("ImportRequest"), OK: jsonResponse("What was imported, or would be.", ref("ImportReport"))},
 	{Method: http.MethodPost, Path: pathProvision, ID: "users_tokens_provision_create", Summary: "Provision a token with a password",
 		Desc: "No authentication: a username and password buy a new API token of that user (pynetbox's create_token). " +
 			"The response is the only one that shows the key. A wrong username or password is a 401, counted by the " +
@@ -70,7 +77,7 @@ var opDocs = []opDoc{
 			"credential token (400), the variables (400), the device's rate limit (429). Once the device was contacted " +
 			"or tried the answer is 200 and the outcome is in `success`; a command log entry is written.",
 		Body: ref("ExecuteRequest"), OK: jsonResponse("The execution result.", ref("ExecuteResult")), RateLimited: true},
-	{Method: http.MethodPost, Path: pathCommands + "bulk-execute/", Via: pathCommands + ":id/",
+	{Method: http.MethodPost, Path: pathCommands + "bulk-execute/",
 		ID: "plugins_toolkit_commands_bulk_execute_create", Summary: "Execute commands on several devices",
 		Desc: "Runs the executions concurrently (same device and credentials: in order, over one session) and answers " +
 			"200 with one result per execution in request order. Permissions, variables, credentials and the rate " +
@@ -94,10 +101,10 @@ var opDocs = []opDoc{
 			"instead (at most 65,536 characters, 5 s); `parsed_output.template` is then `request`, and a template that " +
 			"does not compile is a 400 on `template`.",
 		Body: ref("ParseRequest"), OK: jsonResponse("The parsed output.", ref("ParseResponse"))},
-	{Method: http.MethodGet, Path: pathCommandLogs + "statistics/", Via: pathCommandLogs + ":id/",
+	{Method: http.MethodGet, Path: pathCommandLogs + "statistics/",
 		ID: "plugins_toolkit_command_logs_statistics_retrieve", Summary: "Command log statistics",
 		Desc: "Over the logs the user may view.", OK: jsonResponse("The statistics.", ref("CommandLogStatistics"))},
-	{Method: http.MethodGet, Path: pathCommandLogs + "export/", Via: pathCommandLogs + ":id/",
+	{Method: http.MethodGet, Path: pathCommandLogs + "export/",
 		ID: "plugins_toolkit_command_logs_export_retrieve", Summary: "Export command logs",
 		Desc: "Streams every matching log (no page limit) as JSON or as a CSV download. Every filter of the log list applies.",
 		Query: []any{
@@ -113,29 +120,6 @@ var opDocs = []opDoc{
 			"text/csv":         obj{"schema": obj{"type": "string", "description": csvExportDoc()}},
 		}, "headers": obj{"Content-Disposition": obj{"description": "With format=csv: attachment; filename=\"command-logs-<date>.csv\"",
 			"schema": obj{"type": "string"}}}}},
-}
-
-// opRouted reports whether op is served: recorded at its own path (a dispatched path
-// is recorded beside its parameter route, see routes.go), or its Via is routed and can
-// only be the dispatcher (no CRUD operation has that method and path).
-func (a *API) opRouted(op opDoc) bool {
-	if a.routed(op.Method, op.Path) {
-		return true
-	}
-	return op.Via != "" && a.routed(op.Method, op.Via) && !isCRUDRoute(op.Method, op.Via)
-}
-
-// isCRUDRoute reports whether a route is one a.crud registers for some resource.
-func isCRUDRoute(method, path string) bool {
-	for _, res := range resources {
-		switch {
-		case path == res.Path:
-			return true // list, create and the bulk writes
-		case path == res.Path+":id/" && method != http.MethodPost:
-			return true
-		}
-	}
-	return false
 }
 
 func (a *API) addOp(paths, schemas obj, op opDoc) {

@@ -175,6 +175,26 @@ func opSchemas() obj {
 			"value": tStr, "display": tStr, "id": tInt,
 			"enabled": described(tBool, "Interfaces."), "name": described(tStr, "VLANs."), "status": described(tStr, "IP addresses."),
 		}), "Interfaces {value, display, id, enabled}; VLANs {value: vid, display: \"vid (name)\", id, name}; IPs {value: ip, display: ip/len, id, status}."),
+		"ImportRequest": props([]string{"data"}, obj{
+			"data":     described(tStr, "The file's text."),
+			"filename": described(tStr, "Its name: the extension tells the format, the stem the object type."),
+			"type": obj{"type": "string", "enum": importKindEnum(),
+				"description": "The object type of a list; default: from the file name."},
+			"format":  obj{"type": "string", "enum": []any{"csv", "yaml", "json"}, "description": "Default: from the name or the content."},
+			"dry_run": described(tBool, "Report what would be done; write nothing."),
+		}),
+		"ImportReport": props([]string{"dry_run", "created", "updated", "unchanged", "types", "rows"}, obj{
+			"dry_run": tBool, "created": tInt, "updated": tInt, "unchanged": tInt,
+			"types": obj{"type": "array", "items": props([]string{"type", "created", "updated", "unchanged", "ignored_columns"}, obj{
+				"type": tStr, "created": tInt, "updated": tInt, "unchanged": tInt,
+				"ignored_columns": described(obj{"type": "array", "items": tStr}, "NetBox columns FieldKit keeps no field for."),
+			})},
+			"rows": obj{"type": "array", "items": props([]string{"type", "action", "display"}, obj{
+				"type": tStr, "row": described(tInt, "CSV row, the header being row 1."), "item": described(tInt, "YAML or JSON list item."),
+				"action": obj{"type": "string", "enum": []any{"create", "update", "unchanged"}},
+				"id":     described(tInt, "The object's id (not on a dry run's creates)."), "display": tStr,
+			})},
+		}),
 		"TokenProvisionRequest": props([]string{"username", "password"}, obj{
 			"username": tStr, "password": obj{"type": "string", "writeOnly": true}, "description": tStr,
 			"expires": obj{"type": "string", "format": "date-time", "nullable": true}, "write_enabled": tBool,

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"fieldkit/exec"
-	"fieldkit/handlers/httpjson"
 	"fieldkit/store"
+	"fieldkit/web"
 )
 
 // withPool gives the API a session pool that keeps sessions a minute, perDevice per
@@ -93,8 +93,8 @@ func TestClientGoneIsNotAnError(t *testing.T) {
 		req.Header.Set("Authorization", "Token "+e.admin)
 		rec := httptest.NewRecorder()
 		e.api.ServeHTTP(rec, req)
-		if rec.Code != httpjson.StatusClientClosed {
-			t.Errorf("%s: status %d, want %d: %s", path, rec.Code, httpjson.StatusClientClosed, rec.Body)
+		if rec.Code != web.StatusClientClosed {
+			t.Errorf("%s: status %d, want %d: %s", path, rec.Code, web.StatusClientClosed, rec.Body)
 		}
 	}
 	logs := e.logs.String()

@@ -46,8 +46,25 @@ var CommandVariables = declare(&Model{
 		{Name: "required", Column: "required", Kind: KindBool, Default: true},
 		{Name: "help_text", Column: "help_text", Kind: KindString},
 		{Name: "default_value", Column: "default_value", Kind: KindString, Doc: "empty string when none"},
+		{Name: "pattern", Column: "pattern", Kind: KindString, MaxLen: 500, Check: checkVariablePattern,
+			Label: "Pattern",
+			Doc: "a regular expression (Go syntax) the whole value must match, e.g. [0-9]{1,4}; empty: none, and then " +
+				"characters that chain, pipe, redirect or substitute commands on the device's platform " +
+				"(at least | ; & ` $ < > and backslash) are refused"},
 	},
 })
+
+// VariablePattern compiles a variable's pattern so that it must match the whole value.
+func VariablePattern(p string) (*regexp.Regexp, error) {
+	return regexp.Compile(`^(?:` + p + `)$`)
+}
+
+func checkVariablePattern(v any) (any, error) {
+	if _, err := VariablePattern(v.(string)); err != nil {
+		return nil, problemf("Enter a valid regular expression: %v.", err)
+	}
+	return v, nil
+}
 
 // commandDisplay is "name (p1, p2, p3 +N more)" when the platforms are loaded.
 func commandDisplay(r Row) string {
@@ -80,6 +97,7 @@ type CommandVariable struct {
 	Name, DisplayName, VariableType string
 	Required                        bool
 	HelpText, DefaultValue          string
+	Pattern                         string // "" when none
 }
 
 // LoadCommands loads commands for execution, by id, in the order given (missing ones
@@ -111,9 +129,9 @@ func (db *DB) LoadCommands(ctx context.Context, ids []int64) ([]Command, error) 
 		return nil, err
 	}
 	vars, err := grouped(ctx, db, "command variables", `SELECT command_id, name, display_name, variable_type, required,
-		help_text, default_value FROM command_variables WHERE command_id IN (`+placeholders(len(ids))+`)
+		help_text, default_value, pattern FROM command_variables WHERE command_id IN (`+placeholders(len(ids))+`)
 		ORDER BY command_id, position, id`, int64Args(ids), func(v *CommandVariable) []any {
-		return []any{&v.Name, &v.DisplayName, &v.VariableType, &v.Required, &v.HelpText, &v.DefaultValue}
+		return []any{&v.Name, &v.DisplayName, &v.VariableType, &v.Required, &v.HelpText, &v.DefaultValue, &v.Pattern}
 	})
 	if err != nil {
 		return nil, err

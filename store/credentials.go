@@ -155,7 +155,7 @@ func (db *DB) CreateCredentialSet(ctx context.Context, kr *Keyring, ownerID int6
 			token_hash, token_prefix, is_active, created, last_updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			ownerID, deref(in.Name), deref(in.Description), deref(in.Username), deref(in.EnableMode), HashKey(token), token[:12], active, now, now)
 		if err != nil {
-			return constraintErr(err, "credential set")
+			return setConflict(constraintErr(err, "credential set"))
 		}
 		id, _ = res.LastInsertId()
 		if err := writeSecrets(ctx, tx, kr, id, in); err != nil {
@@ -199,7 +199,7 @@ func (db *DB) UpdateCredentialSet(ctx context.Context, kr *Keyring, ownerID, id 
 			set.Val("is_active", *in.IsActive)
 		}
 		if err := set.Apply(ctx, tx, "credential_sets", id, db.now()); err != nil {
-			return constraintErr(err, "credential set")
+			return setConflict(constraintErr(err, "credential set"))
 		}
 		if err := writeSecrets(ctx, tx, kr, id, in); err != nil {
 			return err
@@ -405,4 +405,13 @@ func (db *DB) openSecret(ctx context.Context, kr *Keyring, s Secret, pw, en, pk 
 	}
 	s.PlatformIDs = links[s.SetID]
 	return s, nil
+}
+
+// setConflict words a name taken among the owner's sets, as the web interface shows it.
+func setConflict(err error) error {
+	var fe *FieldError
+	if errors.As(err, &fe) && errors.Is(err, ErrConflict) {
+		return &FieldError{Field: fe.Field, Err: Problem("A credential set with this name already exists.")}
+	}
+	return err
 }

@@ -214,9 +214,10 @@ type batch struct {
 // context (the store's existing write methods) joins it, so they commit together when
 // fn returns nil, or not at all. Generation is bumped once, at the commit.
 //
-// Reads through the reader pool (the lookups a handler makes while validating) do not
-// see the batch's uncommitted rows; only the writes themselves, and the checks made on
-// their tx (CheckScope, uniqueness), do. A Batch inside a Batch joins the outer one.
+// The declared objects' reads made with that context (Exists, ResolveRef, ListIDs,
+// Rows: the lookups a handler makes while validating) go through the batch's
+// transaction too, so a later write may refer to a row an earlier one made (an import
+// of sites and their devices). A Batch inside a Batch joins the outer one.
 func (db *DB) Batch(ctx context.Context, fn func(ctx context.Context) error) error {
 	if db.batchTx(ctx) != nil {
 		return fn(ctx)
@@ -234,6 +235,15 @@ func (db *DB) Batch(ctx context.Context, fn func(ctx context.Context) error) err
 	}
 	db.gen.Add(1)
 	return nil
+}
+
+// reader is where the declared objects' reads go: the Batch's transaction when ctx runs
+// in one (it sees the batch's own rows), else the reader pool.
+func (db *DB) reader(ctx context.Context) querier {
+	if tx := db.batchTx(ctx); tx != nil {
+		return tx
+	}
+	return db.r
 }
 
 // batchTx is the transaction of the Batch ctx runs in on this DB, or nil.

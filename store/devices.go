@@ -20,6 +20,8 @@ var Devices = declare(&Model{
 			Doc: "decides the SSH driver and which commands can run"},
 		{Name: "status", Column: "status", Kind: KindString, Choices: DeviceStatuses, Default: "active", Labeled: true,
 			Filter: FilterLookups, Sort: true},
+		mgmtIPField,
+		sshPortField,
 		{Name: "primary_ip4", Column: "primary_ip4_id", Kind: KindInt, Rel: TypeIPAddress, Null: true, Label: "Primary IPv4",
 			Doc: "an IPv4 address assigned to one of this device's interfaces"},
 		{Name: "primary_ip6", Column: "primary_ip6_id", Kind: KindInt, Rel: TypeIPAddress, Null: true, Label: "Primary IPv6",
@@ -47,7 +49,7 @@ var Devices = declare(&Model{
 		"has_primary_ip": {SQL: boolFilter("(t.primary_ip4_id IS NOT NULL OR t.primary_ip6_id IS NOT NULL)"), Kind: KindBool,
 			Doc: "true: devices with a primary IPv4 or IPv6 address"},
 	},
-	Write: checkPrimaryIPs,
+	Write: writeDevice,
 })
 
 // DeviceStatuses are the values of a device's status.

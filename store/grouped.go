@@ -9,7 +9,7 @@ import (
 // columns, scanned through fields, under its owner, in the query's order. It is how a
 // page of objects loads its related rows (platforms, groups, VLANs…) in one query.
 func grouped[T any](ctx context.Context, db *DB, what, query string, args []any, fields func(*T) []any) (map[int64][]T, error) {
-	rows, err := db.r.QueryContext(ctx, query, args...)
+	rows, err := db.reader(ctx).QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: %s: %w", what, err)
 	}

@@ -80,11 +80,12 @@ func (db *DB) load(ctx context.Context, m *Model, ids []int64, nested bool) ([]R
 // querier is what the reader pool and a write transaction share.
 type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
 // columns selects the model's columns of the rows matching where (on the table aliased t).
 func (db *DB) columns(ctx context.Context, m *Model, where string, args []any) ([]Row, error) {
-	return columnsOf(ctx, db.r, m, where, args)
+	return columnsOf(ctx, db.reader(ctx), m, where, args)
 }
 
 func columnsOf(ctx context.Context, q querier, m *Model, where string, args []any) ([]Row, error) {

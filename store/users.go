@@ -38,11 +38,29 @@ var Users = declare(&Model{
 		"group":    {Path: "groups__name", Doc: "Group name; repeat to match any."},
 	},
 	Prepare: hashPassword,
-	Write: func(ctx context.Context, tx *sql.Tx, _ int64, _ Values, old Row) error {
+	Write: func(ctx context.Context, tx *sql.Tx, id int64, v Values, old Row) error {
+		if err := endSessions(ctx, tx, id, v); err != nil {
+			return err
+		}
 		return keepSuperuser(ctx, tx, old)
 	},
 	Deleted: keepSuperuser,
 })
+
+// endSessions ends every web session of a user whose password changed or who was
+// deactivated: whoever held one of them (a stolen cookie, a shared browser) no longer
+// passes for the user. API tokens stay: they are credentials of their own, refused
+// anyway while the user is inactive.
+func endSessions(ctx context.Context, tx *sql.Tx, id int64, v Values) error {
+	pw, _ := v["password"].(string)
+	if active, ok := v["is_active"].(bool); pw == "" && (!ok || active) {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = ?`, id); err != nil {
+		return fmt.Errorf("store: end sessions of user %d: %w", id, err)
+	}
+	return nil
+}
 
 // ErrLastSuperuser is returned when a write would leave no active superuser, which
 // would lock everyone out of the permission system.

@@ -75,7 +75,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	ex := o.exec
 	ex.Keyring, ex.Limiter = kr, limiter
 	api := handlers.New(handlers.Options{DB: db, Logger: logger, Version: "test",
-		Session: web.Session, Login: web.CheckLogin, Extra: web.Routes, Exec: ex})
+		Session: web.Session, Login: web.CheckLogin, UI: web.Routes, Exec: ex})
 	srv := httptest.NewUnstartedServer(api)
 	if o.tls {
 		srv.StartTLS()

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"fieldkit/handlers/httpjson"
 	"fieldkit/store"
+	"fieldkit/web"
 )
 
 func TestLogin(t *testing.T) {
@@ -236,8 +236,9 @@ func TestSessionExpiryAndDeactivation(t *testing.T) {
 	if err := e.db.UpdateUser(context.Background(), id, store.UserInput{IsActive: &off}, store.All); err != nil {
 		t.Fatal(err)
 	}
-	wantDetail(t, b.do("GET", "/api/users/users/", nil), 401, "User inactive or deleted.")
-	wantDetail(t, b.do("GET", "/ui/session", nil), 401, "User inactive or deleted.")
+	// Deactivating ended the session itself.
+	wantDetail(t, b.do("GET", "/api/users/users/", nil), 401, "Authentication credentials were not provided.")
+	wantDetail(t, b.do("GET", "/ui/session", nil), 401, "Authentication credentials were not provided.")
 }
 
 func TestSessionPermissions(t *testing.T) {
@@ -301,8 +302,8 @@ func TestClientGoneIsNotAnError(t *testing.T) {
 	}
 	rec := httptest.NewRecorder()
 	e.srv.Config.Handler.ServeHTTP(rec, req)
-	if rec.Code != httpjson.StatusClientClosed {
-		t.Errorf("status %d, want %d: %s", rec.Code, httpjson.StatusClientClosed, rec.Body)
+	if rec.Code != web.StatusClientClosed {
+		t.Errorf("status %d, want %d: %s", rec.Code, web.StatusClientClosed, rec.Body)
 	}
 	if logs := e.logs.String(); strings.Contains(logs, "level=ERROR") || !strings.Contains(logs, `level=INFO msg="request abandoned by the client"`) {
 		t.Errorf("log:\n%s", logs)

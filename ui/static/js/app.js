@@ -11,6 +11,7 @@ import { registerDevice } from './device.js';
 import { registerCredentials } from './credentials.js';
 import { registerLogs } from './logs.js';
 import { registerParse } from './parse.js';
+import { registerImport } from './import.js';
 
 const root = document.getElementById('app');
 
@@ -18,14 +19,15 @@ const NAV = [
   ['Run', [['Devices', '/ui/devices/', 'dcim.device'], ['Commands', '/ui/commands/', 'netbox_toolkit_plugin.command'],
     ['Credentials', '/ui/credentials/'], ['Parse', '/ui/parse/', 'netbox_toolkit_plugin.command'], ['Logs', '/ui/logs/', 'netbox_toolkit_plugin.commandlog'], ['Statistics', '/ui/statistics/', 'netbox_toolkit_plugin.commandlog']]],
   ['Inventory', [['Sites', '/ui/sites/', 'dcim.site'], ['Platforms', '/ui/platforms/', 'dcim.platform'], ['Interfaces', '/ui/interfaces/', 'dcim.interface'],
-    ['VLANs', '/ui/vlans/', 'ipam.vlan'], ['IP addresses', '/ui/ip-addresses/', 'ipam.ipaddress'], ['Tags', '/ui/tags/', 'extras.tag']]],
+    ['VLANs', '/ui/vlans/', 'ipam.vlan'], ['IP addresses', '/ui/ip-addresses/', 'ipam.ipaddress'], ['Tags', '/ui/tags/', 'extras.tag'],
+    ['Import', '/ui/import/', 'dcim.device', 'add']]],
   ['Admin', [['Users', '/ui/users/'], ['Groups', '/ui/groups/'], ['API tokens', '/ui/tokens/'], ['Permissions', '/ui/permissions/']], true],
 ];
 
 function shell() {
   const nav = h('nav', { class: 'nav', id: 'nav', 'aria-label': 'Main' },
     NAV.filter(([, , admin]) => !admin || isSuper()).map(([title, items]) => {
-      const shown = items.filter(([, , type]) => !type || can(type, 'view'));
+      const shown = items.filter(([, , type, action]) => !type || can(type, action || 'view'));
       return shown.length ? h('div', { class: 'nav-group' }, h('div', { class: 'nav-title' }, title),
         h('ul', {}, shown.map(([label, href]) => h('li', {}, h('a', { href, 'data-nav': href }, label))))) : null;
     }));
@@ -151,6 +153,7 @@ registerDevice();
 registerCredentials();
 registerLogs();
 registerParse();
+registerImport();
 route('/ui/login', () => {});
 onRender(render);
 start();

@@ -80,7 +80,8 @@ async function detailView(main, { id }) {
   h('section', { class: 'card' }, h('h2', {}, 'Variables'),
     table([{ label: 'Name', cell: (v) => h('code', {}, `<${v.name}>`) }, { label: 'Label', cell: (v) => v.display_name },
       { label: 'Type', cell: (v) => v.variable_type }, { label: 'Required', cell: (v) => (v.required ? 'yes' : 'no') },
-      { label: 'Default', cell: (v) => v.default_value || '—' }, { label: 'Help', cell: (v) => v.help_text || '—' }],
+      { label: 'Default', cell: (v) => v.default_value || '—' }, { label: 'Pattern', cell: (v) => (v.pattern ? h('code', {}, v.pattern) : '—') },
+      { label: 'Help', cell: (v) => v.help_text || '—' }],
     c.variables, 'No variables: the command runs as written.')),
   h('section', { class: 'card' }, h('h2', {}, 'Run it'),
     h('p', {}, 'Commands run from a device page. ', link(`/ui/devices/?platform_id=${c.platforms[0] ? c.platforms[0].id : ''}`, 'Pick a device →')),
@@ -88,7 +89,7 @@ async function detailView(main, { id }) {
 }
 
 /** variablesEditor edits the variable rows and checks them against the command text. */
-function variablesEditor(initial, getText, types) {
+function variablesEditor(initial, getText, types, patternHelp) {
   const rows = h('div', { class: 'var-rows' });
   const status = h('div', { class: 'var-status', 'aria-live': 'polite' });
   const box = h('fieldset', { class: 'field vars' }, h('legend', {}, 'Variables'),
@@ -109,6 +110,8 @@ function variablesEditor(initial, getText, types) {
         h('select', { id: `var-${i}-type`, class: 'v-type' }, types.map(([t, l]) => h('option', { value: t, selected: t === (v.variable_type || 'text') }, l)))),
       h('div', { class: 'vf' }, h('label', { for: `var-${i}-default` }, 'Default'), h('input', { id: `var-${i}-default`, class: 'v-default', value: v.default_value || '' })),
       h('div', { class: 'vf' }, h('label', { for: `var-${i}-help` }, 'Help text'), h('input', { id: `var-${i}-help`, class: 'v-help', value: v.help_text || '' })),
+      h('div', { class: 'vf' }, h('label', { for: `var-${i}-pattern` }, 'Pattern'),
+        h('input', { id: `var-${i}-pattern`, class: 'v-pattern mono', value: v.pattern || '', placeholder: 'e.g. [0-9]{1,4}', title: patternHelp || '', autocomplete: 'off' })),
       h('div', { class: 'vf vf-tail' }, h('label', {}, h('input', { type: 'checkbox', class: 'v-required', checked: v.required !== false }), ' required'),
         h('button', { type: 'button', class: 'btn small danger-text', 'aria-label': 'Remove variable', onclick: () => { row.remove(); check(); } }, 'Remove')),
       err);
@@ -157,6 +160,7 @@ function variablesEditor(initial, getText, types) {
         name, display_name: row.querySelector('.v-label').value.trim() || name,
         variable_type: row.querySelector('.v-type').value, required: row.querySelector('.v-required').checked,
         default_value: row.querySelector('.v-default').value, help_text: row.querySelector('.v-help').value,
+        pattern: row.querySelector('.v-pattern').value,
       };
     });
   }
@@ -179,7 +183,8 @@ async function formView(main, { id }) {
       platforms: { help: undefined },
       custom_fields: false,
     }),
-    extra: (editor = variablesEditor(c.variables, () => form.elements.command.value, varTypes)).el,
+    extra: (editor = variablesEditor(c.variables, () => form.elements.command.value, varTypes,
+      desc.variables && desc.variables.child.children.pattern && desc.variables.child.children.pattern.help_text)).el,
     collect: (v) => {
       const problems = editor.check();
       if (problems.length) throw new Error(problems.join(' '));

@@ -3,7 +3,7 @@
 // the user may execute, active credential sets for the platform); the server still
 // checks everything and its refusals are shown where they apply.
 
-import { h, add, clear, link, badge, okBadge, loading, pageHead, dl, refText, fmtAgo, fmtSeconds, table, errorBox, spinner, copyButton, notice } from './dom.js';
+import { h, add, clear, link, badge, okBadge, loading, pageHead, dl, refText, fmtAgo, fmtSeconds, table, scrollBox, errorBox, spinner, copyButton, notice } from './dom.js';
 import { get, post, T, ApiError, getAll } from './api.js';
 import { route } from './router.js';
 import { can } from './session.js';
@@ -13,7 +13,11 @@ import { listCredentialSets } from './credentials.js';
 
 const CMD_TYPE = 'netbox_toolkit_plugin.command';
 
-/** parsedTable renders parsed records; columns follow the server's key order (the template's when it sends columns). */
+/**
+ * parsedTable renders parsed records; columns follow the server's key order (the
+ * template's when it sends columns). One record (show version and the like) is shown as
+ * field/value rows: a single row of twenty columns reads badly on any screen.
+ */
 export function parsedTable(parsed) {
   if (!parsed) return null;
   if (!parsed.success) return notice(`Not parsed: ${parsed.error || 'no template'}`, 'muted');
@@ -22,16 +26,37 @@ export function parsedTable(parsed) {
   const cols = Array.isArray(parsed.columns) && parsed.columns.length ? parsed.columns : Object.keys(data[0]);
   for (const r of data) for (const k of Object.keys(r)) if (!cols.includes(k)) cols.push(k);
   const cell = (v) => (v == null ? '' : Array.isArray(v) ? v.map((x) => (typeof x === 'object' ? JSON.stringify(x) : x)).join(', ') : typeof v === 'object' ? JSON.stringify(v) : String(v));
+  const body = data.length === 1
+    ? scrollBox(h('table', { class: 'record' }, h('tbody', {}, cols.map((c) => h('tr', {}, h('th', { scope: 'row' }, c), h('td', {}, cell(data[0][c])))))))
+    : table(cols.map((c) => ({ label: c, cell: (r) => cell(r[c]) })), data);
   return h('div', { class: 'parsed' },
-    h('p', { class: 'muted' }, `${data.length} record${data.length === 1 ? '' : 's'} · template ${parsed.template}`),
-    table(cols.map((c) => ({ label: c, cell: (r) => cell(r[c]) })), data));
+    h('p', { class: 'muted' }, `${data.length} record${data.length === 1 ? '' : 's'} · template ${parsed.template}`), body);
 }
 
-/** outputBlock is the raw output: monospace, scrollable, with a copy button. */
+const WRAP_KEY = 'fieldkit.wrapOutput';
+
+/** wrapPreferred is the remembered choice between wrapping and scrolling raw output. */
+function wrapPreferred() {
+  try { return localStorage.getItem(WRAP_KEY) === '1'; } catch { return false; }
+}
+
+/**
+ * outputBlock is the raw output: monospace, with a copy button and a toggle between
+ * wrapping long lines and scrolling sideways (remembered in this browser).
+ */
 export function outputBlock(text, truncated) {
+  const pre = h('pre', { class: wrapPreferred() ? 'output wrap' : 'output', tabindex: '0', 'aria-label': 'Raw output' }, text || '(no output)');
+  const toggle = h('button', { type: 'button', class: 'btn small wrap-toggle', 'aria-pressed': String(wrapPreferred()) }, 'Wrap lines');
+  toggle.addEventListener('click', () => {
+    const on = !pre.classList.contains('wrap');
+    try { localStorage.setItem(WRAP_KEY, on ? '1' : '0'); } catch { /* private mode: this page only */ }
+    for (const p of document.querySelectorAll('pre.output')) p.classList.toggle('wrap', on);
+    for (const b of document.querySelectorAll('.wrap-toggle')) b.setAttribute('aria-pressed', String(on));
+  });
   return h('div', { class: 'output-wrap' },
-    h('div', { class: 'output-bar' }, h('span', { class: 'muted' }, 'Raw output', truncated ? ' (cut at the size limit)' : ''), copyButton(() => text, 'Copy output')),
-    h('pre', { class: 'output', tabindex: '0', 'aria-label': 'Raw output' }, text || '(no output)'));
+    h('div', { class: 'output-bar' }, h('span', { class: 'muted' }, 'Raw output', truncated ? ' (cut at the size limit)' : ''),
+      h('div', { class: 'actions' }, toggle, copyButton(() => text, 'Copy output'))),
+    pre);
 }
 
 /** syntaxBanner shows a detected device syntax error with its guidance. */

@@ -156,15 +156,39 @@ export function pager(count, offset, limit, go) {
 }
 
 /**
- * table renders rows with columns [{label, cell(row) → node|string, class}]. stack: on
- * narrow screens each row becomes a card of label/value lines instead of scrolling.
+ * table renders rows with columns [{label, cell(row) → node|string, class, title(row)}].
+ * stack: on narrow screens each row becomes a card of label/value lines instead of
+ * scrolling. head: extra content for a header cell (a sort button) by column.
  */
-export function table(columns, rows, empty = 'Nothing here yet.', { stack = false } = {}) {
-  if (!rows.length) return h('p', { class: 'empty' }, empty);
-  return h('div', { class: stack ? 'table-wrap stack' : 'table-wrap' },
-    h('table', {},
-      h('thead', {}, h('tr', {}, columns.map((c) => h('th', { scope: 'col', class: c.class }, c.label)))),
-      h('tbody', {}, rows.map((r) => h('tr', {}, columns.map((c) => h('td', { class: c.class, 'data-label': c.label }, c.cell(r))))))));
+export function table(columns, rows, empty = 'Nothing here yet.', { stack = false, head } = {}) {
+  if (!rows.length) return typeof empty === 'string' ? h('p', { class: 'empty' }, empty) : empty;
+  const t = h('table', {},
+    h('thead', {}, h('tr', {}, columns.map((c) => h('th', { scope: 'col', class: c.class, 'aria-sort': c.ariaSort }, head ? head(c) : c.label)))),
+    h('tbody', {}, rows.map((r) => h('tr', {}, columns.map((c) => h('td', { class: c.class, 'data-label': c.label, title: c.title ? c.title(r) : undefined }, c.cell(r)))))));
+  return scrollBox(t, stack ? 'stack' : '');
+}
+
+/**
+ * scrollBox puts wide content (a table) in a box that scrolls sideways inside the page,
+ * never making the page wider than the window. While the content is wider than the box,
+ * a line above it says so and the edges fade where more is hidden.
+ */
+export function scrollBox(content, cls = '') {
+  const wrap = h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': 'Table, scrolls sideways' }, content);
+  const box = h('div', { class: `scroll-box ${cls}`.trim() },
+    h('p', { class: 'scroll-hint', 'aria-hidden': 'true' }, 'Scroll sideways for more ⇆'),
+    h('div', { class: 'scroll-frame' }, wrap));
+  const update = () => {
+    const over = wrap.scrollWidth > wrap.clientWidth + 1;
+    box.classList.toggle('overflowing', over);
+    box.classList.toggle('more-left', over && wrap.scrollLeft > 1);
+    box.classList.toggle('more-right', over && wrap.scrollLeft + wrap.clientWidth < wrap.scrollWidth - 1);
+  };
+  wrap.addEventListener('scroll', update, { passive: true });
+  const ro = new ResizeObserver(update);
+  ro.observe(wrap);
+  ro.observe(content);
+  return box;
 }
 
 /** dl renders a definition list from [label, value] pairs. */

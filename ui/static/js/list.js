@@ -2,7 +2,8 @@
 // reload and a pasted link show the same rows.
 
 import { h, clear, pager, table, errorBox, loading, pageHead } from './dom.js';
-import { get, getAll, qs } from './api.js';
+import { get, qs } from './api.js';
+import { picker } from './picker.js';
 import { query, setQuery } from './router.js';
 
 export const PAGE = 25;
@@ -10,15 +11,15 @@ export const PAGE = 25;
 async function filterControl(f, value) {
   const id = `flt-${f.name}`;
   let ctl;
-  if (f.type === 'select' || f.type === 'ref') {
-    let opts = f.options || [];
-    if (f.type === 'ref') {
-      const { rows } = await getAll(f.ref.path, f.ref.params || {});
-      opts = rows.map((o) => [o.id, f.ref.label ? f.ref.label(o) : o.display || o.name]);
-    }
+  if (f.type === 'ref') {
+    // The chosen object is shown by its own label, fetched; the choices are searched.
+    let current = null;
+    if (value) current = await get(`${f.ref.path}${encodeURIComponent(value)}/`).catch(() => ({ id: value, display: `#${value}` }));
+    ctl = picker({ name: f.name, id, ref: f.ref, value: current, empty: f.any || 'Any' });
+  } else if (f.type === 'select') {
     ctl = h('select', { id, name: f.name },
       h('option', { value: '' }, f.any || 'Any'),
-      opts.map(([v, l]) => h('option', { value: v, selected: String(v) === String(value ?? '') }, l)));
+      (f.options || []).map(([v, l]) => h('option', { value: v, selected: String(v) === String(value ?? '') }, l)));
   } else {
     ctl = h('input', { id, name: f.name, type: f.type === 'datetime' ? 'datetime-local' : 'search', value: value ?? '', placeholder: f.placeholder || '' });
   }
@@ -37,11 +38,18 @@ export async function listPage(main, opts) {
   const filters = opts.filters || [];
   clear(main, pageHead(opts.title, opts.actions || []));
   if (opts.intro) main.append(opts.intro);
-  const form = h('form', { class: 'filters', role: 'search' });
+  // On a phone the filters fold behind one button, so that the rows come first.
+  const active = filters.filter((f) => q[f.name]).length;
+  const form = h('form', { class: 'filters folded', role: 'search', id: 'list-filters' });
+  const fold = h('button', { type: 'button', class: 'btn small filter-fold', 'aria-controls': 'list-filters', 'aria-expanded': 'false', onclick: () => {
+    const open = form.classList.toggle('folded') === false;
+    fold.setAttribute('aria-expanded', String(open));
+  } }, active ? `Filters (${active} active)` : 'Filters');
+  form.append(fold);
   for (const f of filters) form.append(await filterControl(f, q[f.name]));
   form.append(h('div', { class: 'filter filter-buttons' },
     h('button', { type: 'submit', class: 'btn primary' }, 'Filter'),
-    filters.some((f) => q[f.name]) ? h('button', { type: 'button', class: 'btn', onclick: () => setQuery({}) }, 'Clear') : null));
+    active ? h('button', { type: 'button', class: 'btn', onclick: () => setQuery({}) }, 'Clear') : null));
   form.addEventListener('submit', (e) => {
     e.preventDefault();
     const next = {};

@@ -31,7 +31,7 @@ function listView(main) {
       { label: 'User', cell: (l) => l.username },
       { label: 'Result', cell: (l) => okBadge(l.success) },
       { label: 'Time', cell: (l) => fmtSeconds(l.execution_duration) },
-      { label: 'Error', cell: (l) => h('span', { class: 'clip' }, l.error_message || '') },
+      { label: 'Error', class: 'clamp', title: (l) => l.error_message || undefined, cell: (l) => h('span', {}, l.error_message || '') },
     ],
     empty: 'No logs match.',
   });
@@ -61,9 +61,12 @@ async function detailView(main, { id }) {
     h('section', { class: 'card' }, h('h2', {}, 'Output'), outputBlock(l.output)));
 }
 
-/** chart draws successes and failures per hour over the last 24 hours as inline SVG. */
-export function chart(buckets) {
-  const W = 720, H = 220, padL = 36, padB = 28, padT = 12;
+/**
+ * chart draws successes and failures per hour over the last 24 hours as inline SVG,
+ * width units wide (the box it is drawn for, so that its labels keep their size).
+ */
+export function chart(buckets, width = 720) {
+  const W = Math.max(300, Math.round(width)), H = 220, padL = 36, padB = 28, padT = 12;
   const max = Math.max(1, ...buckets.map((b) => b.ok + b.bad));
   const step = niceStep(max);
   const top = Math.ceil(max / step) * step;
@@ -81,7 +84,7 @@ export function chart(buckets) {
     const tip = `${b.label}: ${b.ok} successful, ${b.bad} failed`;
     if (b.ok) svg.append(h('svg:rect', { x, y: y(b.ok), width: w, height: y(0) - y(b.ok), class: 'bar-ok' }, h('svg:title', {}, tip)));
     if (b.bad) svg.append(h('svg:rect', { x, y: y(b.ok + b.bad), width: w, height: y(b.ok) - y(b.ok + b.bad), class: 'bar-bad' }, h('svg:title', {}, tip)));
-    if ((buckets.length - 1 - i) % 3 === 0) svg.append(h('svg:text', { x: x + w / 2, y: H - 8, class: 'axis', 'text-anchor': 'middle' }, b.label));
+    if ((buckets.length - 1 - i) % (W < 480 ? 6 : 3) === 0) svg.append(h('svg:text', { x: x + w / 2, y: H - 8, class: 'axis', 'text-anchor': 'middle' }, b.label));
   });
   return svg;
 }
@@ -124,7 +127,7 @@ async function statsView(main) {
   const chartBox = h('section', { class: 'card' }, h('h2', {}, 'Last 24 hours, per hour'));
   if (recent.err) chartBox.append(errorBox(recent.err));
   else {
-    add(chartBox, chart(bucket(recent.results)),
+    add(chartBox, chart(bucket(recent.results), main.clientWidth - 64),
       h('div', { class: 'legend' }, h('span', { class: 'key ok' }), ' successful ', h('span', { class: 'key bad' }), ' failed'));
   }
   const maxTop = Math.max(1, ...stats.top_commands.map((c) => c.count));

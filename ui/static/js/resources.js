@@ -16,11 +16,20 @@ const yes = (b) => (b ? badge('yes', 'ok') : badge('no'));
 const refSite = { path: '/api/dcim/sites/' };
 const refPlatform = { path: '/api/dcim/platforms/' };
 const refDevice = { path: '/api/dcim/devices/' };
-const refIface = { path: '/api/dcim/interfaces/', label: (i) => `${i.device ? i.device.name : '?'} · ${i.name}` };
+const refIface = { path: '/api/dcim/interfaces/' };
 const refUser = { path: '/api/users/users/', label: (u) => u.username };
 const refGroup = { path: '/api/users/groups/' };
 
-/** RESOURCES: key (URL segment) → definition. A filter with choices takes the named field's. */
+// ADVANCED are the connection settings most devices and platforms never change: the form
+// keeps them under "More settings".
+const ADVANCED = Object.fromEntries(['custom_fields', 'legacy_algorithms', 'connect_timeout', 'command_timeout', 'prompt_pattern']
+  .map((k) => [k, { advanced: true }]));
+
+/**
+ * RESOURCES: key (URL segment) → definition. A filter with choices takes the named
+ * field's. form adjusts the fields the server describes (or is a function of the
+ * object's id giving the adjustments).
+ */
 export const RESOURCES = {
   devices: {
     title: 'Devices', one: 'device', path: '/api/dcim/devices/', type: 'dcim.device', section: 'inventory',
@@ -32,6 +41,16 @@ export const RESOURCES = {
     filters: [{ name: 'q', label: 'Search' }, { name: 'site_id', label: 'Site', type: 'ref', ref: refSite },
       { name: 'platform_id', label: 'Platform', type: 'ref', ref: refPlatform },
       { name: 'status', label: 'Status', type: 'select', choices: 'status' }],
+    // One form onboards a device: its management address and SSH port are fields of
+    // their own (the server keeps the interface and the address behind them); the
+    // primary IPs are picked among the device's own addresses once it exists.
+    form: (id) => ({
+      mgmt_ip: { placeholder: '10.0.0.1/24', help: 'the address SSH connects to, with its prefix length; FieldKit keeps it on the interface mgmt0 and makes it the primary IP' },
+      ssh_port: { placeholder: '22', help: 'empty: 22' },
+      primary_ip4: { editOnly: true, ref: { path: '/api/ipam/ip-addresses/', params: { device_id: id, family: 4 } } },
+      primary_ip6: { editOnly: true, ref: { path: '/api/ipam/ip-addresses/', params: { device_id: id, family: 6 } } },
+      ...ADVANCED,
+    }),
   },
   sites: {
     title: 'Sites', one: 'site', path: '/api/dcim/sites/', type: 'dcim.site', section: 'inventory',
@@ -44,6 +63,7 @@ export const RESOURCES = {
     columns: [['Name', (p) => link(`/ui/platforms/${p.id}`, p.name)], ['Slug', (p) => p.slug], ['Driver', (p) => p.driver || '(from slug)'],
       ['Commands', (p) => link(`/ui/commands/?platform_id=${p.id}`, 'commands')]],
     filters: [{ name: 'q', label: 'Search' }],
+    form: ADVANCED,
   },
   interfaces: {
     title: 'Interfaces', one: 'interface', path: '/api/dcim/interfaces/', type: 'dcim.interface', section: 'inventory',
@@ -63,7 +83,7 @@ export const RESOURCES = {
       ['Interface', (ip) => (ip.assigned_object ? `${ip.assigned_object.device ? ip.assigned_object.device.name + ' · ' : ''}${ip.assigned_object.name}` : '—')], ['DNS name', (ip) => ip.dns_name]],
     filters: [{ name: 'q', label: 'Search' }, { name: 'device_id', label: 'Device', type: 'ref', ref: refDevice }],
     form: { address: { placeholder: '10.0.0.1/24' }, assigned_object_type: false, assigned_object_id: { type: 'ref', ref: refIface, help: undefined } },
-    collect: (v) => { v.assigned_object_type = v.assigned_object_id ? 'dcim.interface' : null; },
+    collect: (v) => { if ('assigned_object_id' in v) v.assigned_object_type = v.assigned_object_id ? 'dcim.interface' : null; },
   },
   tags: {
     title: 'Tags', one: 'tag', path: '/api/extras/tags/', type: 'extras.tag', section: 'inventory',
@@ -103,7 +123,7 @@ export const RESOURCES = {
 
 /** formFields are a resource's form fields, as the server describes them for a create or an update of id. */
 export async function formFields(r, id) {
-  return metaFields(await describeFields(id ? `${r.path}${id}/` : r.path), r.form);
+  return metaFields(await describeFields(id ? `${r.path}${id}/` : r.path), typeof r.form === 'function' ? r.form(id) : r.form);
 }
 
 /** listFilters are a resource's filters, those with choices given the field's. */

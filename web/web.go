@@ -1,34 +1,20 @@
-// Package httpjson is the JSON-over-HTTP plumbing the API (package handlers) and the
-// web UI (package ui) share: the one encoder, the size limit on request bodies, the
-// error that carries a status and a client-safe body, and a JSON object body read field
-// by field with every problem collected in DRF's shape. It knows nothing of the store.
-package httpjson
+// Package web is the HTTP plumbing the API (package handlers) and the web interface
+// (package ui) share: the one handler shape and its adapter, the router with its record
+// of routes, request ids, the request's scheme and host, reading a JSON body, the one
+// encoder, and the one mapping of errors to status codes and client-safe bodies. It
+// names each route and its user for the access log and the metrics (package observe).
+package web
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 )
 
-// MaxBody is the largest request body accepted; larger ones get 413.
-const MaxBody = 1 << 20
-
-// StatusClientClosed is the status recorded for a request whose client went away before
-// the answer (nginx's 499). Nobody reads that answer, and nothing failed on the server.
-const StatusClientClosed = 499
-
-// ClientGone reports whether the request's client went away: the server cancels a
-// request's context when its connection closes, and whatever the request was waiting
-// on then fails with that cancellation. Such a failure is logged at info, never as an
-// error, so that a closed browser tab pages nobody.
-func ClientGone(r *http.Request) bool { return errors.Is(r.Context().Err(), context.Canceled) }
-
-// Abandoned is the answer to a request whose client went away.
-func Abandoned() *Error { return Detail(StatusClientClosed, "Client closed the request.") }
+// HandlerFunc is the one handler shape: an error return is mapped to a response once,
+// by Respond.
+type HandlerFunc func(w http.ResponseWriter, r *http.Request) error
 
 // Error is an error with the status and body the client sees. Cause, if any, is logged
 // and never shown.
@@ -84,6 +70,9 @@ func BadRequest(field, msg string) *Error {
 	return &Error{Status: http.StatusBadRequest, Body: map[string]any(fe)}
 }
 
+// Invalid is a 400 about the request as a whole: {"non_field_errors": [msg]}.
+func Invalid(msg string) *Error { return BadRequest("non_field_errors", msg) }
+
 // Write is the one encoder: status, then v as JSON unless there is no body.
 func Write(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
@@ -103,18 +92,4 @@ func Marshal(v any) ([]byte, error) {
 	enc.SetEscapeHTML(false)
 	err := enc.Encode(v)
 	return buf.Bytes(), err
-}
-
-// ReadBody reads the request body, at most MaxBody bytes: a larger body is a 413, and
-// one that cannot be read is the caller's unreadable error.
-func ReadBody(r *http.Request, unreadable *Error) ([]byte, error) {
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, MaxBody))
-	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
-		return nil, Detail(http.StatusRequestEntityTooLarge, fmt.Sprintf("Request body exceeds %d bytes.", MaxBody))
-	}
-	if err != nil {
-		return nil, unreadable
-	}
-	return body, nil
 }

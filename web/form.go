@@ -1,4 +1,4 @@
-package httpjson
+package web
 
 import (
 	"encoding/json"
