@@ -35,8 +35,9 @@ type opts struct {
 	args []string
 	set  map[string]bool // flags given on the command line
 
-	listen string // serve
-	demo   bool
+	listen    string // serve
+	demo      bool
+	demoReset bool
 
 	superuser, passwordStdin bool // user create
 	groups                   multiFlag
@@ -65,7 +66,8 @@ func init() {
 		{path: "serve", summary: "run the HTTP API, the web UI and the schedules",
 			flags: func(fs *flag.FlagSet, o *opts) {
 				fs.StringVar(&o.listen, "listen", "", "listen on `ADDR`, host:port (default server.listen, 127.0.0.1:8080)")
-				fs.BoolVar(&o.demo, "demo", false, "seed demo users, inventory, commands and logs, and print how to use them")
+				fs.BoolVar(&o.demo, "demo", false, "seed demo users, inventory, commands and logs, and print how to use them (the same login and tokens at every start)")
+				fs.BoolVar(&o.demoReset, "demo-reset", false, "with --demo (implied): a new admin password, API token and credential token")
 			}, run: cmdServe},
 		{path: "user create", args: "USERNAME", nargs: 1, summary: "create a user (the password is generated unless --password-stdin)",
 			flags: func(fs *flag.FlagSet, o *opts) {

@@ -25,8 +25,9 @@ import (
 
 // serveOptions is what serve takes beside the configuration.
 type serveOptions struct {
-	demo  bool
-	ready chan<- string // receives the base URL once the server listens; nil = none
+	demo      bool
+	demoReset bool          // the demo makes a new admin password and new tokens
+	ready     chan<- string // receives the base URL once the server listens; nil = none
 	// reload delivers a request to re-read the configuration (SIGHUP); nil = never.
 	reload <-chan struct{}
 	// load reads the configuration again, as at start-up.
@@ -42,7 +43,7 @@ func cmdServe(ctx context.Context, e env, o *opts) error {
 	if err != nil {
 		return err
 	}
-	so := serveOptions{demo: o.demo, reload: reloadRequests(),
+	so := serveOptions{demo: o.demo || o.demoReset, demoReset: o.demoReset, reload: reloadRequests(),
 		load: func() (Config, error) { return o.load(e, extra) }}
 	if !service.Interactive() {
 		return runService(e, cfg, so)
@@ -71,6 +72,7 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 		return err
 	}
 	defer db.Close()
+	store.RemoveStaleTemps(cfg.Server.Data) // a backup or export into the data directory, killed
 	ln, err := net.Listen("tcp", cfg.Server.Listen)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
@@ -81,7 +83,7 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 		scheme = "https"
 	}
 	base := scheme + "://" + ln.Addr().String()
-	keyring, err := loadKeyring(ctx, e, db, cfg.Server.Data)
+	keyring, err := loadKeyring(ctx, e, db, cfg.Server.Data, logger)
 	if err != nil {
 		return err
 	}
@@ -95,7 +97,7 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 		return err
 	}
 	if so.demo {
-		stopDevices, err := seedDemo(ctx, e, db, keyring, cfg, base)
+		stopDevices, err := seedDemo(ctx, e, db, keyring, cfg, base, so.demoReset)
 		if err != nil {
 			return fmt.Errorf("demo: %w", err)
 		}
@@ -120,7 +122,7 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 		})
 	}
 	web := ui.New(ui.Options{DB: db, Keyring: keyring, Limiter: limiter, Logger: logger, SessionHours: cfg.UI.SessionHours,
-		Sessions: pool})
+		TimeZone: cfg.Server.TimeZone, Sessions: pool})
 	api := handlers.New(handlers.Options{DB: db, Logger: logger, Version: version, Location: loc,
 		Session: web.Session, Login: web.CheckLogin, UI: web.Routes, Observer: metrics, Health: health(db, dbFile, sched),
 		Exec: handlers.ExecOptions{Keyring: keyring, Limiter: limiter, TextFSM: templates,

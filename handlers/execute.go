@@ -116,7 +116,7 @@ func readExecRequest(f *web.Form, tokenRequired bool) execRequest {
 	return req
 }
 
-// prepare runs the checks of §6.2 after the body, in order: device, platform and
+// prepare runs an execution's checks after the body, in order: device, platform and
 // address, execute permission, credential token (unless skipped), variables.
 func (a *API) prepare(r *http.Request, cmd store.Command, req execRequest, checkToken bool, pc *planCache) (*prepared, error) {
 	if pc == nil {

@@ -3,7 +3,9 @@ package handlers
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 
 	"fieldkit/store"
@@ -15,6 +17,8 @@ import (
 // the fields that method takes, with their type, label, help, limits and choices, in
 // the declaration's order. An action the user may not take is left out. The web UI
 // builds its forms from this; a reference also carries list_url, where its choices are.
+// Beside DRF's keys, ordering names what ?ordering= accepts: the web UI's lists make
+// those columns sortable.
 func (a *API) metadata(res *Resource, method string) web.HandlerFunc {
 	action, path := "add", res.Path
 	if method == http.MethodPut {
@@ -32,6 +36,7 @@ func (a *API) metadata(res *Resource, method string) web.HandlerFunc {
 		web.Write(w, http.StatusOK, map[string]any{
 			"name": plural(res.Name()), "description": "", "actions": actions,
 			"renders": []string{"application/json"}, "parses": []string{"application/json"},
+			"ordering": slices.Sorted(maps.Keys(res.Model.Sortable())),
 		})
 		return nil
 	}

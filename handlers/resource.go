@@ -312,6 +312,21 @@ func (a *API) parseString(res *Resource, fd *store.Field, f *web.Form) (any, boo
 	return v, true
 }
 
+// unwrapChoice lets a write send a choice back as it was read ({"value": "active", …})
+// as well as the bare value NetBox documents.
+func unwrapChoice(f *web.Form, name string) {
+	raw, ok := f.Raw[name]
+	if !ok || len(raw) == 0 || raw[0] != '{' {
+		return
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err == nil {
+		if v, ok := obj["value"]; ok {
+			f.Raw[name] = v
+		}
+	}
+}
+
 // parseChildren reads a list of nested objects written whole (a command's variables).
 // Each element's errors are collected in its own entry, as DRF answers nested lists.
 func (a *API) parseChildren(ctx context.Context, fd *store.Field, f *web.Form) (any, bool) {

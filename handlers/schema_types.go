@@ -38,8 +38,6 @@ func logRefSchema(what string) obj {
 	})
 }
 
-var variableTypes = []any{"text", "inventory_interface", "inventory_vlan", "inventory_vlan_name", "inventory_ip"}
-
 // opSchemas returns a fresh map of the fixed component schemas; resources add theirs.
 func opSchemas() obj {
 	timeout := obj{"type": "integer", "minimum": 5, "maximum": 300, "default": 30, "description": "Seconds for the whole execution."}
@@ -66,6 +64,7 @@ func opSchemas() obj {
 			"name": tStr, "description": tStr, "renders": obj{"type": "array", "items": tStr}, "parses": obj{"type": "array", "items": tStr},
 			"actions": obj{"type": "object", "description": "POST (on a list) or PUT (on an object): field name to its description.",
 				"additionalProperties": obj{"type": "object", "additionalProperties": ref("FieldMetadata")}},
+			"ordering": described(obj{"type": "array", "items": tStr}, "The names ?ordering= accepts on the list; prefix one with - for descending order."),
 		}),
 		"FieldMetadata": props([]string{"type", "required", "read_only", "label"}, obj{
 			"type":     described(tStr, "string, integer, boolean, datetime, float, json, choice, multiple choice, field (a reference), list or nested object."),
@@ -109,7 +108,7 @@ func opSchemas() obj {
 			"error_message":  described(tStr, "Empty when successful."),
 			"execution_time": described(tNum, "Duration in seconds."),
 			"command": props([]string{"id", "name", "command_type"}, obj{
-				"id": tInt, "name": tStr, "command_type": obj{"type": "string", "enum": []any{"show", "config"}},
+				"id": tInt, "name": tStr, "command_type": obj{"type": "string", "enum": anyStrings(store.ChoiceValues(store.CommandTypes))},
 			}),
 			"device":         props([]string{"id", "name"}, obj{"id": tInt, "name": tStr}),
 			"syntax_error":   ref("SyntaxError"),
@@ -168,7 +167,7 @@ func opSchemas() obj {
 			"variables": obj{"type": "object", "additionalProperties": ref("VariableChoice"), "description": "Keyed by variable name."},
 		}),
 		"VariableChoice": props([]string{"type", "choices", "help_text", "default_value"}, obj{
-			"type": obj{"type": "string", "enum": variableTypes}, "choices": obj{"type": "array", "items": ref("Choice")},
+			"type": obj{"type": "string", "enum": anyStrings(store.VariableTypes)}, "choices": obj{"type": "array", "items": ref("Choice")},
 			"help_text": tStr, "default_value": tStr,
 		}),
 		"Choice": described(props([]string{"value", "display"}, obj{

@@ -197,3 +197,46 @@ func addLogCounters(ctx context.Context, tx *sql.Tx, lastID int64) error {
 	}
 	return nil
 }
+
+// pruneBatch bounds how many logs one retention transaction deletes, so the writer is
+// never held for long.
+const pruneBatch = 5000
+
+// PruneLogs deletes the logs created before olderThan, in batches, and returns how many
+// it deleted. The triggers keep the statistics counters right.
+func (db *DB) PruneLogs(ctx context.Context, olderThan time.Time) (int64, error) {
+	var total int64
+	for {
+		res, err := db.execer(ctx).ExecContext(ctx, `DELETE FROM command_logs WHERE id IN
+			(SELECT id FROM command_logs WHERE created < ? ORDER BY created LIMIT ?)`, Stamp(olderThan), pruneBatch)
+		if err != nil {
+			return total, fmt.Errorf("store: prune logs: %w", err)
+		}
+		n, _ := res.RowsAffected()
+		total += n
+		if n < pruneBatch {
+			return total, nil
+		}
+	}
+}
+
+// RecentSuccesses returns, per device, the times of successful executions since a time:
+// what the rate limiter needs at start-up so that a restart does not reset it.
+func (db *DB) RecentSuccesses(ctx context.Context, since time.Time) (map[int64][]time.Time, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT device_id, created FROM command_logs
+		WHERE success = 1 AND created >= ? AND device_id IS NOT NULL ORDER BY created`, Stamp(since))
+	if err != nil {
+		return nil, fmt.Errorf("store: recent successes: %w", err)
+	}
+	defer rows.Close()
+	out := map[int64][]time.Time{}
+	for rows.Next() {
+		var id int64
+		var created string
+		if err := rows.Scan(&id, &created); err != nil {
+			return nil, err
+		}
+		out[id] = append(out[id], ParseStamp(created))
+	}
+	return out, rows.Err()
+}

@@ -185,3 +185,38 @@ func (db *DB) UserIDByName(ctx context.Context, username string) (int64, error) 
 	}
 	return id, err
 }
+
+// HasUsers reports whether any user exists: an empty install has none until the first
+// is created on the command line.
+func (db *DB) HasUsers(ctx context.Context) (bool, error) {
+	var exists bool
+	if err := db.r.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM users)`).Scan(&exists); err != nil {
+		return false, fmt.Errorf("store: users exist: %w", err)
+	}
+	return exists, nil
+}
+
+// Contact is how to reach a user: whom a user without permissions can ask for them.
+type Contact struct {
+	Username, Name, Email string
+}
+
+// Administrators lists the active superusers (at most limit, by username): the people
+// who can grant permissions.
+func (db *DB) Administrators(ctx context.Context, limit int) ([]Contact, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT username, trim(first_name || ' ' || last_name), email FROM users
+		WHERE is_superuser AND is_active ORDER BY username LIMIT ?`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: administrators: %w", err)
+	}
+	defer rows.Close()
+	var out []Contact
+	for rows.Next() {
+		var c Contact
+		if err := rows.Scan(&c.Username, &c.Name, &c.Email); err != nil {
+			return nil, fmt.Errorf("store: administrators: %w", err)
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}

@@ -228,11 +228,37 @@ func (u *UI) writeSession(w http.ResponseWriter, r *http.Request, status int, s 
 	if err != nil {
 		return err
 	}
+	admins, err := u.db.Administrators(r.Context(), maxContacts)
+	if err != nil {
+		return err
+	}
+	contacts := make([]map[string]string, len(admins))
+	for i, c := range admins {
+		contacts[i] = map[string]string{"username": c.Username, "name": c.Name, "email": c.Email}
+	}
 	web.Write(w, status, map[string]any{
-		"user":        map[string]any{"id": s.Principal.ID, "username": s.Principal.Username, "is_superuser": s.Principal.IsSuperuser},
-		"csrf_token":  s.CSRFToken,
-		"permissions": perms,
+		"user":           map[string]any{"id": s.Principal.ID, "username": s.Principal.Username, "is_superuser": s.Principal.IsSuperuser},
+		"csrf_token":     s.CSRFToken,
+		"permissions":    perms,
+		"time_zone":      u.timeZone,
+		"administrators": contacts,
 	})
+	return nil
+}
+
+// maxContacts is how many administrators the session names: enough to find someone to
+// ask, not a directory of the install's superusers.
+const maxContacts = 5
+
+// firstRun answers GET /ui/first-run for the login page, without a session: whether the
+// install has no user yet, so the page can say how to create the first one. Once a user
+// exists it says only that.
+func (u *UI) firstRun(w http.ResponseWriter, r *http.Request) error {
+	has, err := u.db.HasUsers(r.Context())
+	if err != nil {
+		return err
+	}
+	web.Write(w, http.StatusOK, map[string]any{"needs_first_user": !has})
 	return nil
 }
 
@@ -241,12 +267,8 @@ func (u *UI) writeSession(w http.ResponseWriter, r *http.Request, status int, s 
 func (u *UI) permissions(ctx context.Context, p store.Principal) (map[string][]string, error) {
 	out := map[string][]string{}
 	for _, t := range store.ObjectTypes() {
-		actions := []string{"view", "add", "change", "delete"}
-		if t == store.TypeCommand {
-			actions = append(actions, "execute_show", "execute_config")
-		}
 		held := []string{}
-		for _, a := range actions {
+		for _, a := range store.ActionsOf(t) {
 			s, err := u.db.Scope(ctx, p, t, a)
 			if err != nil {
 				return nil, err

@@ -309,3 +309,50 @@ func TestClientGoneIsNotAnError(t *testing.T) {
 		t.Errorf("log:\n%s", logs)
 	}
 }
+
+// An empty install's login page can say how to make the first user; once one exists the
+// answer says only that.
+func TestFirstRun(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	b := e.browser()
+	if m := b.must(200, "GET", "/ui/first-run", nil); m["needs_first_user"] != true {
+		t.Fatalf("empty install: %v", m)
+	}
+	e.user("root", "pw", true)
+	if m := b.must(200, "GET", "/ui/first-run", nil); m["needs_first_user"] != false || len(m) != 1 {
+		t.Fatalf("after the first user: %v", m)
+	}
+}
+
+// The session names the server's time zone and whom to ask for permissions: the active
+// superusers, never an inactive one or a plain user.
+func TestSessionNamesZoneAndAdministrators(t *testing.T) {
+	e := newEnv(t, envOptions{timeZone: "Europe/Paris"})
+	ctx := context.Background()
+	rootID, _ := e.user("root", "pw", true)
+	first, last, mail := "Ada", "Admin", "ada@example.net"
+	if err := e.db.UpdateUser(ctx, rootID, store.UserInput{FirstName: &first, LastName: &last, Email: &mail}, store.All); err != nil {
+		t.Fatal(err)
+	}
+	oldID, _ := e.user("old", "pw", true)
+	inactive := false
+	if err := e.db.UpdateUser(ctx, oldID, store.UserInput{IsActive: &inactive}, store.All); err != nil {
+		t.Fatal(err)
+	}
+	e.user("alice", "pw", false)
+	b := e.browser()
+	b.login("alice", "pw")
+	s := b.must(200, "GET", "/ui/session", nil)
+	if s["time_zone"] != "Europe/Paris" {
+		t.Errorf("time_zone %v", s["time_zone"])
+	}
+	got := fmt.Sprint(s["administrators"])
+	if got != "[map[email:ada@example.net name:Ada Admin username:root]]" {
+		t.Errorf("administrators %s", got)
+	}
+	for _, p := range s["permissions"].(map[string]any) {
+		if len(p.([]any)) != 0 {
+			t.Errorf("alice holds nothing, the hint says %v", s["permissions"])
+		}
+	}
+}

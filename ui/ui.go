@@ -29,6 +29,8 @@ type Options struct {
 	SessionHours int              // how long a login lasts; 0 = 12
 	Static       fs.FS            // the pages and assets; nil = the embedded ui/static
 	Now          func() time.Time // the login throttle's clock; nil = time.Now (tests)
+	// TimeZone is the server's IANA zone (server.time_zone), shown beside times; "" = UTC.
+	TimeZone string
 	// Sessions closes the device sessions kept open for a credential set when the set
 	// changes; nil when no sessions are kept.
 	Sessions SessionCloser
@@ -49,6 +51,7 @@ type UI struct {
 	log      *slog.Logger
 	ttl      time.Duration
 	static   fs.FS
+	timeZone string
 	throttle *throttle
 	// addrThrottle counts failures per client address alone; a successful login does not
 	// reset it, or any valid account could clear the way for more guesses.
@@ -74,8 +77,11 @@ func New(o Options) *UI {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.TimeZone == "" {
+		o.TimeZone = "UTC"
+	}
 	u := &UI{db: o.DB, keyring: o.Keyring, limiter: o.Limiter, log: o.Logger, sessions: o.Sessions,
-		ttl: time.Duration(o.SessionHours) * time.Hour, static: o.Static,
+		ttl: time.Duration(o.SessionHours) * time.Hour, static: o.Static, timeZone: o.TimeZone,
 		throttle: newThrottle(loginFailures, loginWindow, o.Now), addrThrottle: newThrottle(loginAddrFailures, loginWindow, o.Now)}
 	return u
 }
@@ -99,6 +105,7 @@ func (u *UI) Routes(rt *web.Router) {
 	rt.Fallback("/ui/", "/ui/*path", u.secure(u.fallback))
 
 	get("/ui/session", u.sessionInfo)
+	get("/ui/first-run", u.firstRun)
 	rt.Handle(http.MethodPost, "/ui/login", u.secure(u.login))
 	rt.Handle(http.MethodPost, "/ui/logout", u.secure(u.logout))
 

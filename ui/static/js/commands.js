@@ -5,7 +5,7 @@ import { h, clear, link, badge, loading, pageHead, dl, refText, fmtTime, table, 
 import { get, post, patch, T, describeFields } from './api.js';
 import { route, navigate } from './router.js';
 import { buildForm, metaFields } from './forms.js';
-import { listPage } from './list.js';
+import { listPage, emptyState } from './list.js';
 import { can } from './session.js';
 import { deleteButton } from './resources.js';
 
@@ -51,13 +51,15 @@ async function listView(main) {
   const desc = await describeFields(CMD.path);
   return listPage(main, {
     title: 'Commands', path: CMD.path,
+    empty: emptyState('No commands yet. A command is a CLI line (show or config) for one or more platforms, with variables filled in when it runs.',
+      can(CMD.type, 'add') ? link('/ui/commands/new', 'Create a command', { class: 'btn primary' }) : h('p', { class: 'muted' }, 'You may not create commands: ask an administrator.')),
     actions: can(CMD.type, 'add') ? [link('/ui/commands/new', 'New command', { class: 'btn primary' })] : [],
     filters: [{ name: 'q', label: 'Search' }, { name: 'name', label: 'Name (exact)' },
       { name: 'command_type', label: 'Type', type: 'select', options: choicesOf(desc.command_type) },
       { name: 'platform_id', label: 'Platform', type: 'ref', ref: { path: '/api/dcim/platforms/' } }],
     columns: [
-      { label: 'Name', cell: (c) => link(`/ui/commands/${c.id}`, c.name) },
-      { label: 'Type', cell: (c) => typeBadge(c.command_type) },
+      { sort: 'name', label: 'Name', cell: (c) => link(`/ui/commands/${c.id}`, c.name) },
+      { sort: 'command_type', label: 'Type', cell: (c) => typeBadge(c.command_type) },
       { label: 'Command', cell: (c) => h('code', { class: 'clip' }, c.command) },
       { label: 'Platforms', cell: (c) => c.platforms.map((p) => p.name).join(', ') },
       { label: 'Variables', cell: (c) => c.variables.map((v) => v.name).join(', ') || '—' },

@@ -4,7 +4,7 @@
 // checks everything and its refusals are shown where they apply.
 
 import { h, add, clear, link, badge, okBadge, loading, pageHead, dl, refText, fmtAgo, fmtSeconds, table, scrollBox, errorBox, spinner, copyButton, notice } from './dom.js';
-import { get, post, T, ApiError, getAll } from './api.js';
+import { get, post, T, ApiError, getAll, describeFields } from './api.js';
 import { route } from './router.js';
 import { can } from './session.js';
 import { RESOURCES, deleteButton } from './resources.js';
@@ -123,7 +123,7 @@ async function loadHistory(box, id) {
     const page = await get(`${T}/command-logs/?device_id=${id}&limit=10`);
     clear(box, head, page.results.length ? h('ul', { class: 'history' }, page.results.map((l) => h('li', {},
       okBadge(l.success), ' ', link(`/ui/logs/${l.id}`, l.command ? l.command.name : '(deleted command)'),
-      h('span', { class: 'muted' }, ` · ${l.username} · ${fmtAgo(l.created)}`)))) : h('p', { class: 'muted' }, 'Nothing has run on this device yet.'),
+      h('span', { class: 'muted' }, ` · ${l.username} · `, fmtAgo(l.created))))) : h('p', { class: 'muted' }, 'Nothing has run on this device yet.'),
     page.count > 10 ? link(`/ui/logs/?device_id=${id}`, `All ${page.count} logs →`) : null);
   } catch (err) {
     clear(box, head, errorBox(err));
@@ -135,11 +135,12 @@ async function buildRunner(box, d, refresh) {
     box.append(notice('This device has no platform, so no command can run on it. Edit the device and set its platform.', 'warn'));
     return;
   }
-  let cmds, sets;
+  let cmds, sets, types;
   try {
-    [cmds, sets] = await Promise.all([
+    [cmds, sets, types] = await Promise.all([
       getAll(`${T}/commands/`, { platform_id: d.platform.id }).then((x) => x.rows),
       listCredentialSets(),
+      describeFields(`${T}/commands/`).then((f) => (f.command_type || {}).choices || [], () => []),
     ]);
   } catch (err) {
     box.append(errorBox(err));
@@ -154,13 +155,17 @@ async function buildRunner(box, d, refresh) {
       can(CMD_TYPE, 'add') ? link('/ui/commands/new', 'Create a command →') : null);
     return;
   }
+  // One group per command type: in the server's order and with its labels where it
+  // describes them (to a user who may add commands), else as the commands name them.
+  const kinds = [...types.map((c) => [c.value, c.display_name]), ...runnable.map((c) => [c.command_type, c.command_type])]
+    .filter(([v], i, all) => all.findIndex(([w]) => w === v) === i);
   const form = h('form', { class: 'form run-form', novalidate: true });
   const top = h('div', { class: 'form-top' });
   const cmdSel = h('select', { id: 'run-command', name: 'command', required: true },
     h('option', { value: '' }, 'Choose a command…'),
-    ['show', 'config'].map((t) => {
+    kinds.map(([t, label]) => {
       const group = runnable.filter((c) => c.command_type === t);
-      return group.length ? h('optgroup', { label: t === 'show' ? 'Show (read-only)' : 'Config (changes the device)' },
+      return group.length ? h('optgroup', { label },
         group.map((c) => h('option', { value: c.id }, c.name))) : null;
     }));
   const cmdErr = h('div', { class: 'field-error', id: 'run-command-err' });

@@ -3,7 +3,7 @@
 // sends only the fields the user changed (a PATCH): a value the page never had cannot
 // be written back by accident.
 
-import { h, clear, errorBox, spinner } from './dom.js';
+import { h, clear, errorBox, spinner, zoneLabel } from './dom.js';
 import { ApiError } from './api.js';
 import { picker } from './picker.js';
 
@@ -156,7 +156,7 @@ export async function buildForm({ fields, initial = {}, onSubmit, submitLabel = 
     const row = f.type === 'bool'
       ? h('div', { class: 'field check-field' }, h('label', { for: id }, ctl, ' ', f.label), help, err)
       : h(isGroup ? 'fieldset' : 'div', { class: 'field' },
-        isGroup ? h('legend', {}, f.label, f.required ? h('span', { class: 'req' }, ' *') : null) : h('label', { for: id }, f.label, f.required ? h('span', { class: 'req', 'aria-hidden': 'true' }, ' *') : null),
+        isGroup ? h('legend', {}, f.label, f.required ? h('span', { class: 'req' }, ' *') : null) : h('label', { for: id }, f.label, f.type === 'datetime' ? ` (${zoneLabel()})` : '', f.required ? h('span', { class: 'req', 'aria-hidden': 'true' }, ' *') : null),
         ctl, help, err);
     // Settings most objects never need wait behind "More settings".
     if (f.advanced) {

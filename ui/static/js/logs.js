@@ -1,10 +1,10 @@
 // logs.js: command logs (filtered list, detail with output and parsed data, one log's
 // CSV) and the statistics page with its hand-drawn 24-hour chart.
 
-import { h, add, clear, link, okBadge, loading, pageHead, dl, fmtTime, fmtSeconds, table, errorBox } from './dom.js';
+import { h, add, clear, link, okBadge, loading, pageHead, dl, fmtTime, fmtSeconds, table, errorBox, zoneLabel } from './dom.js';
 import { get, T, qs } from './api.js';
 import { route } from './router.js';
-import { listPage } from './list.js';
+import { listPage, emptyState } from './list.js';
 import { parsedTable, outputBlock, syntaxBanner } from './device.js';
 import { typeBadge } from './commands.js';
 
@@ -20,20 +20,21 @@ function listView(main) {
       { name: 'command_id', label: 'Command', type: 'ref', ref: { path: `${T}/commands/`, label: (c) => c.name } },
       { name: 'username', label: 'User' },
       { name: 'success', label: 'Result', type: 'select', options: [['true', 'success'], ['false', 'failed']] },
-      { name: 'from', label: 'From', type: 'datetime', param: 'created__gte', toParam: localToISO },
-      { name: 'to', label: 'To', type: 'datetime', param: 'created__lte', toParam: localToISO },
+      { name: 'from', label: `From (${zoneLabel()})`, type: 'datetime', param: 'created__gte', toParam: localToISO },
+      { name: 'to', label: `To (${zoneLabel()})`, type: 'datetime', param: 'created__lte', toParam: localToISO },
     ],
     columns: [
-      { label: '#', cell: (l) => link(`/ui/logs/${l.id}`, String(l.id)) },
-      { label: 'When', cell: (l) => fmtTime(l.created) },
+      { sort: 'id', label: '#', cell: (l) => link(`/ui/logs/${l.id}`, String(l.id)) },
+      { sort: 'created', label: 'When', cell: (l) => fmtTime(l.created) },
       { label: 'Command', cell: (l) => h('span', {}, l.command && l.command.id ? link(`/ui/commands/${l.command.id}`, l.command.name) : (l.command ? l.command.name : '—'), ' ', typeBadge(l.command_type)) },
       { label: 'Device', cell: (l) => (l.device && l.device.id ? link(`/ui/devices/${l.device.id}`, l.device.name) : (l.device ? l.device.name : '—')) },
-      { label: 'User', cell: (l) => l.username },
-      { label: 'Result', cell: (l) => okBadge(l.success) },
-      { label: 'Time', cell: (l) => fmtSeconds(l.execution_duration) },
+      { sort: 'username', label: 'User', cell: (l) => l.username },
+      { sort: 'success', label: 'Result', cell: (l) => okBadge(l.success) },
+      { sort: 'execution_duration', label: 'Duration', cell: (l) => fmtSeconds(l.execution_duration) },
       { label: 'Error', class: 'clamp', title: (l) => l.error_message || undefined, cell: (l) => h('span', {}, l.error_message || '') },
     ],
-    empty: 'No logs match.',
+    empty: emptyState('No command logs yet. Every command run, from a device page or the API, leaves one here with its output.',
+      link('/ui/devices/', 'Pick a device to run a command on', { class: 'btn primary' })),
   });
 }
 
@@ -124,7 +125,7 @@ async function statsView(main) {
   ]);
   const card = (label, value, sub, kind = '') => h('div', { class: `stat ${kind}` }, h('div', { class: 'stat-label' }, label), h('div', { class: 'stat-value' }, value), sub ? h('div', { class: 'stat-sub' }, sub) : null);
   const d = stats.last_24h;
-  const chartBox = h('section', { class: 'card' }, h('h2', {}, 'Last 24 hours, per hour'));
+  const chartBox = h('section', { class: 'card' }, h('h2', {}, `Last 24 hours, per hour (${zoneLabel()})`));
   if (recent.err) chartBox.append(errorBox(recent.err));
   else {
     add(chartBox, chart(bucket(recent.results), main.clientWidth - 64),
@@ -144,7 +145,7 @@ async function statsView(main) {
           const fill = h('span', { class: 'hbar-fill' });
           fill.style.width = `${Math.round((c.count / maxTop) * 100)}%`;
           return h('li', {}, h('span', { class: 'hbar-label' }, c.command_name), h('span', { class: 'hbar' }, fill), h('span', { class: 'hbar-n' }, String(c.count)));
-        })) : h('p', { class: 'empty' }, 'Nothing has run yet.')),
+        })) : emptyState('Nothing has run yet: the commands run most often show here.', link('/ui/devices/', 'Run a command from a device page'))),
       h('section', { class: 'card' }, h('h2', {}, 'Common errors'),
         table([{ label: 'Error', cell: (e) => h('code', { class: 'wrap' }, e.error) }, { label: 'Count', class: 'num', cell: (e) => String(e.count) }],
           stats.common_errors, 'No failures. ✓'))));

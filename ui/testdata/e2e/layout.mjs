@@ -3,7 +3,7 @@
 
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { BASE, ADMIN_PASSWORD, SHOTS, DEVICE_USER, page, step, check, api, login } from './lib.mjs';
+import { BASE, EMPTY_BASE, ADMIN_PASSWORD, SHOTS, DEVICE_USER, page, step, check, api, login } from './lib.mjs';
 
 const WIDTHS = [1366, 1024, 820, 360];
 
@@ -54,7 +54,7 @@ export async function layoutSweep() {
   const pages = [['devices', '/ui/devices/'], ['device', '/ui/devices/1'], ['device-edit', '/ui/devices/1/edit'], ['device-new', '/ui/devices/new'],
     ['commands', '/ui/commands/'], ['command', `/ui/commands/${ids.commands}`], ['command-edit', `/ui/commands/${ids.commands}/edit`], ['command-new', '/ui/commands/new'],
     ['credentials', '/ui/credentials/'], ['credential-new', '/ui/credentials/new'],
-    ['logs', '/ui/logs/'], ['log', `/ui/logs/${ids.logs}`], ['statistics', '/ui/statistics'], ['parse', '/ui/parse/'], ['not-found', '/ui/no-such-page']];
+    ['logs', '/ui/logs/'], ['log', `/ui/logs/${ids.logs}`], ['statistics', '/ui/statistics'], ['parse', '/ui/parse/'], ['import', '/ui/import/'], ['welcome', '/ui/welcome'], ['search', '/ui/search?q=demo'], ['not-found', '/ui/no-such-page']];
   for (const k of ['sites', 'platforms', 'interfaces', 'vlans', 'ip-addresses', 'tags', 'users', 'groups', 'tokens', 'permissions']) {
     pages.push([k, `/ui/${k}/`], [`${k}-new`, `/ui/${k}/new`]);
     if (ids[k]) pages.push([`${k}-one`, `/ui/${k}/${ids[k]}`], [`${k}-edit`, `/ui/${k}/${ids[k]}/edit`]);
@@ -62,6 +62,14 @@ export async function layoutSweep() {
   const problems = [];
   for (const w of WIDTHS) {
     await page.setViewportSize({ width: w, height: 900 });
+    // The login page of an install with no user, with its first-run hint (another
+    // origin: the pages below start again from this server's).
+    await page.goto(`${EMPTY_BASE}/ui/login`);
+    await page.locator('.first-run').waitFor();
+    const p = await measure('login-empty-install', w);
+    if (p) problems.push(p);
+    await page.goto(`${BASE}/ui/devices/`);
+    await settled();
     for (const [name, url] of pages) {
       await visit(url);
       const p = await measure(name, w);

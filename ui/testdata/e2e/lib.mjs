@@ -11,9 +11,14 @@ export const env = (k) => {
   return v;
 };
 export const BASE = env('FK_BASE');
+export const EMPTY_BASE = env('FK_EMPTY_BASE'); // an install with no user yet
 export const ADMIN_PASSWORD = env('FK_ADMIN_PASSWORD');
 export const API_TOKEN = env('FK_API_TOKEN');
 export const SHOTS = env('FK_SCREENSHOTS');
+export const SERVER_ZONE = env('FK_SERVER_ZONE'); // the demo's server.time_zone
+// The browser runs in a zone that is neither UTC nor the server's, so that a time shown
+// in the wrong zone shows.
+export const BROWSER_ZONE = 'Europe/Berlin';
 const require = createRequire(join(env('FK_PLAYWRIGHT_DIR'), 'node_modules', '/'));
 const { chromium } = require('playwright-core');
 
@@ -50,6 +55,7 @@ export const ctx = await chromium.launchPersistentContext(env('FK_PROFILE'), {
   args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
     '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   viewport: { width: 1280, height: 860 },
+  timezoneId: BROWSER_ZONE,
   acceptDownloads: true,
 });
 export const page = ctx.pages()[0] || await ctx.newPage();

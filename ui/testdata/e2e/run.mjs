@@ -5,12 +5,16 @@
 import { join } from 'node:path';
 import { ctx, SHOTS, t0, state, step, check, shot, pageErrors } from './lib.mjs';
 import { workflow } from './workflow.mjs';
+import { firstRun } from './firstrun.mjs';
+import { finding } from './finding.mjs';
 import { layoutSweep } from './layout.mjs';
 import { inventory } from './inventory.mjs';
 
 async function scenarios() {
   await workflow();
   await inventory();
+  await firstRun();
+  await finding();
   await layoutSweep();
   check(pageErrors.length === 0, `page errors: ${pageErrors.join('; ')}`);
 }
@@ -22,6 +26,7 @@ try {
 } catch (err) {
   failed = true;
   console.error(`FAILED in step "${state.current}": ${err.message}`);
+  if (pageErrors.length) console.error(`errors in the page: ${pageErrors.join('; ')}`);
   try { await shot('failure'); console.error(`screenshot: ${join(SHOTS, 'failure.png')}`); } catch { /* the page may be gone */ }
 } finally {
   await ctx.close();

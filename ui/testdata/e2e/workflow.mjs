@@ -102,6 +102,9 @@ export async function workflow() {
   await page.locator('table').getByRole('link', { name: 'demo-ios-1' }).click();
   await page.getByRole('heading', { name: 'Run a command' }).waitFor();
   await page.selectOption('#run-command', { label: 'E2E port status' });
+  const typeLabels = (await api('OPTIONS', '/api/plugins/toolkit/commands/')).actions.POST.command_type.choices.map((c) => c.display_name);
+  const groups = await page.locator('#run-command optgroup').evaluateAll((gs) => gs.map((g) => g.label));
+  check(groups.length > 0 && groups.every((g) => typeLabels.includes(g)), `the runner groups commands by the server's types: ${groups} of ${typeLabels}`);
   const portSel = page.locator('#var-port');
   await portSel.locator('option', { hasText: 'GigabitEthernet1/0/2' }).waitFor({ state: 'attached' });
   await portSel.selectOption('GigabitEthernet1/0/2');

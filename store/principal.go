@@ -11,6 +11,16 @@ import (
 	"time"
 )
 
+// Principal is the user a request acts for.
+type Principal struct {
+	ID           int64
+	Username     string
+	IsSuperuser  bool
+	IsActive     bool
+	GroupIDs     []int64
+	WriteEnabled bool // false for a read-only token
+}
+
 // ErrTokenExpired is returned by Authenticate for a token past its expiry.
 var ErrTokenExpired = errors.New("token expired")
 

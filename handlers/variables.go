@@ -10,8 +10,9 @@ import (
 	"fieldkit/web"
 )
 
-// choices lists the values a variable of type typ may take on a device, in the
-// response shapes of §6.4. A text variable has none.
+// choices lists the values a variable of type typ may take on a device, each as value
+// and display (an interface's name, a VLAN's id or name, an address) with the object's
+// id and what tells it apart. A text variable has none.
 func (a *API) choices(ctx context.Context, typ string, deviceID int64) ([]map[string]any, error) {
 	out := []map[string]any{}
 	switch typ {

@@ -22,7 +22,7 @@ type bulkItem struct {
 	result map[string]any
 }
 
-// bulkExecute serves POST commands/bulk-execute/ (§6.3): every element is checked like
+// bulkExecute serves POST commands/bulk-execute/: every element is checked like
 // a single execution; the accepted ones run concurrently, those on the same device with
 // the same credentials in order over one session; results come back in request order.
 func (a *API) bulkExecute(w http.ResponseWriter, r *http.Request) error {
