@@ -18,6 +18,7 @@ import (
 	"fieldkit/exec/ratelimit"
 	"fieldkit/exec/textfsm"
 	"fieldkit/handlers"
+	"fieldkit/netbox"
 	"fieldkit/observe"
 	"fieldkit/store"
 	"fieldkit/ui"
@@ -109,6 +110,7 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 		metrics = observe.NewMetrics(version, observe.Files{Database: dbFile, WAL: dbFile + "-wal"})
 	}
 	sched := newScheduler(logger)
+	syncer := netbox.NewSyncer(db, cfg.Inventory.netboxConfig(), logger)
 	// Executions get a context of their own: a shutdown lets them finish (bounded by their
 	// timeout) and cancels them only when the shutdown timeout runs out.
 	execCtx, cancelExec := context.WithCancel(context.Background())
@@ -125,12 +127,13 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 		TimeZone: cfg.Server.TimeZone, Sessions: pool})
 	api := handlers.New(handlers.Options{DB: db, Logger: logger, Version: version, Location: loc,
 		Session: web.Session, Login: web.CheckLogin, UI: web.Routes, Observer: metrics, Health: health(db, dbFile, sched),
+		NetBox: syncer,
 		Exec: handlers.ExecOptions{Keyring: keyring, Limiter: limiter, TextFSM: templates,
 			HostKeyPolicy: exec.HostKeyPolicy(cfg.SSH.HostKeyPolicy), MaxOutputBytes: cfg.Exec.MaxOutputBytes,
 			BulkMax: cfg.Exec.BulkMax, BulkConcurrency: cfg.Exec.BulkConcurrency, Pool: pool, Context: execCtx}})
 	bgCtx, stopBackground := context.WithCancel(context.Background())
 	defer stopBackground()
-	sched.start(bgCtx, loc, jobs(cfg, db, loc, logger))
+	sched.start(bgCtx, loc, jobs(cfg, db, loc, logger, syncer))
 	srv := &http.Server{
 		Handler:           observe.Access(withMetrics(api, metrics, cfg.Metrics.Token), logger, metrics),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -155,7 +158,7 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 	if so.ready != nil {
 		so.ready <- base
 	}
-	r := reloader{cfg: cfg, load: so.load, logs: logs, limiter: limiter, pool: pool, sched: sched, db: db, getenv: e.getenv}
+	r := reloader{cfg: cfg, load: so.load, logs: logs, limiter: limiter, pool: pool, sched: sched, db: db, getenv: e.getenv, syncer: syncer}
 	for running := true; running; {
 		select {
 		case err := <-errc:
@@ -229,6 +232,7 @@ type reloader struct {
 	sched   *scheduler
 	db      *store.DB
 	getenv  func(string) string
+	syncer  *netbox.Syncer
 }
 
 // reload re-reads the configuration. A configuration that does not load or validate is
@@ -254,7 +258,8 @@ func (r *reloader) reload(ctx context.Context) {
 	r.limiter.Configure(limitPolicy(cfg))
 	r.pool.Configure(poolConfig(cfg, log))
 	loc, _ := time.LoadLocation(cfg.Server.TimeZone)
-	r.sched.start(ctx, loc, jobs(cfg, r.db, loc, log))
+	r.syncer.Configure(cfg.Inventory.netboxConfig())
+	r.sched.start(ctx, loc, jobs(cfg, r.db, loc, log, r.syncer))
 	r.cfg = cfg
 	log.Info("configuration reloaded", "log_level", cfg.Log.Level, "rate_limit_enabled", cfg.RateLimit.Enabled,
 		"device_command_limit", cfg.RateLimit.DeviceCommandLimit, "time_window_minutes", cfg.RateLimit.TimeWindowMinutes,
