@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -110,7 +111,7 @@ func TestDemoKeepsItsLoginAcrossRestarts(t *testing.T) {
 	if _, err := db.CheckPassword(ctx, "admin", first.password); err != nil {
 		t.Errorf("the printed password does not log in: %v", err)
 	}
-	kr, err := loadKeyring(ctx, env{getenv: func(string) string { return "" }}, db, data)
+	kr, err := loadKeyring(ctx, env{getenv: func(string) string { return "" }}, db, data, slog.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

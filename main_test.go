@@ -7,6 +7,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -189,7 +190,7 @@ func TestMasterKey(t *testing.T) {
 	}
 	defer db.Close()
 	e := env{getenv: func(string) string { return "" }}
-	kr, err := loadKeyring(ctx, e, db, data)
+	kr, err := loadKeyring(ctx, e, db, data, slog.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +202,7 @@ func TestMasterKey(t *testing.T) {
 	if _, _, err := db.CreateCredentialSet(ctx, kr, uid, store.CredentialInput{Name: ptr("s"), Username: ptr("u"), Password: ptr("p")}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := loadKeyring(ctx, e, db, data); err != nil {
+	if _, err := loadKeyring(ctx, e, db, data, slog.Default()); err != nil {
 		t.Fatalf("same key must load: %v", err)
 	}
 	wrong := env{getenv: func(k string) string {
@@ -210,11 +211,11 @@ func TestMasterKey(t *testing.T) {
 		}
 		return ""
 	}}
-	if _, err := loadKeyring(ctx, wrong, db, data); err == nil || !strings.Contains(err.Error(), "does not decrypt") {
+	if _, err := loadKeyring(ctx, wrong, db, data, slog.Default()); err == nil || !strings.Contains(err.Error(), "does not decrypt") {
 		t.Fatalf("wrong key must fail loudly: %v", err)
 	}
 	os.Remove(filepath.Join(data, "secret.key"))
-	if _, err := loadKeyring(ctx, e, db, data); err == nil || !strings.Contains(err.Error(), "missing") {
+	if _, err := loadKeyring(ctx, e, db, data, slog.Default()); err == nil || !strings.Contains(err.Error(), "missing") {
 		t.Fatalf("missing key with sets must fail: %v", err)
 	}
 }

@@ -72,6 +72,7 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 		return err
 	}
 	defer db.Close()
+	store.RemoveStaleTemps(cfg.Server.Data) // a backup or export into the data directory, killed
 	ln, err := net.Listen("tcp", cfg.Server.Listen)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
@@ -82,7 +83,7 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 		scheme = "https"
 	}
 	base := scheme + "://" + ln.Addr().String()
-	keyring, err := loadKeyring(ctx, e, db, cfg.Server.Data)
+	keyring, err := loadKeyring(ctx, e, db, cfg.Server.Data, logger)
 	if err != nil {
 		return err
 	}

@@ -42,6 +42,9 @@ type Options struct {
 	Observer Observer
 	// Health adds the server's health (database, schedules) to /api/status/; nil: none.
 	Health func(ctx context.Context) map[string]any
+	// BodyTimeout is how long a client may take to send a request body; 0 =
+	// web.BodyTimeout.
+	BodyTimeout time.Duration
 }
 
 // API is the HTTP handler.
@@ -64,7 +67,7 @@ func New(o Options) *API {
 	if o.Location == nil {
 		o.Location = time.UTC
 	}
-	a := &API{Options: o, started: time.Now(), router: &web.Router{Log: o.Logger},
+	a := &API{Options: o, started: time.Now(), router: &web.Router{Log: o.Logger, BodyTimeout: o.BodyTimeout},
 		publicPaths: map[string]bool{}}
 	a.routes(a.router)
 	a.handler = web.WithRequestID(a.router.Handler())

@@ -5,15 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 
 	"fieldkit/store"
 	"fieldkit/web"
 )
 
 // permissionHooks check a permission's object types, actions and constraints together,
-// with the stored values of what a PATCH leaves out: the execute actions apply only to
-// commands, and constraints must name fields of every object type. A writer who is not a
+// with the stored values of what a PATCH leaves out: an action of one object type
+// (execute_show, clear_host_key) needs that type, and constraints must name fields of every object type. A writer who is not a
 // superuser may only leave a permission granting what they hold themselves (see
 // store.Grant for how constraints compare): whoever it is assigned to then holds no more
 // than the writer.
@@ -29,8 +28,8 @@ func checkPermission(ctx context.Context, a *API, f *web.Form, v store.Values, c
 	types, _ := pick("object_types").([]string)
 	actions, _ := pick("actions").([]string)
 	for _, act := range actions {
-		if strings.HasPrefix(act, "execute_") && !slices.Contains(types, store.TypeCommand) {
-			f.Errs.Add("actions", fmt.Sprintf("Action %q applies only to %s.", act, store.TypeCommand))
+		if t := store.ActionType(act); t != "" && !slices.Contains(types, t) {
+			f.Errs.Add("actions", fmt.Sprintf("Action %q applies only to %s.", act, t))
 		}
 	}
 	cons := pick("constraints")

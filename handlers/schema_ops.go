@@ -68,7 +68,8 @@ var opDocs = []opDoc{
 	{Method: http.MethodDelete, Path: pathDevices + ":id/host-key/", ID: "dcim_devices_host_key_destroy",
 		Summary: "Forget a device's SSH host key",
 		Desc: "Clears the host key trusted on first use (after a device was replaced or re-keyed), so the next " +
-			"connection trusts the key it is shown. Needs change permission on the device.",
+			"connection trusts the key it is shown. Needs the clear_host_key action on the device (or a superuser): " +
+			"editing a device is not enough, since a changed key may be an impostor's.",
 		OK: obj{"description": "Cleared; no body."}, OKStatus: "204"},
 	{Method: http.MethodPost, Path: pathCommands + ":id/execute/", ID: "plugins_toolkit_commands_execute_create",
 		Summary: "Execute a command on one device",

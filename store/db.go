@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
-	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -48,11 +47,21 @@ type DB struct {
 	gen  atomic.Uint64 // bumped by every committed Write
 }
 
-// Open opens (creating if needed) the database file at path and applies migrations.
+// Open opens (creating if needed) the database file at path and applies migrations. The
+// file is made private (0600) before SQLite opens it.
 func Open(ctx context.Context, path string) (*DB, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	// SQLite makes the write-ahead log and shared-memory files with the database's mode.
+	if err := makePrivate(abs); err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	for _, f := range []string{abs + "-wal", abs + "-shm"} {
+		if err := tighten(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("store: open %s: %w", path, err)
+		}
 	}
 	w, err := sql.Open("sqlite", dsn(abs, true))
 	if err != nil {
@@ -289,7 +298,8 @@ func (db *DB) execer(ctx context.Context) interface {
 func (db *DB) Generation() uint64 { return db.gen.Load() }
 
 // Backup writes a consistent copy of the live database to path (VACUUM INTO works
-// while readers and the writer go on).
+// while readers and the writer go on). The copy appears under path only once complete
+// (WriteAtomic), 0600.
 func (db *DB) Backup(ctx context.Context, path string) error {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -302,8 +312,12 @@ func (db *DB) Backup(ctx context.Context, path string) error {
 		return fmt.Errorf("store: backup: %w", err)
 	}
 	defer c.Close()
-	if _, err := c.ExecContext(ctx, `VACUUM INTO ?`, abs); err != nil {
-		os.Remove(abs)
+	err = WriteAtomic(abs, func(tmp string) error {
+		// VACUUM INTO fills an existing empty file, keeping its mode.
+		_, err := c.ExecContext(ctx, `VACUUM INTO ?`, tmp)
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("store: backup to %s: %w", abs, err)
 	}
 	return nil

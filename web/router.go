@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/julienschmidt/httprouter"
 
@@ -20,9 +21,12 @@ import (
 // (command-logs/export/ beside command-logs/:id/), which httprouter refuses. The
 // parameter's route is registered and hands such a name on to its route.
 type Router struct {
-	Log       *slog.Logger
-	routes    []route
-	fallbacks []fallback
+	Log *slog.Logger
+	// BodyTimeout is how long a client may take to send a request body; 0 =
+	// BodyTimeout (see LimitBodyTime).
+	BodyTimeout time.Duration
+	routes      []route
+	fallbacks   []fallback
 }
 
 // Route is one (method, path) the router answers, in httprouter's syntax.
@@ -77,14 +81,20 @@ func (rt *Router) adapt(h HandlerFunc) http.Handler {
 	})
 }
 
-// Handler builds the httprouter serving every route: a query string the server would
-// read differently from the client is a 400 (CheckQuery), a trailing slash is
+// Handler builds the httprouter serving every route: a request body has BodyTimeout to
+// arrive (LimitBodyTime), a query string the server would read differently from the
+// client is a 400 (CheckQuery), a trailing slash is
 // redirected, another method on a path is a 405 and an unknown path a 404 (or a
 // fallback's), in the API's JSON; a panic is logged with its stack and answered with a
 // 500.
 func (rt *Router) Handler() http.Handler {
 	hr := rt.build()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		d := rt.BodyTimeout
+		if d == 0 {
+			d = BodyTimeout
+		}
+		LimitBodyTime(w, r, d)
 		if err := CheckQuery(r); err != nil {
 			Respond(w, r, rt.Log, err)
 			return
