@@ -101,6 +101,7 @@ func init() {
 				fs.StringVar(&o.format, "format", "", "`FORMAT`: csv, yaml or json (default: from the file name or the content)")
 				fs.BoolVar(&o.dryRun, "dry-run", false, "show what would be created and changed; write nothing")
 			}, run: cmdImport},
+		{path: "inventory sync", summary: "sync the inventory from the NetBox of the settings (inventory.netbox_url) now", run: cmdInventorySync},
 		{path: "backup", summary: "write a consistent copy of the live database",
 			flags: func(fs *flag.FlagSet, o *opts) {
 				fs.StringVar(&o.output, "output", "", "`FILE` to write the copy to (must not exist)")

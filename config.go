@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"fieldkit/netbox"
 )
 
 // Config is every setting of FieldKit. Each key is settable in the YAML file as
@@ -30,6 +32,7 @@ type Config struct {
 	TextFSM   TextFSMConfig   `yaml:"textfsm"`
 	UI        UIConfig        `yaml:"ui"`
 	Metrics   MetricsConfig   `yaml:"metrics"`
+	Inventory InventoryConfig `yaml:"inventory"`
 }
 
 // ServerConfig is the HTTP server.
@@ -99,6 +102,15 @@ type UIConfig struct {
 type MetricsConfig struct {
 	Enabled bool   `yaml:"enabled" doc:"serve /metrics in the Prometheus text format"`
 	Token   string `yaml:"token" doc:"when set, /metrics requires Authorization: Bearer <token>"`
+}
+
+// InventoryConfig is the sync of the inventory from a central NetBox.
+type InventoryConfig struct {
+	NetBoxURL      string `yaml:"netbox_url" reload:"true" doc:"the NetBox to sync devices from (https://netbox.example.com); \"\" = no sync"`
+	NetBoxToken    string `yaml:"netbox_token" reload:"true" doc:"API token of a NetBox user who may view the synced objects; never logged or shown (keep the file 0600)"`
+	NetBoxFilter   string `yaml:"netbox_filter" reload:"true" doc:"NetBox device filters as a query string (site=paris-1&tag=managed); \"\" = every device"`
+	NetBoxSchedule string `yaml:"netbox_schedule" reload:"true" doc:"\"\" (on demand only), \"hourly\", \"daily HH:MM\" or an interval such as 15m"`
+	NetBoxCAFile   string `yaml:"netbox_ca_file" reload:"true" doc:"PEM file of the CA certificates to trust for the NetBox's HTTPS, besides the system's"`
 }
 
 // defaults is the configuration with no file, environment or flags.
@@ -341,7 +353,57 @@ func (c Config) validate() error {
 	if c.UI.SessionHours < 1 {
 		bad("ui.session_hours", "must be at least 1")
 	}
+	c.Inventory.validate(bad)
 	return errors.Join(errs...)
+}
+
+// validate checks the NetBox sync's settings. Messages never quote the token.
+func (c InventoryConfig) validate(bad func(name, format string, a ...any)) {
+	if c.NetBoxURL != "" {
+		if _, err := netbox.NewClient(c.NetBoxURL, c.NetBoxToken, ""); err != nil {
+			bad("inventory.netbox_url", "%q is not an http(s) URL", c.NetBoxURL)
+		}
+		if strings.TrimSpace(c.NetBoxToken) == "" {
+			bad("inventory.netbox_token", "needed with inventory.netbox_url")
+		}
+	} else if c.NetBoxSchedule != "" {
+		bad("inventory.netbox_schedule", "needs inventory.netbox_url")
+	}
+	if err := netbox.CheckFilter(c.NetBoxFilter); err != nil {
+		bad("inventory.netbox_filter", "%v", err)
+	}
+	if _, err := syncSchedule(c.NetBoxSchedule); err != nil {
+		bad("inventory.netbox_schedule", "%v", err)
+	}
+	if c.NetBoxCAFile != "" {
+		if _, err := os.Stat(c.NetBoxCAFile); err != nil {
+			bad("inventory.netbox_ca_file", "%v", err)
+		}
+	}
+}
+
+// syncSchedule is a sync schedule as the scheduler reads it: "hourly" and "daily HH:MM"
+// as they are, an interval ("15m") as "every 15m".
+func syncSchedule(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	if d, err := time.ParseDuration(s); err == nil {
+		if d < time.Minute {
+			return "", fmt.Errorf("%q: an interval of at least 1m", s)
+		}
+		return "every " + s, nil
+	}
+	if s == "" {
+		return "", nil
+	}
+	if err := validSchedule(s); err != nil {
+		return "", fmt.Errorf("%q is not \"\", \"hourly\", \"daily HH:MM\" or an interval such as 15m", s)
+	}
+	return s, nil
+}
+
+// netboxConfig is the sync's configuration.
+func (c InventoryConfig) netboxConfig() netbox.Config {
+	return netbox.Config{URL: c.NetBoxURL, Token: c.NetBoxToken, Filter: c.NetBoxFilter, CAFile: c.NetBoxCAFile}
 }
 
 // needsRestart names the settings that differ between two configurations and take

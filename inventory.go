@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"fieldkit/handlers"
+	"fieldkit/netbox"
 	"fieldkit/store"
 )
 
@@ -79,3 +80,63 @@ func printImport(e env, name string, rep *handlers.ImportReport) {
 
 // readAll reads the whole of stdin (an import from a pipe).
 func readAll(e env) ([]byte, error) { return io.ReadAll(e.stdin) }
+
+// cmdInventorySync syncs the inventory from the NetBox of the settings: progress on
+// stderr, what changed on stdout, a non-zero exit status when it fails. An interrupted
+// sync (Ctrl-C) keeps what it fetched; the next one resumes.
+func cmdInventorySync(ctx context.Context, e env, o *opts) error {
+	cfg, err := o.load(e, nil)
+	if err != nil {
+		return err
+	}
+	if cfg.Inventory.NetBoxURL == "" {
+		return netbox.ErrNotConfigured
+	}
+	db, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	syncer := netbox.NewSyncer(db, cfg.Inventory.netboxConfig(), slog.New(slog.DiscardHandler))
+	fmt.Fprintf(e.stderr, "syncing from %s\n", cfg.Inventory.NetBoxURL)
+	rep, err := syncer.Sync(ctx, func(msg string) { fmt.Fprintln(e.stderr, msg) })
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("interrupted: what was fetched is kept, and the next sync resumes from there (%w)", err)
+		}
+		return err
+	}
+	printSync(e.stdout, rep)
+	return nil
+}
+
+// printSync writes what a sync did, a line per object type.
+func printSync(w io.Writer, rep *netbox.Report) {
+	for _, kind := range syncKinds {
+		c, ok := rep.Objects[kind]
+		if !ok {
+			continue
+		}
+		fmt.Fprintf(w, "%-13s %5d fetched, %d created, %d updated, %d unchanged, %d deleted, %d kept\n",
+			kind+":", c.Fetched, c.Created, c.Updated, c.Unchanged, c.Deleted, c.Kept)
+	}
+	for _, warning := range rep.Warnings {
+		fmt.Fprintln(w, "warning:", warning)
+	}
+	fmt.Fprintf(w, "synced in %.1f s (%d pages)\n", rep.Duration, rep.Pages)
+}
+
+// syncKinds are the object types a sync reports, in the order it writes them.
+var syncKinds = []string{"tags", "sites", "platforms", "vlans", "devices", "interfaces", "ip-addresses"}
+
+// logSync logs a scheduled sync's outcome.
+func logSync(logger *slog.Logger, rep *netbox.Report) {
+	args := []any{"duration_ms", int64(rep.Duration * 1000), "pages", rep.Pages, "warnings", len(rep.Warnings)}
+	for _, kind := range syncKinds {
+		if c, ok := rep.Objects[kind]; ok && c.Created+c.Updated+c.Deleted+c.Kept > 0 {
+			args = append(args, strings.ReplaceAll(kind, "-", "_"),
+				fmt.Sprintf("+%d ~%d -%d kept %d", c.Created, c.Updated, c.Deleted, c.Kept))
+		}
+	}
+	logger.Info("netbox sync", args...)
+}

@@ -18,6 +18,7 @@ import (
 	"fieldkit/exec/ratelimit"
 	"fieldkit/exec/textfsm"
 	"fieldkit/handlers"
+	"fieldkit/netbox"
 	"fieldkit/observe"
 	"fieldkit/store"
 	"fieldkit/ui"
@@ -111,6 +112,7 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 		metricsHandler = metrics.Handler(cfg.Metrics.Token)
 	}
 	sched := newScheduler(logger)
+	syncer := netbox.NewSyncer(db, cfg.Inventory.netboxConfig(), logger)
 	// Executions get a context of their own: a shutdown lets them finish (bounded by their
 	// timeout) and cancels them only when the shutdown timeout runs out.
 	execCtx, cancelExec := context.WithCancel(context.Background())
@@ -119,13 +121,13 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 		TimeZone: cfg.Server.TimeZone})
 	api := handlers.New(handlers.Options{DB: db, Logger: logger, Version: version, Location: loc,
 		Session: web.Session, Login: web.CheckLogin, UI: web.Routes, Metrics: metricsHandler, Observer: metrics,
-		Health: health(db, dbFile, sched),
+		Health: health(db, dbFile, sched), NetBox: syncer,
 		Exec: handlers.ExecOptions{Keyring: keyring, Limiter: limiter, TextFSM: templates,
 			HostKeyPolicy: exec.HostKeyPolicy(cfg.SSH.HostKeyPolicy), MaxOutputBytes: cfg.Exec.MaxOutputBytes,
 			BulkMax: cfg.Exec.BulkMax, BulkConcurrency: cfg.Exec.BulkConcurrency, Context: execCtx}})
 	bgCtx, stopBackground := context.WithCancel(context.Background())
 	defer stopBackground()
-	sched.start(bgCtx, loc, jobs(cfg, db, loc, logger))
+	sched.start(bgCtx, loc, jobs(cfg, db, loc, logger, syncer))
 	srv := &http.Server{
 		Handler:           observe.Access(api, logger, metrics),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -150,7 +152,7 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 	if so.ready != nil {
 		so.ready <- base
 	}
-	r := reloader{cfg: cfg, load: so.load, logs: logs, limiter: limiter, sched: sched, db: db, getenv: e.getenv}
+	r := reloader{cfg: cfg, load: so.load, logs: logs, limiter: limiter, sched: sched, db: db, getenv: e.getenv, syncer: syncer}
 	for running := true; running; {
 		select {
 		case err := <-errc:
@@ -207,6 +209,7 @@ type reloader struct {
 	sched   *scheduler
 	db      *store.DB
 	getenv  func(string) string
+	syncer  *netbox.Syncer
 }
 
 // reload re-reads the configuration. A configuration that does not load or validate is
@@ -231,7 +234,8 @@ func (r *reloader) reload(ctx context.Context) {
 	r.logs.level.Set(level)
 	r.limiter.Configure(limitPolicy(cfg))
 	loc, _ := time.LoadLocation(cfg.Server.TimeZone)
-	r.sched.start(ctx, loc, jobs(cfg, r.db, loc, log))
+	r.syncer.Configure(cfg.Inventory.netboxConfig())
+	r.sched.start(ctx, loc, jobs(cfg, r.db, loc, log, r.syncer))
 	r.cfg = cfg
 	log.Info("configuration reloaded", "log_level", cfg.Log.Level, "rate_limit_enabled", cfg.RateLimit.Enabled,
 		"device_command_limit", cfg.RateLimit.DeviceCommandLimit, "time_window_minutes", cfg.RateLimit.TimeWindowMinutes,

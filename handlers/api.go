@@ -32,6 +32,8 @@ type Options struct {
 	// endpoint as the web login does (with its throttle): store.ErrBadLogin or
 	// store.ErrInactive for a wrong one, a *web.Error (429) when throttled.
 	Login func(r *http.Request, username, password string) (store.Principal, error)
+	// NetBox syncs the inventory from a central NetBox; nil: no sync.
+	NetBox NetBoxSyncer
 	// Exec configures command execution.
 	Exec ExecOptions
 	// UI registers the web interface's routes (ui.UI.Routes) on the same router.

@@ -42,7 +42,7 @@ func TestOptionsMetadata(t *testing.T) {
 	if s := post["site"]; s.Type != "field" || s.ListURL != pathSites || !s.Required {
 		t.Errorf("site: %+v", s)
 	}
-	if s := post["status"]; s.Type != "choice" || s.Default != "active" || len(s.Choices) != 5 || s.Choices[1].DisplayName != "Offline" {
+	if s := post["status"]; s.Type != "choice" || s.Default != "active" || len(s.Choices) != 7 || s.Choices[1].DisplayName != "Offline" {
 		t.Errorf("status: %+v", s)
 	}
 	if s := post["primary_ip"]; !s.ReadOnly {

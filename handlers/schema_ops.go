@@ -50,6 +50,17 @@ var opDocs = []opDoc{
 			"All or nothing: a 400 lists every problem by row and column. `dry_run` reports what would be done. " +
 			"Needs add (and change, for updates) on each object type written.",
 		Body: ref("ImportRequest"), OK: jsonResponse("What was imported, or would be.", ref("ImportReport"))},
+	{Method: http.MethodPost, Path: pathInventorySync, ID: "plugins_toolkit_inventory_sync_create", Summary: "Sync the inventory from NetBox now",
+		Desc: "Fetches the devices the configured filter selects (inventory.netbox_filter) from the configured NetBox, with " +
+			"their sites, platforms, interfaces, IP addresses, VLANs and tags, and applies them in one transaction. " +
+			"An interrupted fetch resumes at the next sync. 400 when no NetBox is configured, 409 when a sync runs, " +
+			"502 with the reason when NetBox refused or the data could not be applied (nothing changed). Needs add and " +
+			"change on every device.",
+		OK: jsonResponse("What the sync did.", ref("SyncReport"))},
+	{Method: http.MethodGet, Path: pathInventorySync, ID: "plugins_toolkit_inventory_sync_retrieve", Summary: "NetBox sync status",
+		Desc: "Whether a NetBox is configured (its URL and filter, never the token), what a sync is doing now and the last " +
+			"five runs. Needs view on devices.",
+		OK: jsonResponse("The status.", ref("SyncStatus"))},
 	{Method: http.MethodPost, Path: pathProvision, ID: "users_tokens_provision_create", Summary: "Provision a token with a password",
 		Desc: "No authentication: a username and password buy a new API token of that user (pynetbox's create_token). " +
 			"The response is the only one that shows the key. A wrong username or password is a 401, counted by the " +

@@ -181,7 +181,7 @@ func TestSchemaFromTables(t *testing.T) {
 	schema := func(name string) string { return string(d.Components.Schemas[name]) }
 	for _, c := range []struct{ schema, want string }{
 		{"Command", `"platforms":{"description":"the platforms the command is written for","items":{"$ref":"#/components/schemas/BriefPlatform"}`},
-		{"Device", `"status":{"description":"read as {\"value\", \"label\"}","enum":["active","offline","planned","staged","failed"]`},
+		{"Device", `"status":{"description":"read as {\"value\", \"label\"}","enum":["active","offline","planned","staged","failed","inventory","decommissioning"]`},
 		{"WritableDeviceRequest", `"default":"active"`},
 		{"WritableCommandRequest", `"items":{"$ref":"#/components/schemas/WritableCommandVariableRequest"}`},
 		{"WritableCommandRequest", `"oneOf":[{"description":"The id of the Platform.","type":"integer"}`},

@@ -194,6 +194,25 @@ func opSchemas() obj {
 				"id":     described(tInt, "The object's id (not on a dry run's creates)."), "display": tStr,
 			})},
 		}),
+		"SyncReport": props([]string{"source", "objects", "warnings"}, obj{
+			"source": described(tStr, "The device list fetched (path and filter)."), "resumed": described(tBool, "It went on from an interrupted sync."),
+			"pages": tInt, "duration_seconds": tNum,
+			"objects": obj{"type": "object", "description": "By object type (devices, interfaces, ip-addresses, vlans, sites, platforms, tags).",
+				"additionalProperties": props(nil, obj{"fetched": tInt, "created": tInt, "updated": tInt, "unchanged": tInt,
+					"deleted": tInt, "kept": described(tInt, "Gone from NetBox but kept, as FieldKit's own, because something here uses them (a device's logs: it is offline).")})},
+			"warnings": obj{"type": "array", "items": tStr},
+		}),
+		"SyncStatus": props([]string{"configured", "running", "runs"}, obj{
+			"configured": tBool, "netbox_url": tStr, "filter": tStr, "running": tBool,
+			"progress": described(tStr, "The running sync's last progress line."), "started": obj{"type": "string", "format": "date-time"},
+			"runs": obj{"type": "array", "items": props([]string{"id", "state"}, obj{
+				"id": tInt, "state": obj{"type": "string", "enum": []any{"fetching", "done", "failed"},
+					"description": "fetching: running, or interrupted and to be resumed."},
+				"phase": tStr, "pages": tInt, "started": obj{"type": "string", "format": "date-time"},
+				"finished": obj{"type": "string", "format": "date-time", "nullable": true}, "error": tStr,
+				"summary": obj{"type": "object", "additionalProperties": true},
+			})},
+		}),
 		"TokenProvisionRequest": props([]string{"username", "password"}, obj{
 			"username": tStr, "password": obj{"type": "string", "writeOnly": true}, "description": tStr,
 			"expires": obj{"type": "string", "format": "date-time", "nullable": true}, "write_enabled": tBool,

@@ -31,12 +31,12 @@ var Devices = declare(&Model{
 		description(200),
 		tagsField("device_tags", "device_id"),
 		customFields("ssh_port (an integer 1–65535) sets the SSH port, default 22", checkSSHPort),
-		{Name: "legacy_algorithms", Column: "legacy_algorithms", Kind: KindBool, Label: "Offer legacy SSH algorithms",
+		{Name: "legacy_algorithms", Column: "legacy_algorithms", Kind: KindBool, Local: true, Label: "Offer legacy SSH algorithms",
 			Doc: "also offer legacy SSH algorithms to this device (its platform's setting also counts)"},
 		{Name: "host_key", Column: "host_key", Kind: KindString, Access: Internal},
 		{Name: "host_key_fingerprint", Kind: KindString, Access: ReadOnly, Compute: hostKeyFingerprint,
 			Doc: `SHA256 fingerprint of the SSH host key trusted on first use, "" when none; clear it with DELETE …/host-key/`},
-	}, targetOverrides("this device (over its platform's)")...),
+	}, append(targetOverrides("this device (over its platform's)"), netboxFields()...)...),
 	Filters: map[string]Filter{
 		"site_id":        {Path: "site", Lookups: true, Doc: "site id"},
 		"site":           {Path: "site__slug", Lookups: true, Doc: "site slug"},
@@ -53,7 +53,7 @@ var Devices = declare(&Model{
 })
 
 // DeviceStatuses are the values of a device's status.
-var DeviceStatuses = choices("active", "offline", "planned", "staged", "failed")
+var DeviceStatuses = choices("active", "offline", "planned", "staged", "failed", "inventory", "decommissioning")
 
 // primaryIP is the address SSH connects to: the IPv4 primary if set, else the IPv6 one.
 func primaryIP(r Row) any {

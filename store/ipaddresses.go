@@ -35,6 +35,7 @@ var IPAddresses = declare(&Model{
 		{Name: "interface", Column: "assigned_object_id", Kind: KindInt, Rel: TypeInterface, Access: Internal},
 		tagsField("ip_address_tags", "ip_address_id"),
 		customFields("", nil),
+		netboxFields()[0], netboxFields()[1],
 	},
 	Filters: map[string]Filter{
 		"address":      {SQL: addressFilter, Kind: KindString, Doc: "address with or without prefix length (10.0.0.1 matches 10.0.0.1/24)"},

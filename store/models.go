@@ -101,6 +101,10 @@ type Field struct {
 	// and created, in declaration order.
 	Export ExportMode
 
+	// Local marks FieldKit's own settings of an object (a platform's SSH driver): a NetBox
+	// sync never writes them, so they stay writable on objects that come from NetBox.
+	Local bool
+
 	Nested bool // part of the nested form shown wherever the object is referenced
 	Brief  bool // part of ?brief=true besides the nested form
 	Filter FilterMode

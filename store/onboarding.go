@@ -42,7 +42,7 @@ func mgmtIP(r Row) any {
 // sshPort is custom_fields.ssh_port, or null when it is not set (22).
 func sshPort(r Row) any {
 	cf := customFieldsOf(r)
-	if _, set := cf["ssh_port"]; !set {
+	if cf["ssh_port"] == nil { // unset, or null as NetBox serves an empty custom field
 		return nil
 	}
 	return int64(SSHPort(cf))

@@ -326,6 +326,9 @@ func (db *DB) Update(ctx context.Context, m *Model, id int64, v Values, guard Sc
 		return err
 	}
 	return db.Write(ctx, func(tx *sql.Tx) error {
+		if err := fromNetBox(ctx, tx, m, id, v); err != nil {
+			return err
+		}
 		var old Row
 		if m.Write != nil {
 			var err error
@@ -357,16 +360,23 @@ func (db *DB) Update(ctx context.Context, m *Model, id int64, v Values, guard Sc
 
 // Delete deletes an object; objects that must refer to it make it ErrInUse.
 func (db *DB) Delete(ctx context.Context, m *Model, id int64) error {
-	if m.Deleted == nil {
+	_, synced := m.Field("netbox_id")
+	if m.Deleted == nil && !synced {
 		return db.deleteRow(ctx, m.Table, id)
 	}
 	return db.Write(ctx, func(tx *sql.Tx) error {
+		if err := fromNetBox(ctx, tx, m, id, nil); err != nil {
+			return err
+		}
 		old, err := rowTx(ctx, tx, m, id)
 		if err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM `+m.Table+` WHERE id = ?`, id); err != nil {
 			return constraintErr(err, fmt.Sprintf("%s %d", m.Type, id))
+		}
+		if m.Deleted == nil {
+			return nil
 		}
 		return m.Deleted(ctx, tx, old)
 	})

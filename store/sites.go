@@ -9,6 +9,7 @@ var Sites = declare(&Model{
 		description(200),
 		tagsField("site_tags", "site_id"),
 		customFields("", nil),
+		netboxFields()[0], netboxFields()[1],
 		{Name: "prefix_count", Kind: KindInt, Access: ReadOnly, Select: "(SELECT count(*) FROM prefixes p WHERE p.site_id = t.id)",
 			Doc: "prefixes at the site (FieldKit keeps none)"},
 	},

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"fieldkit/netbox/fakenetbox"
 )
 
 // chromiumPath is Debian's chromium, the browser the end-to-end tests drive.
@@ -39,6 +41,11 @@ func TestBrowserE2E(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
+	// A NetBox for the inventory scenarios' sync button (its Lyon site: no name the demo uses).
+	nb := fakenetbox.Start(t, filepath.Join("..", "testdata", "netbox"), false)
+	t.Setenv("FIELDKIT_INVENTORY_NETBOX_URL", nb.URL)
+	t.Setenv("FIELDKIT_INVENTORY_NETBOX_TOKEN", fakenetbox.Token)
+	t.Setenv("FIELDKIT_INVENTORY_NETBOX_FILTER", "site=lyon-2")
 	demo := startDemo(t, bin)
 	empty := startEmpty(t, bin)
 	shots := os.Getenv("FIELDKIT_TEST_SCREENSHOTS")

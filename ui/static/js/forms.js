@@ -258,7 +258,7 @@ export function slugify(text) {
 export function showErrors(err, top, errs, form, title = 'Not saved') {
   if (err instanceof ApiError && err.status === 400) {
     const fe = err.fieldErrors();
-    const unplaced = [];
+    const unplaced = err.body && err.body.non_field_errors ? [].concat(err.body.non_field_errors).map(String) : [];
     for (const [k, msg] of Object.entries(fe)) {
       if (errs[k]) {
         errs[k].textContent = msg;

@@ -6,6 +6,7 @@
 import { h, clear, errorBox, pageHead, table, toast, spinner, link } from './dom.js';
 import { post, T, ApiError } from './api.js';
 import { route } from './router.js';
+import { syncCard } from './sync.js';
 
 const KINDS = ['sites', 'platforms', 'devices', 'interfaces', 'vlans', 'ip-addresses', 'tags'];
 const LIST = { sites: 'sites', platforms: 'platforms', devices: 'devices', interfaces: 'interfaces', vlans: 'vlans', 'ip-addresses': 'ip-addresses', tags: 'tags' };
@@ -81,6 +82,8 @@ async function importPage(main) {
       h('div', { class: 'actions form-actions' }, preview, run,
         h('span', { class: 'muted' }, 'Preview first: it shows what the import would do and writes nothing.'))),
     out);
+  const card = await syncCard();
+  if (card) main.append(card);
 }
 
 /** report shows what an import did, or would do. */

@@ -9,6 +9,7 @@ import { route, navigate } from './router.js';
 import { buildForm, metaFields } from './forms.js';
 import { listPage, emptyState } from './list.js';
 import { can } from './session.js';
+import { syncButton } from './sync.js';
 
 const val = (x) => (x && typeof x === 'object' && 'label' in x ? x.label : x);
 const yes = (b) => (b ? badge('yes', 'ok') : badge('no'));
@@ -37,6 +38,7 @@ export const RESOURCES = {
       ['Name', (d) => link(`/ui/devices/${d.id}`, d.name), 'name'],
       ['Site', (d) => refText(d.site), 'site'], ['Platform', (d) => refText(d.platform), 'platform'],
       ['Primary IP', (d) => (d.primary_ip ? d.primary_ip.address : '—')], ['Status', (d) => statusBadge(d.status), 'status'],
+      ['Source', (d) => (d.netbox_id ? badge('NetBox', 'info') : 'local'), 'netbox_id'],
     ],
     filters: [{ name: 'q', label: 'Search' }, { name: 'site_id', label: 'Site', type: 'ref', ref: refSite },
       { name: 'platform_id', label: 'Platform', type: 'ref', ref: refPlatform },
@@ -64,6 +66,7 @@ export const RESOURCES = {
       ['Commands', (p) => link(`/ui/commands/?platform_id=${p.id}`, 'commands')]],
     filters: [{ name: 'q', label: 'Search' }],
     form: ADVANCED,
+    localSettings: true,
   },
   interfaces: {
     title: 'Interfaces', one: 'interface', blank: 'Interfaces belong to devices; a command\'s interface variable offers a device\'s interfaces.', path: '/api/dcim/interfaces/', type: 'dcim.interface', section: 'inventory',
@@ -202,10 +205,13 @@ async function detailPage(main, key, id) {
   clear(main, loading());
   const obj = await get(`${r.path}${id}/`);
   const order = Object.keys(await describeFields(r.path).catch(() => ({})));
+  const synced = obj.netbox_id != null;
   clear(main, pageHead(`${r.one[0].toUpperCase()}${r.one.slice(1)}: ${obj.display || obj.name || obj.id}`,
-    can(r.type, 'change') ? link(`/ui/${key}/${id}/edit`, 'Edit', { class: 'btn' }) : null,
-    can(r.type, 'delete') ? deleteButton(r, obj, `/ui/${key}/`) : null),
+    can(r.type, 'change') && (!synced || r.localSettings) ? link(`/ui/${key}/${id}/edit`, synced ? 'Edit FieldKit settings' : 'Edit', { class: 'btn' }) : null,
+    can(r.type, 'delete') && !synced ? deleteButton(r, obj, `/ui/${key}/`) : null),
   h('p', {}, link(`/ui/${key}/`, `← all ${lowerFirst(r.title)}`)),
+  synced ? h('div', { class: 'msg info', role: 'status' }, `This ${r.one} comes from NetBox (NetBox id ${obj.netbox_id}): change it there; the next sync brings the change here.`,
+    r.localSettings ? ' Its FieldKit settings (SSH driver, timeouts, prompt) stay editable here.' : '') : null,
   h('section', { class: 'card' }, dl(detailPairs(obj, order))));
   if (key === 'sites') main.append(h('p', {}, link(`/ui/devices/?site_id=${id}`, 'Devices at this site →')));
 }
@@ -248,7 +254,8 @@ export function registerResources() {
     route(`/ui/${key}`, async (main) => listPage(main, {
       title: r.title, path: r.path, filters: await listFilters(r),
       columns: r.columns.map(([label, cell, sort]) => ({ label, cell, sort })),
-      actions: can(r.type, 'add') ? [link(`/ui/${key}/new`, `New ${r.one}`, { class: 'btn primary' })] : [],
+      actions: [key === 'devices' ? await syncButton(() => navigate(location.pathname + location.search, { replace: true })) : null,
+        can(r.type, 'add') ? link(`/ui/${key}/new`, `New ${r.one}`, { class: 'btn primary' }) : null].filter(Boolean),
       empty: emptyState(`No ${lowerFirst(r.title)} yet. ${r.blank}`, addOrAsk(r, `/ui/${key}/new`)),
     }));
     route(`/ui/${key}/new`, (main) => formPage(main, key, null));

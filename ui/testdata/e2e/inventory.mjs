@@ -24,6 +24,7 @@ export async function inventory() {
   step('a platform: the driver is chosen from the server\'s list');
   await nav('Platforms');
   await page.getByRole('link', { name: 'New platform' }).click();
+  await page.locator('form.form select[name=driver]').waitFor();
   const drivers = await page.locator('form.form select[name=driver] option').evaluateAll((os) => os.map((o) => o.value));
   check(drivers.includes('cisco_ios') && drivers.includes('juniper_junos') && drivers.includes(''), `driver options ${drivers}`);
 
@@ -97,4 +98,22 @@ export async function inventory() {
   await page.locator('.import-result h2', { hasText: 'Imported' }).waitFor();
   const imported = await api('GET', '/api/dcim/devices/?name=e2e-imp-2');
   check(imported.count === 1 && imported.results[0].ssh_port === 2222 && imported.results[0].mgmt_ip === '192.0.2.52/24', `imported: ${JSON.stringify(imported.results)}`);
+
+  step('sync from NetBox: the button on the device list runs it and shows what it did');
+  await nav('Devices');
+  const syncBtn = page.getByRole('button', { name: 'Sync from NetBox' });
+  await syncBtn.click();
+  await page.locator('.toast', { hasText: /Synced from NetBox: 2 devices \(2 new/ }).waitFor({ timeout: 30000 });
+  const synced = await api('GET', '/api/dcim/devices/?netbox_id__isnull=false');
+  check(synced.count === 2 && synced.results.every((d) => d.site.slug === 'lyon-2'), `synced devices: ${JSON.stringify(synced.results.map((d) => d.name))}`);
+  await page.locator('tbody tr', { hasText: 'lyo-edge-1' }).waitFor();
+  await shot('17-devices-synced');
+  await page.goto(`${BASE}/ui/devices/${synced.results[0].id}/edit`);
+  await page.locator('form.form [name=description]').fill('edited here');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.locator('.msg.error', { hasText: 'comes from NetBox' }).waitFor();
+  await nav('Import');
+  await page.locator('section.card h2', { hasText: 'From NetBox' }).waitFor();
+  check((await page.locator('section.card', { hasText: 'From NetBox' }).textContent()).includes('done'), 'the Import page shows the last sync');
+  await shot('18-import-netbox');
 }
