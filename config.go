@@ -56,9 +56,11 @@ type LogConfig struct {
 
 // ExecConfig bounds command execution.
 type ExecConfig struct {
-	MaxOutputBytes  int `yaml:"max_output_bytes" doc:"output kept per execution; longer output is cut and marked"`
-	BulkMax         int `yaml:"bulk_max" doc:"most executions in one bulk-execute request"`
-	BulkConcurrency int `yaml:"bulk_concurrency" doc:"bulk executions running at once"`
+	MaxOutputBytes    int           `yaml:"max_output_bytes" doc:"output kept per execution; longer output is cut and marked"`
+	BulkMax           int           `yaml:"bulk_max" doc:"most executions in one bulk-execute request"`
+	BulkConcurrency   int           `yaml:"bulk_concurrency" doc:"bulk executions running at once"`
+	SessionIdle       time.Duration `yaml:"session_idle" reload:"true" doc:"how long an SSH session stays open unused, for the next execution on its device with the same credential set; 0 closes each session after use"`
+	SessionsPerDevice int           `yaml:"sessions_per_device" reload:"true" doc:"SSH sessions open at once per device, in use or idle, so its few vty lines stay free for people; an execution that finds them all in use waits for one within its timeout"`
 }
 
 // SSHConfig is the SSH client policy.
@@ -118,8 +120,9 @@ func defaults() Config {
 	return Config{
 		Server: ServerConfig{Listen: "127.0.0.1:8080", Data: "./fieldkit-data", TimeZone: "UTC", ShutdownTimeout: 330 * time.Second},
 		Log:    LogConfig{Format: "text", Level: "info", MaxSizeMB: 50, Keep: 5},
-		Exec:   ExecConfig{MaxOutputBytes: 16 << 20, BulkMax: 100, BulkConcurrency: 16},
-		SSH:    SSHConfig{HostKeyPolicy: "tofu"},
+		Exec: ExecConfig{MaxOutputBytes: 16 << 20, BulkMax: 100, BulkConcurrency: 16,
+			SessionIdle: 60 * time.Second, SessionsPerDevice: 1},
+		SSH: SSHConfig{HostKeyPolicy: "tofu"},
 		RateLimit: RateLimitConfig{Enabled: true, DeviceCommandLimit: 10, TimeWindowMinutes: 5,
 			BypassUsers: []string{}, BypassGroups: []string{}},
 		Export:  ExportConfig{Keep: 30},
@@ -332,6 +335,12 @@ func (c Config) validate() error {
 	}
 	if c.Exec.BulkMax < 1 || c.Exec.BulkConcurrency < 1 {
 		bad("exec.bulk_max", "bulk_max and bulk_concurrency must be at least 1")
+	}
+	if c.Exec.SessionIdle < 0 {
+		bad("exec.session_idle", "must be 0 (off) or more")
+	}
+	if c.Exec.SessionsPerDevice < 1 {
+		bad("exec.sessions_per_device", "must be at least 1")
 	}
 	switch c.SSH.HostKeyPolicy {
 	case "tofu", "strict", "insecure":

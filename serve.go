@@ -117,14 +117,22 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 	// timeout) and cancels them only when the shutdown timeout runs out.
 	execCtx, cancelExec := context.WithCancel(context.Background())
 	defer cancelExec()
+	pool := exec.NewPool(poolConfig(cfg, logger))
+	defer pool.Close() // after the graceful stop below; this covers the start-up errors
+	if metrics != nil {
+		metrics.SessionPool(func() observe.PoolStats {
+			st := pool.Stats()
+			return observe.PoolStats{Open: st.Open, Idle: st.Idle, Logins: st.Logins, Reuses: st.Reuses, Replaced: st.Replaced}
+		})
+	}
 	web := ui.New(ui.Options{DB: db, Keyring: keyring, Limiter: limiter, Logger: logger, SessionHours: cfg.UI.SessionHours,
-		TimeZone: cfg.Server.TimeZone})
+		TimeZone: cfg.Server.TimeZone, Sessions: pool})
 	api := handlers.New(handlers.Options{DB: db, Logger: logger, Version: version, Location: loc,
 		Session: web.Session, Login: web.CheckLogin, UI: web.Routes, Metrics: metricsHandler, Observer: metrics,
 		Health: health(db, dbFile, sched), NetBox: syncer,
 		Exec: handlers.ExecOptions{Keyring: keyring, Limiter: limiter, TextFSM: templates,
 			HostKeyPolicy: exec.HostKeyPolicy(cfg.SSH.HostKeyPolicy), MaxOutputBytes: cfg.Exec.MaxOutputBytes,
-			BulkMax: cfg.Exec.BulkMax, BulkConcurrency: cfg.Exec.BulkConcurrency, Context: execCtx}})
+			BulkMax: cfg.Exec.BulkMax, BulkConcurrency: cfg.Exec.BulkConcurrency, Pool: pool, Context: execCtx}})
 	bgCtx, stopBackground := context.WithCancel(context.Background())
 	defer stopBackground()
 	sched.start(bgCtx, loc, jobs(cfg, db, loc, logger, syncer))
@@ -152,7 +160,7 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 	if so.ready != nil {
 		so.ready <- base
 	}
-	r := reloader{cfg: cfg, load: so.load, logs: logs, limiter: limiter, sched: sched, db: db, getenv: e.getenv, syncer: syncer}
+	r := reloader{cfg: cfg, load: so.load, logs: logs, limiter: limiter, pool: pool, sched: sched, db: db, getenv: e.getenv, syncer: syncer}
 	for running := true; running; {
 		select {
 		case err := <-errc:
@@ -172,6 +180,7 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 		logger.Warn("shutdown did not finish cleanly", "err", err)
 	}
 	cancelExec()
+	pool.Close()
 	sched.wait()
 	logger.Info("stopped")
 	return nil
@@ -206,6 +215,7 @@ type reloader struct {
 	load    func() (Config, error)
 	logs    *logSink
 	limiter *ratelimit.Limiter
+	pool    *exec.Pool
 	sched   *scheduler
 	db      *store.DB
 	getenv  func(string) string
@@ -233,13 +243,19 @@ func (r *reloader) reload(ctx context.Context) {
 	level, _ := parseLevel(cfg.Log.Level)
 	r.logs.level.Set(level)
 	r.limiter.Configure(limitPolicy(cfg))
+	r.pool.Configure(poolConfig(cfg, log))
 	loc, _ := time.LoadLocation(cfg.Server.TimeZone)
 	r.syncer.Configure(cfg.Inventory.netboxConfig())
 	r.sched.start(ctx, loc, jobs(cfg, r.db, loc, log, r.syncer))
 	r.cfg = cfg
 	log.Info("configuration reloaded", "log_level", cfg.Log.Level, "rate_limit_enabled", cfg.RateLimit.Enabled,
 		"device_command_limit", cfg.RateLimit.DeviceCommandLimit, "time_window_minutes", cfg.RateLimit.TimeWindowMinutes,
-		"export_schedule", cfg.Export.Schedule)
+		"export_schedule", cfg.Export.Schedule, "session_idle", cfg.Exec.SessionIdle,
+		"sessions_per_device", cfg.Exec.SessionsPerDevice)
+}
+
+func poolConfig(cfg Config, log *slog.Logger) exec.PoolConfig {
+	return exec.PoolConfig{Idle: cfg.Exec.SessionIdle, PerDevice: cfg.Exec.SessionsPerDevice, Logger: log}
 }
 
 // health reports the database and the schedules for /api/status/.

@@ -50,15 +50,26 @@ func (s *Session) runExec(ctx context.Context, typ string, lines []string, label
 // as they arrive. On ctx expiry the remote command is killed.
 func (s *Session) execOne(ctx context.Context, command string) (execOut, error) {
 	// Opening the channel waits for the device's answer with no deadline of
-	// its own: ending ctx closes the connection, as a timeout does anyway.
-	stop := context.AfterFunc(ctx, func() { s.client.Close() })
+	// its own: ending ctx closes the connection, as a timeout does anyway. A
+	// kept connection must answer sooner (watch), or its path is dead.
+	open, cancel := ctx, context.CancelFunc(func() {})
+	if s.watch > 0 {
+		open, cancel = context.WithTimeout(ctx, s.watch)
+		s.watch = 0
+	}
+	defer cancel()
+	stop := context.AfterFunc(open, func() { s.client.Close() })
 	sess, err := s.client.NewSession()
 	if !stop() {
+		if ctx.Err() == nil {
+			return execOut{}, errSilent
+		}
 		return execOut{}, ctx.Err()
 	}
 	if err != nil {
 		return execOut{}, fmt.Errorf("%w: %w", errDisconnected, err)
 	}
+	s.touched = true
 	defer sess.Close()
 	out := &lockedCapture{c: capture{limit: s.o.maxOutput() + rawSlack}}
 	errLine := &firstLine{}

@@ -151,20 +151,15 @@ func (a *API) runBulk(r *http.Request, items []*bulkItem) {
 
 // runGroup runs one device's items in order over one session, logging each as it ends.
 func (a *API) runGroup(ctx context.Context, user store.Principal, g []*bulkItem) {
-	first := g[0].p
-	steps := make([]exec.Step, len(g))
+	ps := make([]*prepared, len(g))
 	for i, it := range g {
-		steps[i] = exec.Step{Command: exec.Command{Type: it.p.cmd.CommandType, Text: it.p.text}, Timeout: it.p.stepTimeout()}
-	}
-	target := execTarget(first.target)
-	if !first.explicit {
-		// Opening counts against the first step unless the device bounds it on its own.
-		target.ConnectTimeout = seconds(first.target.ConnectTimeout)
+		ps[i] = it.p
 	}
 	start := time.Now()
 	left := len(g)
 	defer func() { a.observer().BulkPending(-left) }()
-	exec.RunBatch(a.execContext(), target, credentials(first.secret), a.execOptions(), steps, func(i int, res exec.Result) {
+	j := a.job(ps)
+	j.Done = func(i int, res exec.Result) {
 		left--
 		a.observer().BulkPending(-1)
 		it := g[i]
@@ -176,5 +171,6 @@ func (a *API) runGroup(ctx context.Context, user store.Principal, g []*bulkItem)
 			it.result["command_log_id"] = nil
 		}
 		start = time.Now()
-	})
+	}
+	a.Exec.Pool.Run(a.execContext(), j)
 }

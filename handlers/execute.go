@@ -29,6 +29,9 @@ type ExecOptions struct {
 	MaxOutputBytes  int
 	BulkMax         int
 	BulkConcurrency int
+	// Pool keeps sessions open between executions and limits them per device; nil
+	// opens a session for each execution (or bulk group) and closes it after.
+	Pool *exec.Pool
 	// Context bounds every execution: it is the server's lifetime, not the request's,
 	// so a client that goes away cannot cut a config change in half.
 	Context context.Context
@@ -338,26 +341,43 @@ func execTarget(t store.Target) exec.Target {
 
 func seconds(n int) time.Duration { return time.Duration(n) * time.Second }
 
-// plan is the target of a single execution and the bound of the whole run. A timeout
-// the request gives bounds everything, as the contract says; otherwise the device's
-// (or its platform's) connect and command timeouts replace the default for their part,
-// and the whole may take their sum with the default, never more than MaxTimeout.
-func (p *prepared) plan() (exec.Target, time.Duration) {
-	t := execTarget(p.target)
+// bound is the bound of a whole single execution. A timeout the request gives bounds
+// everything, as the contract says; otherwise the device's (or its platform's) connect
+// and command timeouts replace the default for their part, and the whole may take their
+// sum with the default, never more than MaxTimeout.
+func (p *prepared) bound() time.Duration {
 	if p.explicit {
-		return t, p.timeout
+		return p.timeout
 	}
-	t.ConnectTimeout, t.CommandTimeout = seconds(p.target.ConnectTimeout), seconds(p.target.CommandTimeout)
-	return t, min(p.timeout+t.ConnectTimeout+t.CommandTimeout, seconds(maxTimeout))
+	return min(p.timeout+seconds(p.target.ConnectTimeout)+seconds(p.target.CommandTimeout), seconds(maxTimeout))
 }
 
-// stepTimeout is the bound of one bulk step: the request's timeout if it gave one, else
-// the device's (or platform's) command timeout, else the default.
+// stepTimeout is the bound of one execution's command: the request's timeout if it gave
+// one, else the device's (or platform's) command timeout, else the default.
 func (p *prepared) stepTimeout() time.Duration {
 	if !p.explicit && p.target.CommandTimeout > 0 {
 		return seconds(p.target.CommandTimeout)
 	}
 	return p.timeout
+}
+
+// job is the work of executions prepared for one device with one credential set, in
+// order: a single execution is a job of one, a bulk request's group a job of several,
+// and both run (and measure execution_time) the same way, through the session pool.
+// Logging in counts against the first command's timeout unless the device bounds it
+// with its own connect timeout.
+func (a *API) job(ps []*prepared) exec.Job {
+	first := ps[0]
+	t := execTarget(first.target)
+	if !first.explicit {
+		t.ConnectTimeout = seconds(first.target.ConnectTimeout)
+	}
+	steps := make([]exec.Step, len(ps))
+	for i, p := range ps {
+		steps[i] = exec.Step{Command: exec.Command{Type: p.cmd.CommandType, Text: p.text}, Timeout: p.stepTimeout()}
+	}
+	return exec.Job{Target: t, Creds: credentials(first.secret), SetID: first.secret.SetID,
+		SetVersion: first.secret.Version, Options: a.execOptions(), Steps: steps}
 }
 
 // outcome is a finished execution, logged.
@@ -383,7 +403,7 @@ func (a *API) finish(ctx context.Context, p *prepared, user store.Principal, sta
 		return o, err
 	}
 	o.logID = id
-	if err := a.DB.TouchCredentialSet(context.WithoutCancel(ctx), p.secret.SetID); err != nil {
+	if err := a.DB.TouchCredentialSet(context.WithoutCancel(ctx), p.secret); err != nil {
 		a.Logger.Warn("credential set last_used not updated", "set_id", p.secret.SetID, "err", err)
 	}
 	a.Logger.LogAttrs(ctx, slog.LevelInfo, "execution", slog.Int64("command_id", p.cmd.ID), slog.Int64("device_id", p.target.ID),
@@ -456,22 +476,15 @@ func (a *API) execute(w http.ResponseWriter, r *http.Request) error {
 		return asHTTP(err)
 	}
 	started := time.Now()
-	target, whole := p.plan()
-	ctx, cancel := context.WithTimeout(a.execContext(), whole)
+	ctx, cancel := context.WithTimeout(a.execContext(), p.bound())
 	defer cancel()
-	res := exec.Execute(ctx, target, credentials(p.secret), a.execOptionsWith(p.timeout), []exec.Command{{Type: p.cmd.CommandType, Text: p.text}})[0]
+	res := a.Exec.Pool.Run(ctx, a.job([]*prepared{p}))[0]
 	o, err := a.finish(r.Context(), p, web.User(r.Context()), started, res, slot)
 	if err != nil {
 		return err
 	}
 	web.Write(w, http.StatusOK, a.executeBody(p, o))
 	return nil
-}
-
-func (a *API) execOptionsWith(timeout time.Duration) exec.Options {
-	o := a.execOptions()
-	o.Timeout = timeout
-	return o
 }
 
 func (a *API) execContext() context.Context {

@@ -171,9 +171,14 @@ func (a *API) logExport(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Del("Content-Disposition")
 		return err
 	}
-	// The status line is gone: all that is left is to stop and say so in the log.
-	a.Logger.LogAttrs(r.Context(), slog.LevelError, "export stopped mid-stream",
-		slog.String("request_id", web.RequestID(r)), slog.Any("err", err), slog.Bool("client_gone", r.Context().Err() != nil))
+	// The status line is gone: all that is left is to stop and say so in the log, as an
+	// error only when the client is still there.
+	level := slog.LevelError
+	if web.ClientGone(r) {
+		level = slog.LevelInfo
+	}
+	a.Logger.LogAttrs(r.Context(), level, "export stopped mid-stream",
+		slog.String("request_id", web.RequestID(r)), slog.Any("err", err), slog.Bool("client_gone", web.ClientGone(r)))
 	return nil
 }
 

@@ -40,8 +40,8 @@ const TimeFormat = "2006-01-02T15:04:05.000000Z"
 // DB is the store: one writer connection (SQLite allows one writer at a time, and a
 // single connection turns lock contention into a queue) and a pool of readers.
 type DB struct {
-	w    *sql.DB
-	r    *sql.DB
+	w    *pool
+	r    *pool
 	path string
 	now  func() time.Time
 	gen  atomic.Uint64 // bumped by every committed Write
@@ -70,7 +70,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
-	db := &DB{w: w, path: abs, now: func() time.Time { return time.Now().UTC() }}
+	db := &DB{w: newPool(w), path: abs, now: func() time.Time { return time.Now().UTC() }}
 	if err := db.migrate(ctx); err != nil {
 		w.Close()
 		return nil, err
@@ -83,7 +83,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	n := max(4, 2*runtime.NumCPU())
 	r.SetMaxOpenConns(n)
 	r.SetMaxIdleConns(n)
-	db.r = r
+	db.r = newPool(r)
 	return db, nil
 }
 
@@ -119,7 +119,7 @@ func (db *DB) Close() error {
 func (db *DB) Path() string { return db.path }
 
 // Reader is the read-only pool, for queries built outside this package's methods.
-func (db *DB) Reader() *sql.DB { return db.r }
+func (db *DB) Reader() *sql.DB { return db.r.DB }
 
 // Now is the store's clock, in UTC.
 func (db *DB) Now() time.Time { return db.now() }

@@ -90,6 +90,7 @@ func (u *UI) updateSet(w http.ResponseWriter, r *http.Request) error {
 	if err := u.db.UpdateCredentialSet(r.Context(), u.keyring, owner, cur.ID, in); err != nil {
 		return err
 	}
+	u.closeSessions(cur.ID)
 	set, err := u.db.CredentialSet(r.Context(), owner, cur.ID)
 	if err != nil {
 		return err
@@ -106,6 +107,7 @@ func (u *UI) deleteSet(w http.ResponseWriter, r *http.Request) error {
 	if err := u.db.DeleteCredentialSet(r.Context(), sessionOf(r).Principal.ID, id); err != nil {
 		return err
 	}
+	u.closeSessions(id)
 	u.log.Info("credential set deleted", "set_id", id, "username", sessionOf(r).Principal.Username)
 	web.Write(w, http.StatusNoContent, nil)
 	return nil
@@ -122,9 +124,17 @@ func (u *UI) regenerateSet(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	u.closeSessions(id)
 	u.log.Info("credential token regenerated", "set_id", id, "username", sessionOf(r).Principal.Username)
 	web.Write(w, http.StatusOK, map[string]string{"token": token})
 	return nil
+}
+
+// closeSessions closes the device sessions kept for a set that was just changed.
+func (u *UI) closeSessions(setID int64) {
+	if u.sessions != nil {
+		u.sessions.CloseSet(setID)
+	}
 }
 
 // ownSet loads the set of the path if the session's user owns it.

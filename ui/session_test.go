@@ -4,12 +4,15 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"fieldkit/store"
+	"fieldkit/web"
 )
 
 func TestLogin(t *testing.T) {
@@ -280,6 +283,30 @@ func TestProvisionSharesLoginThrottle(t *testing.T) {
 	r = b.do("POST", "/api/users/tokens/provision/", map[string]any{"username": "erin", "password": "pw"})
 	if r.status != 201 {
 		t.Fatalf("provision after the window: %d %s", r.status, r.body)
+	}
+}
+
+// A web request whose browser went away (a closed tab, a page left mid-load) is logged
+// at info, never as a failed request at error.
+func TestClientGoneIsNotAnError(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	e.user("alice", "correct horse", false)
+	b := e.browser()
+	b.login("alice", "correct horse")
+	u, _ := url.Parse(e.srv.URL)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	req := httptest.NewRequest("GET", "/ui/api/credential-sets/", nil).WithContext(ctx)
+	for _, c := range b.client.Jar.Cookies(u) {
+		req.AddCookie(c)
+	}
+	rec := httptest.NewRecorder()
+	e.srv.Config.Handler.ServeHTTP(rec, req)
+	if rec.Code != web.StatusClientClosed {
+		t.Errorf("status %d, want %d: %s", rec.Code, web.StatusClientClosed, rec.Body)
+	}
+	if logs := e.logs.String(); strings.Contains(logs, "level=ERROR") || !strings.Contains(logs, `level=INFO msg="request abandoned by the client"`) {
+		t.Errorf("log:\n%s", logs)
 	}
 }
 

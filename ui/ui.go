@@ -31,6 +31,16 @@ type Options struct {
 	Now          func() time.Time // the login throttle's clock; nil = time.Now (tests)
 	// TimeZone is the server's IANA zone (server.time_zone), shown beside times; "" = UTC.
 	TimeZone string
+	// Sessions closes the device sessions kept open for a credential set when the set
+	// changes; nil when no sessions are kept.
+	Sessions SessionCloser
+}
+
+// SessionCloser closes the device sessions kept open for a credential set (exec.Pool
+// does), so that a changed, deactivated, re-tokened or deleted set frees its vty lines
+// at once and no session opened with the set as it was is used again.
+type SessionCloser interface {
+	CloseSet(setID int64)
 }
 
 // UI is the web interface's HTTP side.
@@ -46,6 +56,7 @@ type UI struct {
 	// addrThrottle counts failures per client address alone; a successful login does not
 	// reset it, or any valid account could clear the way for more guesses.
 	addrThrottle *throttle
+	sessions     SessionCloser
 }
 
 // New builds the web interface.
@@ -69,7 +80,7 @@ func New(o Options) *UI {
 	if o.TimeZone == "" {
 		o.TimeZone = "UTC"
 	}
-	u := &UI{db: o.DB, keyring: o.Keyring, limiter: o.Limiter, log: o.Logger,
+	u := &UI{db: o.DB, keyring: o.Keyring, limiter: o.Limiter, log: o.Logger, sessions: o.Sessions,
 		ttl: time.Duration(o.SessionHours) * time.Hour, static: o.Static, timeZone: o.TimeZone,
 		throttle: newThrottle(loginFailures, loginWindow, o.Now), addrThrottle: newThrottle(loginAddrFailures, loginWindow, o.Now)}
 	return u

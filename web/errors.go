@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -76,13 +77,19 @@ func ClientError(err error) (e *Error, ok bool) {
 	return nil, false
 }
 
-// Answer is the response of err: ClientError's, or for an internal failure a 500
-// carrying the request id, the failure logged once with that id.
+// Answer is the response of err: ClientError's; for a request whose client went away,
+// a 499 logged at info; for an internal failure a 500 carrying the request id, the
+// failure logged once with that id.
 func Answer(r *http.Request, log *slog.Logger, err error) *Error {
 	if e, ok := ClientError(err); ok {
 		return e
 	}
 	id := RequestID(r)
+	if ClientGone(r) {
+		log.LogAttrs(r.Context(), slog.LevelInfo, "request abandoned by the client", slog.String("request_id", id),
+			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Any("err", err))
+		return Detail(StatusClientClosed, "Client closed the request.")
+	}
 	log.LogAttrs(r.Context(), slog.LevelError, "request failed", slog.String("request_id", id),
 		slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Any("err", err))
 	return internal(id)
@@ -103,3 +110,13 @@ func internal(requestID string) *Error {
 	return &Error{Status: http.StatusInternalServerError,
 		Body: map[string]string{"detail": "Internal server error", "request_id": requestID}}
 }
+
+// StatusClientClosed is the status recorded for a request whose client went away before
+// the answer (nginx's 499). Nobody reads that answer, and nothing failed on the server.
+const StatusClientClosed = 499
+
+// ClientGone reports whether the request's client went away: the server cancels a
+// request's context when its connection closes, and whatever the request was waiting
+// on then fails with that cancellation. Such a failure is logged at info, never as an
+// error, so that a closed browser tab pages nobody.
+func ClientGone(r *http.Request) bool { return errors.Is(r.Context().Err(), context.Canceled) }
