@@ -111,6 +111,8 @@ func TestCommandLineErrors(t *testing.T) {
 		{[]string{"export", "logs", "--data", data, "--format", "xml"}, "xml"},
 		{[]string{"export", "logs", "--data", data, "--start-date", "2026-02-30"}, "--start-date"},
 		{[]string{"completion", "zsh"}, `unknown subcommand "zsh"`},
+		{[]string{"parse", "--data", data, "--command", "show version", "out.txt"}, "--platform and --command are required"},
+		{[]string{"parse", "--data", data, "--platform", "cisco_ios", "--command", "show version", "a.txt", "b.txt"}, `unexpected argument "b.txt"`},
 		{[]string{"version", "extra"}, `unexpected argument "extra"`},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		{nil, "no command given"},
@@ -154,6 +156,8 @@ func TestBashCompletion(t *testing.T) {
 		{"fieldkit user create alice --", []string{"--superuser", "--group"}, []string{"--read-only"}},
 		{"fieldkit export logs --format ", []string{"csv", "json"}, nil},
 		{"fieldkit completion ", []string{"bash", "powershell"}, nil},
+		{"fieldkit pa", []string{"parse"}, nil},
+		{"fieldkit parse --", []string{"--platform", "--command", "--template", "--data"}, []string{"--format"}},
 	}
 	for _, c := range cases {
 		t.Run(c.line, func(t *testing.T) {

@@ -15,10 +15,12 @@ import (
 // command is one CLI command. The table below is the only place a command is declared:
 // dispatch, --help, the usage summary and the shell completion scripts all read it.
 type command struct {
-	path    string // the words that name it: "user create"
-	args    string // positional arguments as the synopsis shows them ("USERNAME"); "" = none
-	nargs   int    // how many positional arguments it takes, exactly
-	summary string
+	path  string // the words that name it: "user create"
+	args  string // positional arguments as the synopsis shows them ("USERNAME"); "" = none
+	nargs int    // how many positional arguments it takes, at least
+	// optional is how many more it may take ("[FILE]").
+	optional int
+	summary  string
 	// flags declares the command's own flags into o; nil = only the common ones.
 	flags func(fs *flag.FlagSet, o *opts)
 	run   func(ctx context.Context, e env, o *opts) error
@@ -33,8 +35,9 @@ type opts struct {
 	args []string
 	set  map[string]bool // flags given on the command line
 
-	listen string // serve
-	demo   bool
+	listen    string // serve
+	demo      bool
+	demoReset bool
 
 	superuser, passwordStdin bool // user create
 	groups                   multiFlag
@@ -47,6 +50,11 @@ type opts struct {
 	bom                                bool
 
 	user string // service install
+
+	platform, parseCmd, template string // parse
+
+	importType string // import
+	dryRun     bool
 }
 
 // commands is every command of the CLI; it is filled in init because the completion
@@ -58,7 +66,8 @@ func init() {
 		{path: "serve", summary: "run the HTTP API, the web UI and the schedules",
 			flags: func(fs *flag.FlagSet, o *opts) {
 				fs.StringVar(&o.listen, "listen", "", "listen on `ADDR`, host:port (default server.listen, 127.0.0.1:8080)")
-				fs.BoolVar(&o.demo, "demo", false, "seed demo users, inventory, commands and logs, and print how to use them")
+				fs.BoolVar(&o.demo, "demo", false, "seed demo users, inventory, commands and logs, and print how to use them (the same login and tokens at every start)")
+				fs.BoolVar(&o.demoReset, "demo-reset", false, "with --demo (implied): a new admin password, API token and credential token")
 			}, run: cmdServe},
 		{path: "user create", args: "USERNAME", nargs: 1, summary: "create a user (the password is generated unless --password-stdin)",
 			flags: func(fs *flag.FlagSet, o *opts) {
@@ -80,6 +89,19 @@ func init() {
 				fs.StringVar(&o.output, "output", "", "`FILE` to write (default: stdout); written atomically")
 				fs.BoolVar(&o.bom, "bom", false, "start a CSV with a UTF-8 byte order mark, for Excel (default: export.bom)")
 			}, run: cmdExport},
+		{path: "parse", args: "[FILE]", optional: 1, summary: "parse an output (FILE, else stdin) as an execution would; print the parsed_output JSON",
+			flags: func(fs *flag.FlagSet, o *opts) {
+				fs.StringVar(&o.platform, "platform", "", "the `PLATFORM`: a platform's slug or name in the inventory, or an ntc platform name such as cisco_ios")
+				fs.StringVar(&o.parseCmd, "command", "", "the `COMMAND` that printed the output, such as \"show ip interface brief\"")
+				fs.StringVar(&o.template, "template", "", "a TextFSM template `FILE` to try instead of looking one up")
+			}, run: cmdParse},
+		{path: "import", args: "FILE", nargs: 1, summary: "import sites, platforms, devices, interfaces, VLANs and IP addresses from a CSV, YAML or JSON file, all or nothing",
+			flags: func(fs *flag.FlagSet, o *opts) {
+				fs.StringVar(&o.importType, "type", "", "the object `TYPE` of a list: sites, platforms, devices, interfaces, vlans, ip-addresses or tags (default: from the file name, devices.csv)")
+				fs.StringVar(&o.format, "format", "", "`FORMAT`: csv, yaml or json (default: from the file name or the content)")
+				fs.BoolVar(&o.dryRun, "dry-run", false, "show what would be created and changed; write nothing")
+			}, run: cmdImport},
+		{path: "inventory sync", summary: "sync the inventory from the NetBox of the settings (inventory.netbox_url) now", run: cmdInventorySync},
 		{path: "backup", summary: "write a consistent copy of the live database",
 			flags: func(fs *flag.FlagSet, o *opts) {
 				fs.StringVar(&o.output, "output", "", "`FILE` to write the copy to (must not exist)")
@@ -216,9 +238,9 @@ func parseCommand(c *command, args []string) (*opts, error) {
 	}
 	fs.Visit(func(f *flag.Flag) { o.set[f.Name] = true })
 	switch {
-	case len(pos) > c.nargs:
-		extra := make([]string, 0, len(pos)-c.nargs)
-		for _, a := range pos[c.nargs:] {
+	case len(pos) > c.nargs+c.optional:
+		extra := make([]string, 0, len(pos)-c.nargs-c.optional)
+		for _, a := range pos[c.nargs+c.optional:] {
 			extra = append(extra, strconv.Quote(a))
 		}
 		return nil, &usageError{msg: fmt.Sprintf("fieldkit %s: unexpected argument %s", c.path, strings.Join(extra, ", ")), help: c.path}

@@ -72,7 +72,7 @@ _fieldkit() {
 		fi
 	done
 	case $prev in
-	--config | --output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	--config | --output | --template) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--data) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	--format) COMPREPLY=($(compgen -W "csv json" -- "$cur")); return ;;
 	esac

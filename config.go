@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"fieldkit/netbox"
 )
 
 // Config is every setting of FieldKit. Each key is settable in the YAML file as
@@ -30,6 +32,7 @@ type Config struct {
 	TextFSM   TextFSMConfig   `yaml:"textfsm"`
 	UI        UIConfig        `yaml:"ui"`
 	Metrics   MetricsConfig   `yaml:"metrics"`
+	Inventory InventoryConfig `yaml:"inventory"`
 }
 
 // ServerConfig is the HTTP server.
@@ -53,9 +56,11 @@ type LogConfig struct {
 
 // ExecConfig bounds command execution.
 type ExecConfig struct {
-	MaxOutputBytes  int `yaml:"max_output_bytes" doc:"output kept per execution; longer output is cut and marked"`
-	BulkMax         int `yaml:"bulk_max" doc:"most executions in one bulk-execute request"`
-	BulkConcurrency int `yaml:"bulk_concurrency" doc:"bulk executions running at once"`
+	MaxOutputBytes    int           `yaml:"max_output_bytes" doc:"output kept per execution; longer output is cut and marked"`
+	BulkMax           int           `yaml:"bulk_max" doc:"most executions in one bulk-execute request"`
+	BulkConcurrency   int           `yaml:"bulk_concurrency" doc:"bulk executions running at once"`
+	SessionIdle       time.Duration `yaml:"session_idle" reload:"true" doc:"how long an SSH session stays open unused, for the next execution on its device with the same credential set; 0 closes each session after use"`
+	SessionsPerDevice int           `yaml:"sessions_per_device" reload:"true" doc:"SSH sessions open at once per device, in use or idle, so its few vty lines stay free for people; an execution that finds them all in use waits for one within its timeout"`
 }
 
 // SSHConfig is the SSH client policy.
@@ -101,13 +106,23 @@ type MetricsConfig struct {
 	Token   string `yaml:"token" doc:"when set, /metrics requires Authorization: Bearer <token>"`
 }
 
+// InventoryConfig is the sync of the inventory from a central NetBox.
+type InventoryConfig struct {
+	NetBoxURL      string `yaml:"netbox_url" reload:"true" doc:"the NetBox to sync devices from (https://netbox.example.com); \"\" = no sync"`
+	NetBoxToken    string `yaml:"netbox_token" reload:"true" doc:"API token of a NetBox user who may view the synced objects; never logged or shown (keep the file 0600)"`
+	NetBoxFilter   string `yaml:"netbox_filter" reload:"true" doc:"NetBox device filters as a query string (site=paris-1&tag=managed); \"\" = every device"`
+	NetBoxSchedule string `yaml:"netbox_schedule" reload:"true" doc:"\"\" (on demand only), \"hourly\", \"daily HH:MM\" or an interval such as 15m"`
+	NetBoxCAFile   string `yaml:"netbox_ca_file" reload:"true" doc:"PEM file of the CA certificates to trust for the NetBox's HTTPS, besides the system's"`
+}
+
 // defaults is the configuration with no file, environment or flags.
 func defaults() Config {
 	return Config{
 		Server: ServerConfig{Listen: "127.0.0.1:8080", Data: "./fieldkit-data", TimeZone: "UTC", ShutdownTimeout: 330 * time.Second},
 		Log:    LogConfig{Format: "text", Level: "info", MaxSizeMB: 50, Keep: 5},
-		Exec:   ExecConfig{MaxOutputBytes: 16 << 20, BulkMax: 100, BulkConcurrency: 16},
-		SSH:    SSHConfig{HostKeyPolicy: "tofu"},
+		Exec: ExecConfig{MaxOutputBytes: 16 << 20, BulkMax: 100, BulkConcurrency: 16,
+			SessionIdle: 60 * time.Second, SessionsPerDevice: 1},
+		SSH: SSHConfig{HostKeyPolicy: "tofu"},
 		RateLimit: RateLimitConfig{Enabled: true, DeviceCommandLimit: 10, TimeWindowMinutes: 5,
 			BypassUsers: []string{}, BypassGroups: []string{}},
 		Export:  ExportConfig{Keep: 30},
@@ -321,6 +336,12 @@ func (c Config) validate() error {
 	if c.Exec.BulkMax < 1 || c.Exec.BulkConcurrency < 1 {
 		bad("exec.bulk_max", "bulk_max and bulk_concurrency must be at least 1")
 	}
+	if c.Exec.SessionIdle < 0 {
+		bad("exec.session_idle", "must be 0 (off) or more")
+	}
+	if c.Exec.SessionsPerDevice < 1 {
+		bad("exec.sessions_per_device", "must be at least 1")
+	}
 	switch c.SSH.HostKeyPolicy {
 	case "tofu", "strict", "insecure":
 	default:
@@ -341,7 +362,57 @@ func (c Config) validate() error {
 	if c.UI.SessionHours < 1 {
 		bad("ui.session_hours", "must be at least 1")
 	}
+	c.Inventory.validate(bad)
 	return errors.Join(errs...)
+}
+
+// validate checks the NetBox sync's settings. Messages never quote the token.
+func (c InventoryConfig) validate(bad func(name, format string, a ...any)) {
+	if c.NetBoxURL != "" {
+		if _, err := netbox.NewClient(c.NetBoxURL, c.NetBoxToken, ""); err != nil {
+			bad("inventory.netbox_url", "%q is not an http(s) URL", c.NetBoxURL)
+		}
+		if strings.TrimSpace(c.NetBoxToken) == "" {
+			bad("inventory.netbox_token", "needed with inventory.netbox_url")
+		}
+	} else if c.NetBoxSchedule != "" {
+		bad("inventory.netbox_schedule", "needs inventory.netbox_url")
+	}
+	if err := netbox.CheckFilter(c.NetBoxFilter); err != nil {
+		bad("inventory.netbox_filter", "%v", err)
+	}
+	if _, err := syncSchedule(c.NetBoxSchedule); err != nil {
+		bad("inventory.netbox_schedule", "%v", err)
+	}
+	if c.NetBoxCAFile != "" {
+		if _, err := os.Stat(c.NetBoxCAFile); err != nil {
+			bad("inventory.netbox_ca_file", "%v", err)
+		}
+	}
+}
+
+// syncSchedule is a sync schedule as the scheduler reads it: "hourly" and "daily HH:MM"
+// as they are, an interval ("15m") as "every 15m".
+func syncSchedule(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	if d, err := time.ParseDuration(s); err == nil {
+		if d < time.Minute {
+			return "", fmt.Errorf("%q: an interval of at least 1m", s)
+		}
+		return "every " + s, nil
+	}
+	if s == "" {
+		return "", nil
+	}
+	if err := validSchedule(s); err != nil {
+		return "", fmt.Errorf("%q is not \"\", \"hourly\", \"daily HH:MM\" or an interval such as 15m", s)
+	}
+	return s, nil
+}
+
+// netboxConfig is the sync's configuration.
+func (c InventoryConfig) netboxConfig() netbox.Config {
+	return netbox.Config{URL: c.NetBoxURL, Token: c.NetBoxToken, Filter: c.NetBoxFilter, CAFile: c.NetBoxCAFile}
 }
 
 // needsRestart names the settings that differ between two configurations and take

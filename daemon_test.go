@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -56,7 +57,7 @@ func newLab(t *testing.T, latency time.Duration) *lab {
 			return labKey
 		}
 		return ""
-	}}, db, l.data)
+	}}, db, l.data, slog.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

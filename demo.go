@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -39,12 +40,23 @@ var demoDevices = []demoDevice{
 
 // seedDemo makes a newcomer productive in one command: it starts simulated devices and
 // seeds (idempotently) an admin, inventory that points at the devices, commands with
-// variables, a credential set and sample logs, then prints how to use them. The
-// returned function stops the devices.
-func seedDemo(ctx context.Context, e env, db *store.DB, kr *store.Keyring, cfg Config, base string) (func(), error) {
+// variables, a credential set and sample logs, then prints how to use them. What it
+// prints to log in with is kept in the data directory, so a restart prints the same
+// login and tokens; reset makes new ones. The returned function stops the devices.
+func seedDemo(ctx context.Context, e env, db *store.DB, kr *store.Keyring, cfg Config, base string, reset bool) (func(), error) {
 	s := &seeder{ctx: ctx, db: db}
-	adminPass := randomPassword()
-	admin := s.user("admin", adminPass)
+	keep := filepath.Join(cfg.Server.Data, "demo", demoSecretsFile)
+	prev, err := readDemoSecrets(keep)
+	if err != nil {
+		return nil, err
+	}
+	if reset {
+		if err := s.forgetToken(prev.APITokenID); err != nil {
+			return nil, err
+		}
+		prev = demoSecrets{}
+	}
+	admin, adminPass := s.admin(prev.AdminPassword)
 	siteID := s.ref(store.TypeSite, map[string]any{"slug": "demo-lab"}, func() (int64, error) {
 		return db.Create(ctx, store.Sites, store.Values{"name": "Demo Lab", "slug": "demo-lab", "description": "simulated devices"}, store.All)
 	})
@@ -68,32 +80,95 @@ func seedDemo(ctx context.Context, e env, db *store.DB, kr *store.Keyring, cfg C
 		deviceIDs = append(deviceIDs, s.device(dd, siteID, platforms[dd.vendor], d.Port(), vlans))
 	}
 	cmdIDs := s.commands(platforms)
-	token := s.credentials(kr, admin, platforms)
+	credToken := s.credentials(kr, admin, platforms, prev.CredentialToken)
 	s.sampleLogs(admin, deviceIDs, cmdIDs)
+	tokenID, key := s.apiToken(admin, prev.APITokenID, prev.APIToken)
 	if s.err != nil {
 		stop()
 		return nil, s.err
 	}
-	_, key, err := db.CreateToken(ctx, store.TokenInput{UserID: admin, WriteEnabled: true, Description: "demo"}, store.All)
-	if err != nil {
-		stop()
-		return nil, err
+	now := demoSecrets{AdminPassword: adminPass, APIToken: key, APITokenID: tokenID, CredentialToken: credToken}
+	if adminPass == "" {
+		now.AdminPassword = prev.AdminPassword // changed since; kept only to recognise it
 	}
+	if now != prev {
+		if err := writeDemoSecrets(keep, now); err != nil {
+			stop()
+			return nil, err
+		}
+	}
+	printDemo(e, base, keep, adminPass, key, credToken, devs, deviceIDs[0], cmdIDs[0])
+	return stop, nil
+}
+
+// printDemo says how to use the demo.
+func printDemo(e env, base, keep, adminPass, key, credToken string, devs []*devsim.Device, deviceID, cmdID int64) {
 	w := e.stdout
 	fmt.Fprintf(w, "\nFieldKit demo is ready at %s\n\n", base)
-	fmt.Fprintf(w, "  web UI:            %s/  (admin / %s)\n", base, adminPass)
+	if adminPass != "" {
+		fmt.Fprintf(w, "  web UI:            %s/  (admin / %s)\n", base, adminPass)
+	} else {
+		fmt.Fprintf(w, "  web UI:            %s/  (admin's password was changed since the demo set it; --demo-reset sets a new one)\n", base)
+	}
 	fmt.Fprintf(w, "  API token:         %s\n", key)
-	fmt.Fprintf(w, "  credential token:  %s\n", token)
+	fmt.Fprintf(w, "  credential token:  %s\n", credToken)
 	fmt.Fprintf(w, "  API reader:        %s/api/docs/\n", base)
 	fmt.Fprintf(w, "  simulated devices: ")
 	for i, d := range devs {
 		fmt.Fprintf(w, "%s (%s) ", demoDevices[i].name, d.Addr())
 	}
-	fmt.Fprintf(w, "\n\nRun \"show version\" on %s:\n\n", demoDevices[0].name)
+	fmt.Fprintf(w, "\n\nThese stay the same at every restart (kept in %s);\n--demo-reset makes new ones.\n", keep)
+	fmt.Fprintf(w, "\nRun \"show version\" on %s:\n\n", demoDevices[0].name)
 	fmt.Fprintf(w, "  curl -s -X POST -H 'Authorization: Token %s' -H 'Content-Type: application/json' \\\n"+
 		"    -d '{\"device_id\": %d, \"credential_token\": \"%s\"}' \\\n    %s/api/plugins/toolkit/commands/%d/execute/\n\n",
-		key, deviceIDs[0], token, base, cmdIDs[0])
-	return stop, nil
+		key, deviceID, credToken, base, cmdID)
+}
+
+// demoSecretsFile holds, in the data directory's demo folder, what the demo printed to
+// log in with.
+const demoSecretsFile = "credentials.json"
+
+// demoSecrets is what the demo prints to log in with. The file keeps the API token in
+// clear (the database keeps only its hash, as for every token): a convenience of a demo
+// on one machine, readable by its owner only (0600), never how a real install keeps
+// tokens.
+type demoSecrets struct {
+	AdminPassword   string `json:"admin_password"`
+	APIToken        string `json:"api_token"`
+	APITokenID      int64  `json:"api_token_id"`
+	CredentialToken string `json:"credential_token"`
+}
+
+func readDemoSecrets(path string) (demoSecrets, error) {
+	var d demoSecrets
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return d, nil
+	}
+	if err != nil {
+		return d, err
+	}
+	if err := json.Unmarshal(raw, &d); err != nil {
+		return demoSecrets{}, fmt.Errorf("%s: %w (delete it or start with --demo-reset)", path, err)
+	}
+	return d, nil
+}
+
+// writeDemoSecrets replaces the file whole (a new file renamed over the old), readable
+// by its owner only.
+func writeDemoSecrets(path string, d demoSecrets) error {
+	raw, err := json.MarshalIndent(d, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(raw, '\n'), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 // startDemoDevice starts one simulated device with a host key kept in the data
@@ -159,6 +234,7 @@ func (s *seeder) ref(objectType string, attrs map[string]any, create func() (int
 	return id
 }
 
+// user makes (or finds) a superuser and sets its password.
 func (s *seeder) user(name, password string) int64 {
 	id := s.ref(store.TypeUser, map[string]any{"username": name}, func() (int64, error) {
 		return s.db.CreateUser(s.ctx, store.UserInput{Username: &name, Password: &password, IsSuperuser: ptr(true)}, store.All)
@@ -167,6 +243,64 @@ func (s *seeder) user(name, password string) int64 {
 		s.err = s.db.SetPassword(s.ctx, id, password)
 	}
 	return id
+}
+
+// admin makes sure the demo's superuser exists and returns its id and password: the
+// one given when it still logs in, else a new one. A password someone changed since the
+// demo set it is left alone, and "" returned.
+func (s *seeder) admin(password string) (int64, string) {
+	if s.err != nil {
+		return 0, ""
+	}
+	id, err := s.db.UserIDByName(s.ctx, "admin")
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		password = randomPassword()
+		id, err = s.db.CreateUser(s.ctx, store.UserInput{Username: ptr("admin"), Password: &password, IsSuperuser: ptr(true)}, store.All)
+		s.err = err
+		return id, password
+	case err != nil:
+		s.err = err
+		return 0, ""
+	case password == "":
+		password = randomPassword()
+		s.err = s.db.SetPassword(s.ctx, id, password)
+		return id, password
+	}
+	if _, err := s.db.CheckPassword(s.ctx, "admin", password); errors.Is(err, store.ErrBadLogin) || errors.Is(err, store.ErrInactive) {
+		return id, ""
+	} else if err != nil {
+		s.err = err
+	}
+	return id, password
+}
+
+// apiToken returns the demo's API token: the kept one while it still authenticates the
+// admin, else a new one.
+func (s *seeder) apiToken(admin, id int64, key string) (int64, string) {
+	if s.err != nil {
+		return 0, ""
+	}
+	if key != "" {
+		p, err := s.db.Authenticate(s.ctx, key)
+		if err == nil && p.ID == admin {
+			return id, key
+		}
+	}
+	id, key, err := s.db.CreateToken(s.ctx, store.TokenInput{UserID: admin, WriteEnabled: true, Description: "demo"}, store.All)
+	s.err = err
+	return id, key
+}
+
+// forgetToken deletes the token a reset replaces, so that resets do not pile tokens up.
+func (s *seeder) forgetToken(id int64) error {
+	if id == 0 {
+		return nil
+	}
+	if err := s.db.Delete(s.ctx, store.Tokens, id); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("demo: delete the old API token: %w", err)
+	}
+	return nil
 }
 
 func (s *seeder) vlan(site, vid int64, name string) int64 {
@@ -239,9 +373,9 @@ func (s *seeder) commands(p map[string]int64) []int64 {
 }
 
 // credentials makes (once) the admin's credential set for the simulated devices and
-// returns a fresh token for it: a token is shown only when made, so every demo start
-// regenerates it.
-func (s *seeder) credentials(kr *store.Keyring, owner int64, p map[string]int64) string {
+// returns its token: the kept one while it is still the set's, else a new one (a token is
+// shown only when made, so a lost one is regenerated).
+func (s *seeder) credentials(kr *store.Keyring, owner int64, p map[string]int64, kept string) string {
 	if s.err != nil {
 		return ""
 	}
@@ -251,11 +385,17 @@ func (s *seeder) credentials(kr *store.Keyring, owner int64, p map[string]int64)
 		return ""
 	}
 	for _, set := range sets {
-		if set.Name == "Demo devices" {
-			tok, err := s.db.RegenerateCredentialToken(s.ctx, owner, set.ID)
-			s.err = err
-			return tok
+		if set.Name != "Demo devices" {
+			continue
 		}
+		if kept != "" {
+			if sec, err := s.db.CredentialByToken(s.ctx, kr, kept); err == nil && sec.SetID == set.ID {
+				return kept
+			}
+		}
+		tok, err := s.db.RegenerateCredentialToken(s.ctx, owner, set.ID)
+		s.err = err
+		return tok
 	}
 	_, tok, err := s.db.CreateCredentialSet(s.ctx, kr, owner, store.CredentialInput{Name: ptr("Demo devices"),
 		Description: ptr("login of the simulated demo devices"), Username: ptr(demoDeviceUser),
@@ -276,15 +416,15 @@ func (s *seeder) sampleLogs(user int64, devices, commands []int64) {
 	}
 	names := []string{"Show version", "Interface status", "One interface's addressing", "VLANs"}
 	now := time.Now().UTC()
-	var logs []store.LogInput
+	var logs []store.Values
 	for i := 0; i < 60; i++ {
 		at := now.Add(-time.Duration(i*53) * time.Minute)
 		ok := i%7 != 3
-		l := store.LogInput{CommandID: commands[i%4], CommandName: names[i%4], CommandType: "show",
-			DeviceID: devices[i%2], DeviceName: demoDevices[i%2].name, UserID: user, Username: "admin",
-			Output: "(sample history)", Success: ok, ExecutionDuration: 0.2 + float64(i%5)/10, ExecutionTime: at, Created: at}
+		l := store.Values{"command": commands[i%4], "command_name": names[i%4], "command_type": "show",
+			"device": devices[i%2], "device_name": demoDevices[i%2].name, "user": user, "username": "admin",
+			"output": "(sample history)", "success": ok, "execution_duration": 0.2 + float64(i%5)/10, "created": at}
 		if !ok {
-			l.ErrorMessage = "Syntax error detected: % Invalid input detected at '^' marker."
+			l["error_message"] = "Syntax error detected: % Invalid input detected at '^' marker."
 		}
 		logs = append(logs, l)
 	}

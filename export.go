@@ -2,10 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"fieldkit/store"
@@ -65,23 +65,17 @@ func cmdExport(ctx context.Context, e env, o *opts) error {
 	return nil
 }
 
-// writeAtomic writes to a temporary file beside path and renames it into place, so a
-// failed export never leaves a partial file under the final name.
+// writeAtomic writes an export to path through store.WriteAtomic: complete under the
+// final name or not at all, 0600, no temp file left.
 func writeAtomic(path string, write func(io.Writer) (int, error)) (int, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return 0, err
-	}
-	defer os.Remove(tmp.Name())
-	n, err := write(tmp)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return n, err
-	}
-	return n, os.Rename(tmp.Name(), path)
+	var n int
+	err := store.WriteAtomic(path, func(tmp string) error {
+		f, err := os.OpenFile(tmp, os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		n, err = write(f)
+		return errors.Join(err, f.Close())
+	})
+	return n, err
 }

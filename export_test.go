@@ -35,10 +35,10 @@ func seedTricky(t *testing.T, data string) {
 	}
 	defer db.Close()
 	at := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
-	var logs []store.LogInput
+	var logs []store.Values
 	for i, msg := range trickyErrors {
-		logs = append(logs, store.LogInput{CommandName: "show version", CommandType: "show", DeviceName: "sw-é",
-			Username: "alice", ErrorMessage: msg, ExecutionTime: at.Add(time.Duration(i) * time.Second), Created: at.Add(time.Duration(i) * time.Second)})
+		logs = append(logs, store.Values{"command_name": "show version", "command_type": "show", "device_name": "sw-é",
+			"username": "alice", "error_message": msg, "execution_time": at.Add(time.Duration(i) * time.Second), "created": at.Add(time.Duration(i) * time.Second)})
 	}
 	if err := db.InsertLogs(ctx, logs); err != nil {
 		t.Fatal(err)

@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"fieldkit/store"
@@ -19,7 +21,7 @@ import (
 // if set, else <data>/secret.key, created (0600) on first start. A missing or wrong key
 // while credential sets exist stops start-up: failing loudly now beats failing every
 // execution later.
-func loadKeyring(ctx context.Context, e env, db *store.DB, dataDir string) (*store.Keyring, error) {
+func loadKeyring(ctx context.Context, e env, db *store.DB, dataDir string, logger *slog.Logger) (*store.Keyring, error) {
 	raw := strings.TrimSpace(e.getenv("FIELDKIT_SECRET_KEY"))
 	source := "FIELDKIT_SECRET_KEY"
 	if raw == "" {
@@ -42,6 +44,7 @@ func loadKeyring(ctx context.Context, e env, db *store.DB, dataDir string) (*sto
 			return nil, fmt.Errorf("master key: %w", err)
 		default:
 			raw = strings.TrimSpace(string(b))
+			warnLooseKey(path, logger)
 		}
 	}
 	key, err := decodeKey(raw)
@@ -56,6 +59,18 @@ func loadKeyring(ctx context.Context, e env, db *store.DB, dataDir string) (*sto
 		return nil, fmt.Errorf("master key from %s: %w", source, err)
 	}
 	return kr, nil
+}
+
+// warnLooseKey warns at start-up when users other than FieldKit's may read the master
+// key: with it and a copy of the database, anyone may decrypt every device password.
+// Windows has no such modes; its ACLs are the administrator's.
+func warnLooseKey(path string, logger *slog.Logger) {
+	st, err := os.Stat(path)
+	if err != nil || runtime.GOOS == "windows" || st.Mode().Perm()&0o077 == 0 {
+		return
+	}
+	logger.Warn("the master key file can be read by other users: run chmod 600 "+path,
+		"path", path, "mode", fmt.Sprintf("%04o", st.Mode().Perm()))
 }
 
 func newKeyFile(path string) (string, error) {

@@ -7,6 +7,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -189,7 +190,7 @@ func TestMasterKey(t *testing.T) {
 	}
 	defer db.Close()
 	e := env{getenv: func(string) string { return "" }}
-	kr, err := loadKeyring(ctx, e, db, data)
+	kr, err := loadKeyring(ctx, e, db, data, slog.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +202,7 @@ func TestMasterKey(t *testing.T) {
 	if _, _, err := db.CreateCredentialSet(ctx, kr, uid, store.CredentialInput{Name: ptr("s"), Username: ptr("u"), Password: ptr("p")}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := loadKeyring(ctx, e, db, data); err != nil {
+	if _, err := loadKeyring(ctx, e, db, data, slog.Default()); err != nil {
 		t.Fatalf("same key must load: %v", err)
 	}
 	wrong := env{getenv: func(k string) string {
@@ -210,11 +211,11 @@ func TestMasterKey(t *testing.T) {
 		}
 		return ""
 	}}
-	if _, err := loadKeyring(ctx, wrong, db, data); err == nil || !strings.Contains(err.Error(), "does not decrypt") {
+	if _, err := loadKeyring(ctx, wrong, db, data, slog.Default()); err == nil || !strings.Contains(err.Error(), "does not decrypt") {
 		t.Fatalf("wrong key must fail loudly: %v", err)
 	}
 	os.Remove(filepath.Join(data, "secret.key"))
-	if _, err := loadKeyring(ctx, e, db, data); err == nil || !strings.Contains(err.Error(), "missing") {
+	if _, err := loadKeyring(ctx, e, db, data, slog.Default()); err == nil || !strings.Contains(err.Error(), "missing") {
 		t.Fatalf("missing key with sets must fail: %v", err)
 	}
 }
@@ -227,11 +228,11 @@ func TestExportLogsCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	day := func(d, h int) time.Time { return time.Date(2026, 3, d, h, 0, 0, 0, time.UTC) }
-	var logs []store.LogInput
+	var logs []store.Values
 	for i, at := range []time.Time{day(1, 23), day(2, 0), day(2, 12), day(3, 23), day(4, 0)} {
-		logs = append(logs, store.LogInput{CommandName: "show version", CommandType: "show", DeviceName: "sw1",
-			Username: "alice", Success: i != 2, ErrorMessage: map[bool]string{true: "=cmd|' /C calc'!A0"}[i == 2],
-			ExecutionTime: at, Created: at})
+		logs = append(logs, store.Values{"command_name": "show version", "command_type": "show", "device_name": "sw1",
+			"username": "alice", "success": i != 2, "error_message": map[bool]string{true: "=cmd|' /C calc'!A0"}[i == 2],
+			"execution_time": at, "created": at})
 	}
 	if err := db.InsertLogs(ctx, logs); err != nil {
 		t.Fatal(err)

@@ -46,7 +46,7 @@ func TestPynetbox(t *testing.T) {
 	seedLogs(t, filepath.Join(data, "fieldkit.db"))
 	base := startServe(t, bin, data)
 
-	script := exec.Command(python, filepath.Join("testdata", "pynetbox", "check.py"), base, token)
+	script := exec.Command(python, filepath.Join("testdata", "pynetbox", "check.py"), base, token, "admin-Pa55word")
 	script.Env = serverEnv()
 	out, err := script.CombinedOutput()
 	if err != nil {
@@ -104,13 +104,13 @@ func seedLogs(t *testing.T, path string) {
 		}
 	}
 	now := time.Now().UTC()
-	log := func(dev int, cmd string, errMsg string, age time.Duration) store.LogInput {
+	log := func(dev int, cmd string, errMsg string, age time.Duration) store.Values {
 		at := now.Add(-age)
-		return store.LogInput{CommandName: cmd, CommandType: "show", DeviceID: devs[dev], DeviceName: []string{"seed-1", "seed-2"}[dev],
-			Username: "admin", Output: "output of " + cmd, Success: errMsg == "", ErrorMessage: errMsg,
-			ExecutionDuration: 0.25, ExecutionTime: at, Created: at}
+		return store.Values{"command_name": cmd, "command_type": "show", "device": devs[dev], "device_name": []string{"seed-1", "seed-2"}[dev],
+			"username": "admin", "output": "output of " + cmd, "success": errMsg == "", "error_message": errMsg,
+			"execution_duration": 0.25, "execution_time": at, "created": at}
 	}
-	logs := []store.LogInput{
+	logs := []store.Values{
 		log(0, "show version", "", time.Millisecond),
 		log(0, "show version", "", 2*time.Millisecond),
 		log(1, "show version", "", 3*time.Millisecond),

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"fieldkit/netbox"
 	"fieldkit/store"
 )
 
@@ -26,7 +28,11 @@ type job struct {
 }
 
 // jobs is every scheduled job of the server for a configuration.
-func jobs(cfg Config, db *store.DB, loc *time.Location, logger *slog.Logger) []job {
+func jobs(cfg Config, db *store.DB, loc *time.Location, logger *slog.Logger, syncer *netbox.Syncer) []job {
+	netboxSchedule, _ := syncSchedule(cfg.Inventory.NetBoxSchedule) // validated with the configuration
+	if syncer == nil {
+		netboxSchedule = ""
+	}
 	retention := ""
 	if cfg.Logs.RetentionDays > 0 {
 		retention = "every 1h"
@@ -48,6 +54,16 @@ func jobs(cfg Config, db *store.DB, loc *time.Location, logger *slog.Logger) []j
 			return err
 		}},
 		{name: "log_export", schedule: cfg.Export.Schedule, loop: newExporter(cfg, db, loc, logger).Run},
+		{name: "netbox_sync", schedule: netboxSchedule, run: func(ctx context.Context) error {
+			rep, err := syncer.Sync(ctx, nil)
+			if errors.Is(err, netbox.ErrRunning) {
+				return nil // one asked for through the API is running: this slot is covered
+			}
+			if err == nil {
+				logSync(logger, rep)
+			}
+			return err
+		}},
 	}
 }
 

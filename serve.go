@@ -18,6 +18,7 @@ import (
 	"fieldkit/exec/ratelimit"
 	"fieldkit/exec/textfsm"
 	"fieldkit/handlers"
+	"fieldkit/netbox"
 	"fieldkit/observe"
 	"fieldkit/store"
 	"fieldkit/ui"
@@ -25,8 +26,9 @@ import (
 
 // serveOptions is what serve takes beside the configuration.
 type serveOptions struct {
-	demo  bool
-	ready chan<- string // receives the base URL once the server listens; nil = none
+	demo      bool
+	demoReset bool          // the demo makes a new admin password and new tokens
+	ready     chan<- string // receives the base URL once the server listens; nil = none
 	// reload delivers a request to re-read the configuration (SIGHUP); nil = never.
 	reload <-chan struct{}
 	// load reads the configuration again, as at start-up.
@@ -42,7 +44,7 @@ func cmdServe(ctx context.Context, e env, o *opts) error {
 	if err != nil {
 		return err
 	}
-	so := serveOptions{demo: o.demo, reload: reloadRequests(),
+	so := serveOptions{demo: o.demo || o.demoReset, demoReset: o.demoReset, reload: reloadRequests(),
 		load: func() (Config, error) { return o.load(e, extra) }}
 	if !service.Interactive() {
 		return runService(e, cfg, so)
@@ -71,6 +73,7 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 		return err
 	}
 	defer db.Close()
+	store.RemoveStaleTemps(cfg.Server.Data) // a backup or export into the data directory, killed
 	ln, err := net.Listen("tcp", cfg.Server.Listen)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
@@ -81,7 +84,7 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 		scheme = "https"
 	}
 	base := scheme + "://" + ln.Addr().String()
-	keyring, err := loadKeyring(ctx, e, db, cfg.Server.Data)
+	keyring, err := loadKeyring(ctx, e, db, cfg.Server.Data, logger)
 	if err != nil {
 		return err
 	}
@@ -95,7 +98,7 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 		return err
 	}
 	if so.demo {
-		stopDevices, err := seedDemo(ctx, e, db, keyring, cfg, base)
+		stopDevices, err := seedDemo(ctx, e, db, keyring, cfg, base, so.demoReset)
 		if err != nil {
 			return fmt.Errorf("demo: %w", err)
 		}
@@ -107,19 +110,30 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 		metrics = observe.NewMetrics(version, observe.Files{Database: dbFile, WAL: dbFile + "-wal"})
 	}
 	sched := newScheduler(logger)
+	syncer := netbox.NewSyncer(db, cfg.Inventory.netboxConfig(), logger)
 	// Executions get a context of their own: a shutdown lets them finish (bounded by their
 	// timeout) and cancels them only when the shutdown timeout runs out.
 	execCtx, cancelExec := context.WithCancel(context.Background())
 	defer cancelExec()
-	web := ui.New(ui.Options{DB: db, Keyring: keyring, Limiter: limiter, Logger: logger, SessionHours: cfg.UI.SessionHours})
+	pool := exec.NewPool(poolConfig(cfg, logger))
+	defer pool.Close() // after the graceful stop below; this covers the start-up errors
+	if metrics != nil {
+		metrics.SessionPool(func() observe.PoolStats {
+			st := pool.Stats()
+			return observe.PoolStats{Open: st.Open, Idle: st.Idle, Logins: st.Logins, Reuses: st.Reuses, Replaced: st.Replaced}
+		})
+	}
+	web := ui.New(ui.Options{DB: db, Keyring: keyring, Limiter: limiter, Logger: logger, SessionHours: cfg.UI.SessionHours,
+		TimeZone: cfg.Server.TimeZone, Sessions: pool})
 	api := handlers.New(handlers.Options{DB: db, Logger: logger, Version: version, Location: loc,
-		Session: web.Session, Extra: web.Routes, Observer: metrics, Health: health(db, dbFile, sched),
+		Session: web.Session, Login: web.CheckLogin, UI: web.Routes, Observer: metrics, Health: health(db, dbFile, sched),
+		NetBox: syncer,
 		Exec: handlers.ExecOptions{Keyring: keyring, Limiter: limiter, TextFSM: templates,
 			HostKeyPolicy: exec.HostKeyPolicy(cfg.SSH.HostKeyPolicy), MaxOutputBytes: cfg.Exec.MaxOutputBytes,
-			BulkMax: cfg.Exec.BulkMax, BulkConcurrency: cfg.Exec.BulkConcurrency, Context: execCtx}})
+			BulkMax: cfg.Exec.BulkMax, BulkConcurrency: cfg.Exec.BulkConcurrency, Pool: pool, Context: execCtx}})
 	bgCtx, stopBackground := context.WithCancel(context.Background())
 	defer stopBackground()
-	sched.start(bgCtx, loc, jobs(cfg, db, loc, logger))
+	sched.start(bgCtx, loc, jobs(cfg, db, loc, logger, syncer))
 	srv := &http.Server{
 		Handler:           observe.Access(withMetrics(api, metrics, cfg.Metrics.Token), logger, metrics),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -144,7 +158,7 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 	if so.ready != nil {
 		so.ready <- base
 	}
-	r := reloader{cfg: cfg, load: so.load, logs: logs, limiter: limiter, sched: sched, db: db, getenv: e.getenv}
+	r := reloader{cfg: cfg, load: so.load, logs: logs, limiter: limiter, pool: pool, sched: sched, db: db, getenv: e.getenv, syncer: syncer}
 	for running := true; running; {
 		select {
 		case err := <-errc:
@@ -164,6 +178,7 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 		logger.Warn("shutdown did not finish cleanly", "err", err)
 	}
 	cancelExec()
+	pool.Close()
 	sched.wait()
 	logger.Info("stopped")
 	return nil
@@ -213,9 +228,11 @@ type reloader struct {
 	load    func() (Config, error)
 	logs    *logSink
 	limiter *ratelimit.Limiter
+	pool    *exec.Pool
 	sched   *scheduler
 	db      *store.DB
 	getenv  func(string) string
+	syncer  *netbox.Syncer
 }
 
 // reload re-reads the configuration. A configuration that does not load or validate is
@@ -239,12 +256,19 @@ func (r *reloader) reload(ctx context.Context) {
 	level, _ := parseLevel(cfg.Log.Level)
 	r.logs.level.Set(level)
 	r.limiter.Configure(limitPolicy(cfg))
+	r.pool.Configure(poolConfig(cfg, log))
 	loc, _ := time.LoadLocation(cfg.Server.TimeZone)
-	r.sched.start(ctx, loc, jobs(cfg, r.db, loc, log))
+	r.syncer.Configure(cfg.Inventory.netboxConfig())
+	r.sched.start(ctx, loc, jobs(cfg, r.db, loc, log, r.syncer))
 	r.cfg = cfg
 	log.Info("configuration reloaded", "log_level", cfg.Log.Level, "rate_limit_enabled", cfg.RateLimit.Enabled,
 		"device_command_limit", cfg.RateLimit.DeviceCommandLimit, "time_window_minutes", cfg.RateLimit.TimeWindowMinutes,
-		"export_schedule", cfg.Export.Schedule)
+		"export_schedule", cfg.Export.Schedule, "session_idle", cfg.Exec.SessionIdle,
+		"sessions_per_device", cfg.Exec.SessionsPerDevice)
+}
+
+func poolConfig(cfg Config, log *slog.Logger) exec.PoolConfig {
+	return exec.PoolConfig{Idle: cfg.Exec.SessionIdle, PerDevice: cfg.Exec.SessionsPerDevice, Logger: log}
 }
 
 // health reports the database and the schedules for /api/status/.

@@ -40,9 +40,11 @@ PLAYWRIGHT_PKG=playwright-core@1.65.1
 PLAYWRIGHT_DIR=$NPM_PREFIX
 # Beside the peers: systemd (systemd-analyze verifies the service unit), util-linux
 # (setpriv, used by the SysV script), and Wine with mingw-w64 to run the Windows build
-# (its time zones) with a bcryptprimitives.dll built from testdata/wine.
+# (its time zones) with a bcryptprimitives.dll built from testdata/wine. Ansible (with its
+# bundled netbox.netbox collection, whose inventory plugin needs python3-tz) reads the
+# inventory as a NetBox client.
 APT_PACKAGES=(openssh-server openssh-client sshpass frr iproute2 procps
-	python3-pynetbox chromium chromium-driver
+	python3-pynetbox ansible python3-tz chromium chromium-driver
 	systemd util-linux wine64 gcc-mingw-w64-x86-64-win32)
 
 log() { printf 'peers: %s\n' "$*" >&2; }

@@ -13,6 +13,10 @@ import (
 // errDisconnected reports that the device closed the session mid-read.
 var errDisconnected = errors.New("device closed the session")
 
+// errSilent reports that a kept session sent nothing back within
+// readOpts.silentAfter: its path has died without the connection closing.
+var errSilent = errors.New("device stopped answering")
+
 // sinkHigh is how much unread output the sink holds before it stops reading
 // the channel, so that a chatty device is throttled by SSH flow control.
 const sinkHigh = 1 << 20
@@ -118,6 +122,7 @@ type readOpts struct {
 	password    bool // a password or enable user name prompt also ends the read
 	needNewline bool // a prompt counts only after a complete (echo) line
 	limit       int
+	silentAfter time.Duration // > 0: errSilent when no byte at all arrives within it
 }
 
 // readResult is what one read gathered.
@@ -139,12 +144,17 @@ const quietPrompt = time.Second
 // or errDisconnected when the device hangs up.
 func (s *Session) readUntil(ctx context.Context, o readOpts) (readResult, error) {
 	c := &capture{limit: o.limit}
-	var quiet <-chan time.Time
+	var quiet, silent <-chan time.Time
 	var pending string // a prompt of another host name, waiting out quietPrompt
+	if o.silentAfter > 0 {
+		t := time.NewTimer(o.silentAfter)
+		defer t.Stop()
+		silent = t.C
+	}
 	for {
 		data, closed := s.sink.take()
 		if len(data) > 0 {
-			quiet = nil
+			quiet, silent = nil, nil
 			c.add(data)
 			r, done, foreign := s.examine(c, o)
 			if done {
@@ -162,6 +172,8 @@ func (s *Session) readUntil(ctx context.Context, o readOpts) (readResult, error)
 		case <-quiet:
 			s.base = s.d.baseOf(pending)
 			return c.result(pending), nil
+		case <-silent:
+			return c.result(""), errSilent
 		case <-ctx.Done():
 			return c.result(""), ctx.Err()
 		}

@@ -68,6 +68,10 @@ type driver struct {
 	logout      string
 
 	errors []errorPattern
+
+	// unsafe are characters, besides unsafeChars, that a variable's value may not
+	// hold unless its pattern allows them (RouterOS's [ ] command substitution).
+	unsafe string
 }
 
 // question is a device prompt for an answer other than a command. The
@@ -92,6 +96,39 @@ func Drivers() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// unsafeChars chain, pipe, redirect or substitute commands on some CLI or shell:
+// a variable's value may hold them only where its pattern allows.
+const unsafeChars = "|;&`$<>\\"
+
+// ValueRules say how a variable's value may enter a command on a driver.
+type ValueRules struct {
+	// Unsafe are the characters a value without a pattern may not hold.
+	Unsafe string
+	// OptionPrefix, when set, may not start a value without a pattern.
+	OptionPrefix string
+	// Quote, when set, writes a value at byte offset at of the command text so
+	// that the device reads it as exactly that text; nil writes it as is.
+	Quote func(text string, at int, value string) string
+}
+
+// ValueRulesFor returns the value rules of a driver ("generic"'s for an
+// unknown name). Where commands go through a shell (linux), every value is
+// quoted for it and may not start with "-"; an interactive CLI answers "?"
+// with help at once, mid-line, so it joins the unsafe characters there.
+func ValueRulesFor(name string) ValueRules {
+	d := drivers[name]
+	if d == nil {
+		d = drivers["generic"]
+	}
+	r := ValueRules{Unsafe: unsafeChars + d.unsafe}
+	if d.exec {
+		r.Quote, r.OptionPrefix = shellQuote, "-"
+	} else {
+		r.Unsafe += "?"
+	}
+	return r
 }
 
 // DriverFor chooses the driver of a platform: its explicit driver wins;

@@ -293,7 +293,7 @@ var drivers = map[string]*driver{
 			{regexp.MustCompile(`Please press "Enter" to continue!\s*$`), "\r\n"},
 		},
 		pagers: []*regexp.Regexp{regexp.MustCompile(`^-- \[Q quit\|.*\]\s*$`)},
-		logout: "/quit",
+		logout: "/quit", unsafe: "[]{}",
 		errors: []errorPattern{
 			re(`^bad command name `, UnknownCommand),
 			re(`^(syntax error|expected end of command|expected command name|invalid value|value of \S+ must be)`, InvalidInput),

@@ -50,15 +50,26 @@ func (s *Session) runExec(ctx context.Context, typ string, lines []string, label
 // as they arrive. On ctx expiry the remote command is killed.
 func (s *Session) execOne(ctx context.Context, command string) (execOut, error) {
 	// Opening the channel waits for the device's answer with no deadline of
-	// its own: ending ctx closes the connection, as a timeout does anyway.
-	stop := context.AfterFunc(ctx, func() { s.client.Close() })
+	// its own: ending ctx closes the connection, as a timeout does anyway. A
+	// kept connection must answer sooner (watch), or its path is dead.
+	open, cancel := ctx, context.CancelFunc(func() {})
+	if s.watch > 0 {
+		open, cancel = context.WithTimeout(ctx, s.watch)
+		s.watch = 0
+	}
+	defer cancel()
+	stop := context.AfterFunc(open, func() { s.client.Close() })
 	sess, err := s.client.NewSession()
 	if !stop() {
+		if ctx.Err() == nil {
+			return execOut{}, errSilent
+		}
 		return execOut{}, ctx.Err()
 	}
 	if err != nil {
 		return execOut{}, fmt.Errorf("%w: %w", errDisconnected, err)
 	}
+	s.touched = true
 	defer sess.Close()
 	out := &lockedCapture{c: capture{limit: s.o.maxOutput() + rawSlack}}
 	errLine := &firstLine{}
@@ -136,4 +147,48 @@ func (f *firstLine) String() string {
 		}
 	}
 	return ""
+}
+
+// shellQuote writes a variable's value for the POSIX shell that runs an exec
+// channel's command, at byte offset at of the command text, so that the shell
+// reads exactly the value: single-quoted where the text is unquoted, escaped
+// inside double quotes, its own single quotes closed and reopened inside single
+// quotes. An empty value stays empty (an optional variable left out).
+func shellQuote(text string, at int, value string) string {
+	if value == "" {
+		return ""
+	}
+	single := strings.ReplaceAll(value, "'", `'\''`)
+	switch shellQuoteAt(text[:at]) {
+	case '\'':
+		return single
+	case '"':
+		return doubleQuoted.Replace(value)
+	}
+	return "'" + single + "'"
+}
+
+// doubleQuoted escapes what a shell reads specially inside double quotes.
+var doubleQuoted = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "$", `\$`, "`", "\\`")
+
+// shellQuoteAt returns the quote open at the end of prefix: ', " or 0.
+func shellQuoteAt(prefix string) byte {
+	var q byte
+	for i := 0; i < len(prefix); i++ {
+		switch c := prefix[i]; {
+		case q == '\'':
+			if c == '\'' {
+				q = 0
+			}
+		case c == '\\':
+			i++ // the next character is escaped (outside single quotes)
+		case q == '"':
+			if c == '"' {
+				q = 0
+			}
+		case c == '\'' || c == '"':
+			q = c
+		}
+	}
+	return q
 }

@@ -262,3 +262,58 @@ func TestRealFRRSyntaxErrors(t *testing.T) {
 		t.Errorf("session unusable after syntax errors: %+v", r)
 	}
 }
+
+// A pool in front of the real peers keeps one login for five executions: OpenSSH shows
+// the same client connection to each command, FRR's vtysh takes a change on its kept
+// session (after the probe) and is taken out of the config mode a show command left it
+// in, without another login.
+func TestRealPeersKeptSession(t *testing.T) {
+	for _, peer := range []struct{ env, driver, cmd string }{
+		{"SSHD", "linux", "echo $SSH_CONNECTION"},
+		{"FRR", "cisco_ios", "show version"},
+	} {
+		t.Run(peer.driver, func(t *testing.T) {
+			p := peerFromEnv(t, peer.env)
+			pool := NewPool(PoolConfig{Idle: time.Minute, PerDevice: 1})
+			defer pool.Close()
+			job := func(cmds ...Command) Job {
+				steps := make([]Step, len(cmds))
+				for i, c := range cmds {
+					steps[i] = Step{Command: c, Timeout: 20 * time.Second}
+				}
+				return Job{Target: p.target("peer", peer.driver), Creds: p.creds(), SetID: 1, SetVersion: 1,
+					Options: peerOptions(&memKeys{}), Steps: steps}
+			}
+			run := func(cmds ...Command) []Result {
+				t.Helper()
+				res := pool.Run(context.Background(), job(cmds...))
+				p.assertNoSecret(t, res...)
+				for i, r := range res {
+					if !r.Success {
+						t.Fatalf("%q: %+v", cmds[i].Text, r)
+					}
+				}
+				return res
+			}
+			first := run(show(peer.cmd))[0].Output
+			for range 4 {
+				if out := run(show(peer.cmd))[0].Output; out != first {
+					t.Fatalf("output %q, first %q", out, first)
+				}
+			}
+			if peer.driver == "cisco_ios" {
+				mark := randomMark(t)
+				run(config("interface lo\n description " + mark))
+				defer run(config("interface lo\n description loopback"))
+				if out := run(show("show running-config"))[0].Output; !strings.Contains(out, " description "+mark) {
+					t.Errorf("description %s not in the running config", mark)
+				}
+				run(show("configure terminal"))
+				run(show("show version"))
+			}
+			if st := pool.Stats(); st.Logins != 1 || st.Replaced != 0 {
+				t.Errorf("pool %+v, want one login", st)
+			}
+		})
+	}
+}

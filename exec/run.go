@@ -93,6 +93,10 @@ func (s *Session) readError(err error, label string) string {
 		msg = "Cancelled"
 	case errors.Is(err, errDisconnected):
 		msg = "Device closed the session"
+		s.lost = true
+	case errors.Is(err, errSilent):
+		msg = "Device stopped answering"
+		s.lost = true
 	default:
 		msg = "Session failed: " + err.Error()
 	}
@@ -138,71 +142,17 @@ func timeoutLabel(ctx context.Context, configured time.Duration) string {
 	return "Timed out after " + strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
 }
 
-// Execute opens one session, runs the commands in order and closes it, all
-// within ctx and Options.Timeout. A target's ConnectTimeout and
-// CommandTimeout replace Options.Timeout for opening and for each command.
-// A failure to open yields one failed Result per command. The durations add
-// up to the wall time: opening is counted in the first result, closing in
-// the last.
-func Execute(ctx context.Context, t Target, c Credentials, o Options, cmds []Command) []Result {
-	start := time.Now()
-	results := make([]Result, len(cmds))
-	if len(cmds) == 0 {
-		return results
-	}
-	whole, label := ctx, timeoutLabel(ctx, o.Timeout)
-	if o.Timeout > 0 {
-		var cancel context.CancelFunc
-		whole, cancel = context.WithTimeout(ctx, o.Timeout)
-		defer cancel()
-	}
-	octx, olabel := whole, label
-	if t.ConnectTimeout > 0 {
-		octx, olabel = ctx, timeoutLabel(ctx, t.ConnectTimeout)
-	}
-	s, err := Open(octx, t, c, o)
-	if err != nil {
-		msg := openFailure(octx, err, olabel)
-		for i := range results {
-			results[i] = Result{ErrorMessage: msg}
-		}
-		results[0].Duration = time.Since(start)
-		return results
-	}
-	opened := time.Since(start)
-	last := whole
-	for i, cmd := range cmds {
-		cctx, clabel, cancel := whole, label, context.CancelFunc(func() {})
-		if t.CommandTimeout > 0 {
-			cctx, cancel = context.WithTimeout(ctx, t.CommandTimeout)
-			clabel = timeoutLabel(ctx, t.CommandTimeout)
-		}
-		results[i] = s.runLabelled(cctx, cmd, clabel)
-		cancel()
-		last = cctx
-	}
-	closeStart := time.Now()
-	_ = s.closeWithin(closeBudget(last))
-	results[0].Duration += opened
-	results[len(results)-1].Duration += time.Since(closeStart)
-	return results
-}
-
 // openFailure is the user's message for a failed Open. Open's errors name
 // the address and the step, never a credential, so the text is shown as is.
 func openFailure(ctx context.Context, err error, label string) string {
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	var busy *BusyError
+	switch {
+	case errors.As(err, &busy) && errors.Is(err, context.DeadlineExceeded):
+		return fmt.Sprintf("%s waiting for a free session to the device (all %d allowed in use)", label, busy.Limit)
+	case errors.As(err, &busy):
+		return "Cancelled"
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return label
 	}
 	return err.Error()
-}
-
-// closeBudget is how long Close may wait for a polite logout: at most two
-// seconds, never past the deadline.
-func closeBudget(ctx context.Context) time.Duration {
-	wait := 2 * time.Second
-	if dl, ok := ctx.Deadline(); ok {
-		wait = min(wait, time.Until(dl))
-	}
-	return max(wait, 0)
 }

@@ -47,6 +47,19 @@ type Session struct {
 	inConfig bool
 	broken   string // why the session can no longer run commands
 	once     sync.Once
+
+	// gone is closed when the connection ends, whoever ends it.
+	gone chan struct{}
+	// homePriv is the privilege the CLI had once set up: a kept session goes
+	// back to it (and out of any config mode) before it is used again.
+	homePriv bool
+	// lost is set when a read or a channel found the device gone (not a
+	// deadline); touched once a command may have reached the device; watch
+	// bounds the wait for the first byte of the next read (a kept session
+	// whose path died silently answers nothing).
+	lost    bool
+	touched bool
+	watch   time.Duration
 }
 
 // Open connects to the device, logs in, checks its host key and prepares the
@@ -96,6 +109,12 @@ func Open(ctx context.Context, t Target, c Credentials, o Options) (*Session, er
 		s.client.Close()
 		return nil, err
 	}
+	s.gone = make(chan struct{})
+	go func() {
+		_ = s.client.Wait()
+		close(s.gone)
+	}()
+	s.homePriv = d.exec || d.isPriv(s.prompt)
 	s.log.Debug("exec: session open", "addr", s.addr, "duration_ms", time.Since(start).Milliseconds())
 	return s, nil
 }

@@ -175,7 +175,10 @@ func (s *Session) enable(ctx context.Context) error {
 func (s *Session) send(ctx context.Context, line string) (readResult, error) {
 	s.drain()
 	s.writeLine(line)
-	r, err := s.readUntil(ctx, readOpts{needNewline: true, limit: s.o.maxOutput() + rawSlack})
+	s.touched = true
+	opts := readOpts{needNewline: true, limit: s.o.maxOutput() + rawSlack, silentAfter: s.watch}
+	s.watch = 0
+	r, err := s.readUntil(ctx, opts)
 	if err == nil {
 		s.setPrompt(r.prompt)
 	}

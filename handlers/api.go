@@ -4,21 +4,15 @@ package handlers
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"log/slog"
 	"net/http"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/julienschmidt/httprouter"
-
-	"fieldkit/handlers/httpjson"
-	"fieldkit/observe"
 	"fieldkit/store"
+	"fieldkit/web"
 )
 
 // APIVersion is sent in the API-Version header, as NetBox does.
@@ -34,25 +28,35 @@ type Options struct {
 	// returns ok=false when the request carries no session; csrfOK tells whether an
 	// unsafe request carried a valid CSRF token.
 	Session func(r *http.Request) (p store.Principal, ok, csrfOK bool, err error)
+	// Login, when set, checks a username and password for the token provisioning
+	// endpoint as the web login does (with its throttle): store.ErrBadLogin or
+	// store.ErrInactive for a wrong one, a *web.Error (429) when throttled.
+	Login func(r *http.Request, username, password string) (store.Principal, error)
+	// NetBox syncs the inventory from a central NetBox; nil: no sync.
+	NetBox NetBoxSyncer
 	// Exec configures command execution.
 	Exec ExecOptions
-	// Extra registers routes owned by other packages (the web UI) on the same router.
-	Extra func(rt *httprouter.Router)
+	// UI registers the web interface's routes (ui.UI.Routes) on the same router.
+	UI func(rt *web.Router)
 	// Observer is told of executions, rate-limit refusals and the bulk queue; nil: none.
 	Observer Observer
 	// Health adds the server's health (database, schedules) to /api/status/; nil: none.
 	Health func(ctx context.Context) map[string]any
+	// BodyTimeout is how long a client may take to send a request body; 0 =
+	// web.BodyTimeout.
+	BodyTimeout time.Duration
 }
 
 // API is the HTTP handler.
 type API struct {
 	Options
-	router  *httprouter.Router
+	router  *web.Router
+	handler http.Handler
 	started time.Time
 	warned  sync.Map  // constraint problems already logged
 	lists   listCache // rendered list pages of Cache resources
-	// routeList records every (method, path) routed, for the schema's completeness test.
-	routeList [][2]string
+	// publicPaths are the paths served without authentication (GET), for the schema.
+	publicPaths map[string]bool
 }
 
 // New builds the API with every route registered.
@@ -63,71 +67,23 @@ func New(o Options) *API {
 	if o.Location == nil {
 		o.Location = time.UTC
 	}
-	a := &API{Options: o, started: time.Now()}
-	rt := httprouter.New()
-	rt.RedirectTrailingSlash = true
-	rt.RedirectFixedPath = false
-	rt.HandleMethodNotAllowed = true
-	rt.NotFound = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { a.writeError(w, r, errNotFound()) })
-	rt.MethodNotAllowed = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { a.writeError(w, r, errMethod()) })
-	rt.PanicHandler = a.recovered
-	a.router = rt
-	a.routes(rt)
-	if o.Extra != nil {
-		o.Extra(rt)
-	}
+	a := &API{Options: o, started: time.Now(), router: &web.Router{Log: o.Logger, BodyTimeout: o.BodyTimeout},
+		publicPaths: map[string]bool{}}
+	a.routes(a.router)
+	a.handler = web.WithRequestID(a.router.Handler())
 	return a
 }
 
 // ServeHTTP adds the headers every response carries, then routes.
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	id := r.Header.Get("X-Request-ID")
-	if !validRequestID(id) {
-		id = newRequestID()
-	}
-	r = r.WithContext(context.WithValue(r.Context(), ctxRequestID, id))
-	w.Header().Set("X-Request-ID", id)
 	w.Header().Set("API-Version", APIVersion)
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	a.router.ServeHTTP(w, r)
-}
-
-func (a *API) recovered(w http.ResponseWriter, r *http.Request, v any) {
-	a.Logger.Error("panic serving request", "request_id", requestID(r), "path", r.URL.Path,
-		"panic", v, "stack", string(debug.Stack()))
-	httpjson.Write(w, http.StatusInternalServerError, map[string]string{"detail": "Internal server error", "request_id": requestID(r)})
+	a.handler.ServeHTTP(w, r)
 }
 
 type ctxKey int
 
-const (
-	ctxRequestID ctxKey = iota
-	ctxPrincipal
-	ctxSession // the request was authenticated by the web UI's session, not a token
-)
-
-func requestID(r *http.Request) string {
-	id, _ := r.Context().Value(ctxRequestID).(string)
-	return id
-}
-
-func validRequestID(id string) bool {
-	if id == "" || len(id) > 200 {
-		return false
-	}
-	for _, c := range id {
-		if c < 0x21 || c > 0x7e {
-			return false
-		}
-	}
-	return true
-}
-
-func newRequestID() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
+const ctxSession ctxKey = iota // the request was authenticated by the web UI's session, not a token
 
 // viaSession reports whether the request came from the web UI's session.
 func viaSession(r *http.Request) bool {
@@ -135,44 +91,21 @@ func viaSession(r *http.Request) bool {
 	return v
 }
 
-// principal is the authenticated user of the request.
-func principal(r *http.Request) store.Principal {
-	p, _ := r.Context().Value(ctxPrincipal).(store.Principal)
-	return p
-}
-
-// handlerFunc is the one handler shape: an error return is mapped to a response once.
-type handlerFunc func(w http.ResponseWriter, r *http.Request) error
-
-// public adapts a handler that needs no authentication.
-func (a *API) public(h handlerFunc) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := h(w, r); err != nil {
-			a.writeError(w, r, err)
-		}
-	})
-}
-
-// authed adapts a handler that needs an authenticated, active user.
-func (a *API) authed(h handlerFunc) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// authed wraps a handler that needs an authenticated, active user.
+func (a *API) authed(h web.HandlerFunc) web.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		p, err := a.authenticate(r)
 		if p.Username != "" {
-			observe.SetUser(r, p.Username) // also when refused: a read-only token's write
+			r = web.WithUser(r, p) // named in the access log also when refused: a read-only token's write
 		}
 		if err != nil {
-			a.writeError(w, r, err)
-			return
+			return err
 		}
-		ctx := context.WithValue(r.Context(), ctxPrincipal, p)
 		if r.Header.Get("Authorization") == "" {
-			ctx = context.WithValue(ctx, ctxSession, true)
+			r = r.WithContext(context.WithValue(r.Context(), ctxSession, true))
 		}
-		r = r.WithContext(ctx)
-		if err := h(w, r); err != nil {
-			a.writeError(w, r, err)
-		}
-	})
+		return h(w, r)
+	}
 }
 
 func safeMethod(m string) bool {
@@ -188,46 +121,46 @@ func (a *API) authenticate(r *http.Request) (store.Principal, error) {
 	scheme, key, _ := strings.Cut(h, " ")
 	key = strings.TrimSpace(key)
 	if (!strings.EqualFold(scheme, "Token") && !strings.EqualFold(scheme, "Bearer")) || key == "" {
-		return store.Principal{}, errUnauthorized("Invalid token header.")
+		return store.Principal{}, web.Unauthorized("Invalid token header.")
 	}
 	p, err := a.DB.Authenticate(r.Context(), key)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return p, errUnauthorized("Invalid token")
+		return p, web.Unauthorized("Invalid token")
 	case errors.Is(err, store.ErrTokenExpired):
-		return p, errUnauthorized("Token expired")
+		return p, web.Unauthorized("Token expired")
 	case errors.Is(err, store.ErrInactive):
-		return p, errUnauthorized("User inactive or deleted.")
+		return p, web.Inactive()
 	case err != nil:
 		return p, err
 	}
 	if !p.WriteEnabled && !safeMethod(r.Method) {
-		return p, errForbidden("This token does not have write permission.")
+		return p, web.Forbidden("This token does not have write permission.")
 	}
 	return p, nil
 }
 
 func (a *API) sessionPrincipal(r *http.Request) (store.Principal, error) {
 	if a.Session == nil {
-		return store.Principal{}, errUnauthorized("Authentication credentials were not provided.")
+		return store.Principal{}, web.NoCredentials()
 	}
 	p, ok, csrfOK, err := a.Session(r)
 	switch {
 	case errors.Is(err, store.ErrInactive):
-		return p, errUnauthorized("User inactive or deleted.")
+		return p, web.Inactive()
 	case err != nil:
 		return p, err
 	case !ok:
-		return p, errUnauthorized("Authentication credentials were not provided.")
+		return p, web.NoCredentials()
 	case !safeMethod(r.Method) && !csrfOK:
-		return p, errForbidden("CSRF Failed: CSRF token missing or incorrect.")
+		return p, web.CSRFFailed()
 	}
 	return p, nil
 }
 
 // scope is the principal's scope for an action, with malformed constraints logged once.
 func (a *API) scope(r *http.Request, objectType, action string) (store.Scope, error) {
-	s, err := a.DB.Scope(r.Context(), principal(r), objectType, action)
+	s, err := a.DB.Scope(r.Context(), web.User(r.Context()), objectType, action)
 	if err != nil {
 		return s, err
 	}
@@ -237,9 +170,4 @@ func (a *API) scope(r *http.Request, objectType, action string) (store.Scope, er
 		}
 	}
 	return s, nil
-}
-
-// param reads a path parameter.
-func param(r *http.Request, name string) string {
-	return httprouter.ParamsFromContext(r.Context()).ByName(name)
 }

@@ -153,28 +153,28 @@ func seedBench(ctx context.Context, db *store.DB) error {
 }
 
 // benchLogSeq makes the million logs on the fly: 30 days, 85 % successful.
-func benchLogSeq(db *store.DB) iter.Seq[store.LogInput] {
+func benchLogSeq(db *store.DB) iter.Seq[store.Values] {
 	errs := make([]string, 20)
 	for i := range errs {
 		errs[i] = fmt.Sprintf("%% Invalid input detected at '^' marker (case %d)", i)
 	}
 	end := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
 	span := int64(30 * 24 * time.Hour)
-	return func(yield func(store.LogInput) bool) {
+	return func(yield func(store.Values) bool) {
 		rng := rand.New(rand.NewPCG(42, 42))
 		for i := range benchLogs {
 			dev, cmd := rng.IntN(benchDevices), rng.IntN(benchCommands)
 			ok := rng.IntN(100) < 85
-			in := store.LogInput{CommandID: int64(cmd + 1), CommandName: fmt.Sprintf("command %03d", cmd),
-				DeviceID: int64(dev + 1), DeviceName: fmt.Sprintf("dev-%03d", dev), UserID: 1, Username: "bench",
-				Output: "Interface GigabitEthernet0/1 is up, line protocol is up " + strconv.Itoa(i), Success: ok,
-				ExecutionDuration: float64(rng.IntN(5000)) / 1000,
-				Created:           end.Add(-time.Duration(span * int64(benchLogs-i) / benchLogs))}
+			in := store.Values{"command": int64(cmd + 1), "command_name": fmt.Sprintf("command %03d", cmd),
+				"device": int64(dev + 1), "device_name": fmt.Sprintf("dev-%03d", dev), "user": 1, "username": "bench",
+				"output": "Interface GigabitEthernet0/1 is up, line protocol is up " + strconv.Itoa(i), "success": ok,
+				"execution_duration": float64(rng.IntN(5000)) / 1000,
+				"created":            end.Add(-time.Duration(span * int64(benchLogs-i) / benchLogs))}
 			if cmd%5 == 0 {
-				in.CommandType = "config"
+				in["command_type"] = "config"
 			}
 			if !ok {
-				in.ErrorMessage = errs[rng.IntN(len(errs))]
+				in["error_message"] = errs[rng.IntN(len(errs))]
 			}
 			if !yield(in) {
 				return

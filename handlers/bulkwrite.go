@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"net/http"
 
-	"fieldkit/handlers/httpjson"
 	"fieldkit/store"
+	"fieldkit/web"
 )
 
 // NetBox's bulk writes: a JSON list sent to a list endpoint creates (POST), updates
@@ -31,13 +31,13 @@ func isList(body json.RawMessage) bool {
 func bulkList(body json.RawMessage) ([]json.RawMessage, error) {
 	var elems []json.RawMessage
 	if !isList(body) || json.Unmarshal(body, &elems) != nil {
-		return nil, badRequestNF(fmt.Sprintf("Expected a list of items but got type %q.", jsonType(body)))
+		return nil, web.Invalid(fmt.Sprintf("Expected a list of items but got type %q.", web.JSONType(body)))
 	}
 	switch {
 	case len(elems) == 0:
-		return nil, badRequestNF("This list may not be empty.")
+		return nil, web.Invalid("This list may not be empty.")
 	case len(elems) > maxBulk:
-		return nil, badRequestNF(fmt.Sprintf("Ensure this field has no more than %d elements.", maxBulk))
+		return nil, web.Invalid(fmt.Sprintf("Ensure this field has no more than %d elements.", maxBulk))
 	}
 	return elems, nil
 }
@@ -46,28 +46,28 @@ func bulkList(body json.RawMessage) ([]json.RawMessage, error) {
 func elemObject(el json.RawMessage) (map[string]json.RawMessage, error) {
 	var raw map[string]json.RawMessage
 	if json.Unmarshal(el, &raw) != nil || raw == nil {
-		return nil, badRequestNF(fmt.Sprintf("Invalid data. Expected a dictionary, but got %s.", jsonType(el)))
+		return nil, web.Invalid(fmt.Sprintf("Invalid data. Expected a dictionary, but got %s.", web.JSONType(el)))
 	}
 	return raw, nil
 }
 
 // bulkTarget reads an element of a bulk update or delete: the id of the object, and a
 // form of the element's other fields.
-func bulkTarget(el json.RawMessage, fields []string) (int64, *form, error) {
+func bulkTarget(el json.RawMessage, fields []string) (int64, *web.Form, error) {
 	raw, err := elemObject(el)
 	if err != nil {
 		return 0, nil, err
 	}
 	rawID, ok := raw["id"]
 	if !ok {
-		return 0, nil, httpjson.BadRequest("id", "This field is required.")
+		return 0, nil, web.BadRequest("id", "This field is required.")
 	}
-	id, err := httpjson.Int(rawID)
+	id, err := web.Int(rawID)
 	if err != nil || id <= 0 {
-		return 0, nil, httpjson.BadRequest("id", "A valid positive integer is required.")
+		return 0, nil, web.BadRequest("id", "A valid positive integer is required.")
 	}
 	delete(raw, "id")
-	return id, httpjson.NewForm(raw, fields...), nil
+	return id, web.NewForm(raw, fields...), nil
 }
 
 // bulkErrors collects the outcome of each element of a bulk write in DRF's shape: {}
@@ -82,16 +82,13 @@ func newBulkErrors(n int) *bulkErrors { return &bulkErrors{list: make([]any, n)}
 // add records element i's outcome. A validation error (a 400) is recorded and the
 // caller goes on to check the later elements; any other error is returned, to end the
 // batch with it.
-func (b *bulkErrors) add(a *API, r *http.Request, i int, err error) error {
+func (b *bulkErrors) add(i int, err error) error {
 	if err == nil {
 		b.list[i] = map[string]any{}
 		return nil
 	}
-	if !refused(err) {
-		return err
-	}
-	e := a.errorResponse(r, err)
-	if e.Status != http.StatusBadRequest {
+	e, ok := web.ClientError(err)
+	if !ok || e.Status != http.StatusBadRequest {
 		return err
 	}
 	b.list[i], b.bad = e.Body, true
@@ -103,7 +100,7 @@ func (b *bulkErrors) err() error {
 	if !b.bad {
 		return nil
 	}
-	return &httpjson.Error{Status: http.StatusBadRequest, Body: b.list}
+	return &web.Error{Status: http.StatusBadRequest, Body: b.list}
 }
 
 // bulkCreate serves POST <list>/ with a list body; guard is the add scope.
@@ -119,9 +116,9 @@ func bulkCreate[T any](a *API, w http.ResponseWriter, r *http.Request, wr Writer
 		for i, el := range elems {
 			raw, err := elemObject(el)
 			if err == nil {
-				ids[i], err = wr.Create(ctx, httpjson.NewForm(raw, wr.createFields()...), guard)
+				ids[i], err = wr.Create(ctx, web.NewForm(raw, wr.createFields()...), guard)
 			}
-			if err := errs.add(a, r, i, err); err != nil {
+			if err := errs.add(i, err); err != nil {
 				return err
 			}
 		}
@@ -143,14 +140,14 @@ func writeBulk[T any](w http.ResponseWriter, r *http.Request, status int, ids []
 	for i, o := range objs {
 		out[i] = render(r, o, false)
 	}
-	httpjson.Write(w, status, out)
+	web.Write(w, status, out)
 	return nil
 }
 
 // bulkUpdateHandler serves PUT (partial=false) and PATCH (partial=true) on <list>/.
-func bulkUpdateHandler[T any](a *API, res *Resource, wr Writer, load Loader[T], id IDOf[T], render Renderer[T], partial bool) handlerFunc {
+func bulkUpdateHandler[T any](a *API, res *Resource, wr Writer, load Loader[T], id IDOf[T], render Renderer[T], partial bool) web.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		ids, err := a.bulkEach(r, res, "change", wr.Fields, func(ctx context.Context, id int64, f *form, guard store.Scope) error {
+		ids, err := a.bulkEach(r, res, "change", wr.Fields, func(ctx context.Context, id int64, f *web.Form, guard store.Scope) error {
 			return wr.Update(ctx, id, f, partial, guard)
 		})
 		if err != nil {
@@ -161,9 +158,9 @@ func bulkUpdateHandler[T any](a *API, res *Resource, wr Writer, load Loader[T], 
 }
 
 // bulkDeleteHandler serves DELETE on <list>/ with a list of {"id": n}.
-func bulkDeleteHandler(a *API, res *Resource, wr Writer) handlerFunc {
+func bulkDeleteHandler(a *API, res *Resource, wr Writer) web.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		_, err := a.bulkEach(r, res, "delete", nil, func(ctx context.Context, id int64, f *form, _ store.Scope) error {
+		_, err := a.bulkEach(r, res, "delete", nil, func(ctx context.Context, id int64, f *web.Form, _ store.Scope) error {
 			if err := f.Err(); err != nil {
 				return err
 			}
@@ -182,8 +179,8 @@ func bulkDeleteHandler(a *API, res *Resource, wr Writer) handlerFunc {
 // 404: the URL exists) and then passed to fn with the action's scope as the guard. It
 // returns the ids in request order.
 func (a *API) bulkEach(r *http.Request, res *Resource, action string, fields []string,
-	fn func(ctx context.Context, id int64, f *form, guard store.Scope) error) ([]int64, error) {
-	body, err := readBody(r)
+	fn func(ctx context.Context, id int64, f *web.Form, guard store.Scope) error) ([]int64, error) {
+	body, err := web.ReadJSON(r)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +197,7 @@ func (a *API) bulkEach(r *http.Request, res *Resource, action string, fields []s
 		return nil, err
 	}
 	if !act.Granted {
-		return nil, errForbidden("")
+		return nil, web.Forbidden("")
 	}
 	ids := make([]int64, len(elems))
 	seen := make(map[int64]bool, len(elems))
@@ -213,7 +210,7 @@ func (a *API) bulkEach(r *http.Request, res *Resource, action string, fields []s
 					return err
 				}
 				if seen[id] {
-					return httpjson.BadRequest("id", fmt.Sprintf("Object with id %d is listed more than once.", id))
+					return web.BadRequest("id", fmt.Sprintf("Object with id %d is listed more than once.", id))
 				}
 				seen[id], ids[i] = true, id
 				if err := a.bulkCheck(ctx, res, id, view, act); err != nil {
@@ -221,7 +218,7 @@ func (a *API) bulkEach(r *http.Request, res *Resource, action string, fields []s
 				}
 				return fn(ctx, id, f, act)
 			}()
-			if err := errs.add(a, r, i, err); err != nil {
+			if err := errs.add(i, err); err != nil {
 				return err
 			}
 		}
@@ -241,14 +238,14 @@ func (a *API) bulkCheck(ctx context.Context, res *Resource, id int64, view, act 
 		}
 	}
 	if !ok {
-		return httpjson.BadRequest("id", fmt.Sprintf("Object with id %d does not exist.", id))
+		return web.BadRequest("id", fmt.Sprintf("Object with id %d does not exist.", id))
 	}
 	ok, err := a.DB.Exists(ctx, res.Type(), id, act.Expr)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return errForbidden("")
+		return web.Forbidden("")
 	}
 	return nil
 }

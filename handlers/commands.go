@@ -4,24 +4,30 @@ import (
 	"context"
 	"fmt"
 
-	"fieldkit/handlers/httpjson"
 	"fieldkit/store"
+	"fieldkit/web"
 )
 
 // commandHooks check a command's text and variables together: every placeholder has a
-// variable and every variable a placeholder; and a variable's display name defaults to
-// its name.
+// variable and every variable a placeholder, a default value matches its variable's
+// pattern; and a variable's display name defaults to its name.
 var commandHooks = hooks{check: checkCommand}
 
 // checkCommand cross-checks the command text and the variables this write leaves: what
 // it sends, else (on a PATCH) what is stored.
-func checkCommand(_ context.Context, _ *API, f *form, v store.Values, cur store.Row, full bool) error {
+func checkCommand(_ context.Context, _ *API, f *web.Form, v store.Values, cur store.Row, full bool) error {
 	vars, varsSent := v["variables"].([]store.Values)
-	varErrs := make([]httpjson.FieldErrors, len(vars))
+	varErrs := make([]web.FieldErrors, len(vars))
 	for i, x := range vars {
-		varErrs[i] = httpjson.FieldErrors{}
+		varErrs[i] = web.FieldErrors{}
 		if dn, _ := x["display_name"].(string); dn == "" {
 			x["display_name"] = x["name"]
+		}
+		pattern, _ := x["pattern"].(string)
+		if def, _ := x["default_value"].(string); pattern != "" && def != "" {
+			if re, err := store.VariablePattern(pattern); err == nil && !re.MatchString(def) {
+				varErrs[i].Add("default_value", "The default value does not match the pattern.")
+			}
 		}
 	}
 	text, textOK := v["command"].(string)
@@ -54,7 +60,7 @@ func checkCommand(_ context.Context, _ *API, f *form, v store.Values, cur store.
 // checkPlaceholders makes every placeholder of the command have a variable and every
 // variable appear in the command. A variable's error goes on its own element when the
 // variables were sent, else on the command.
-func checkPlaceholders(f *form, text string, vars []store.Values, varErrs []httpjson.FieldErrors, varsSent bool) {
+func checkPlaceholders(f *web.Form, text string, vars []store.Values, varErrs []web.FieldErrors, varsSent bool) {
 	declared := map[string]bool{}
 	for _, v := range vars {
 		declared[v["name"].(string)] = true

@@ -40,7 +40,7 @@ func TestCommandsCRUD(t *testing.T) {
 	vars := c["variables"].([]any)
 	v0 := vars[0].(map[string]any)
 	want := map[string]any{"id": v0["id"], "name": "iface", "display_name": "iface", "variable_type": "inventory_interface",
-		"required": true, "help_text": "the port", "default_value": ""}
+		"required": true, "help_text": "the port", "default_value": "", "pattern": ""}
 	if len(vars) != 1 || !reflect.DeepEqual(v0, want) {
 		t.Errorf("variables: %v", vars)
 	}

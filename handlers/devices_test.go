@@ -173,6 +173,9 @@ func TestDevicePermissions(t *testing.T) {
 	e.must(403, "POST", "/api/dcim/devices/", carol, map[string]any{"name": "n3", "site": 1, "platform": 2})
 	e.must(403, "PATCH", "/api/dcim/devices/1/", carol, map[string]any{"platform": 2})
 	e.must(200, "PATCH", "/api/dcim/devices/1/", carol, map[string]any{"description": "ok"})
+	// clearing a pinned host key is an action of its own: change is not enough
+	e.must(403, "DELETE", "/api/dcim/devices/1/host-key/", carol, nil)
+	e.grant("carol", "dcim.device", []string{"clear_host_key"}, `{"platform__slug": "ios"}`)
 	e.must(204, "DELETE", "/api/dcim/devices/1/host-key/", carol, nil)
 	e.must(404, "DELETE", "/api/dcim/devices/2/host-key/", carol, nil)
 	if got := ids(e.must(200, "GET", "/api/dcim/devices/?ordering=id", e.admin, nil)); !eqInts(got, []int{1, 2, 3}) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"embed"
+	"fieldkit/web"
 	"io"
 	"io/fs"
 	"mime"
@@ -32,9 +33,9 @@ func (a *API) docsPage(w http.ResponseWriter, r *http.Request) error {
 
 // docsAsset serves our start-up script, then swagger-ui's files (stored gzipped by swgui).
 func (a *API) docsAsset(w http.ResponseWriter, r *http.Request) error {
-	name := param(r, "file")
+	name := web.Param(r, "file")
 	if name == "index.html" || strings.ContainsAny(name, `/\`) {
-		return errNotFound()
+		return web.NotFound()
 	}
 	if _, err := fs.Stat(readerAssets, "assets/docs/"+name); err == nil {
 		return serveAsset(w, r, readerAssets, "assets/docs/"+name)
@@ -45,7 +46,7 @@ func (a *API) docsAsset(w http.ResponseWriter, r *http.Request) error {
 	if strings.HasSuffix(name, ".png") {
 		return serveAsset(w, r, swagger.FS, name)
 	}
-	return errNotFound()
+	return web.NotFound()
 }
 
 // redocPage and redocAsset serve the reference page.
@@ -54,9 +55,9 @@ func (a *API) redocPage(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) redocAsset(w http.ResponseWriter, r *http.Request) error {
-	name := param(r, "file")
+	name := web.Param(r, "file")
 	if name == "index.html" || strings.ContainsAny(name, `/\`) {
-		return errNotFound()
+		return web.NotFound()
 	}
 	return serveAsset(w, r, readerAssets, "assets/redoc/"+name)
 }
@@ -71,7 +72,7 @@ func contentType(name string) string {
 func serveAsset(w http.ResponseWriter, r *http.Request, fsys fs.FS, name string) error {
 	b, err := fs.ReadFile(fsys, name)
 	if err != nil {
-		return errNotFound()
+		return web.NotFound()
 	}
 	w.Header().Set("Content-Type", contentType(name))
 	w.Header().Set("Cache-Control", "no-cache")
@@ -91,7 +92,7 @@ const readerCSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'u
 func serveGzipped(w http.ResponseWriter, r *http.Request, fsys fs.FS, name string) error {
 	b, err := fs.ReadFile(fsys, name+".gz")
 	if err != nil {
-		return errNotFound()
+		return web.NotFound()
 	}
 	w.Header().Set("Content-Type", contentType(name))
 	w.Header().Set("Cache-Control", "public, max-age=86400")

@@ -34,14 +34,14 @@ func TestNoDrift(t *testing.T) {
 			id := fx.ids[res.Type()]
 			obj := e.must(200, "GET", res.Path+itoa(id)+"/", e.admin, nil)
 			read := props(res.Name())
-			if got, want := sortedKeys(obj), readProps(read); !slices.Equal(got, want) {
+			if got, want := slices.Sorted(maps.Keys(obj)), readProps(read); !slices.Equal(got, want) {
 				t.Errorf("response fields %v, schema read properties %v", got, want)
 			}
 			if !e.api.routed(http.MethodPatch, res.Path+":id/") {
 				return
 			}
 			write := props("PatchedWritable" + res.Name() + "Request")
-			for _, name := range sortedKeys(write) {
+			for _, name := range slices.Sorted(maps.Keys(write)) {
 				if s, _ := write[name].(map[string]any); s["writeOnly"] == true && read[name] == nil {
 					fx.writeOnly(t, res, id, name)
 					continue
@@ -53,7 +53,7 @@ func TestNoDrift(t *testing.T) {
 					fx.createOnly(t, res, id, name)
 				}
 			}
-			for _, name := range sortedKeys(read) {
+			for _, name := range slices.Sorted(maps.Keys(read)) {
 				if _, ok := write[name]; ok || name == "id" {
 					continue
 				}
@@ -114,12 +114,12 @@ func driftFixture(e *env) *driftFix {
 	user := id(pathUsers, map[string]any{"username": "bob", "password": "secret"})
 	token := int64(e.must(201, "POST", pathTokens, a, map[string]any{"user": user})["id"].(float64))
 	perm := id(pathPermissions, map[string]any{"name": "p", "object_types": []any{"dcim.site"}, "actions": []any{"view"}})
-	log, err := e.db.CreateLog(context.Background(), store.LogInput{CommandID: cmd, CommandName: "Version", DeviceID: dev, DeviceName: "sw1",
-		UserID: 1, Username: "admin", Success: true, Created: time.Now()})
+	log, err := e.db.CreateLog(context.Background(), store.Values{"command": cmd, "command_name": "Version", "device": dev, "device_name": "sw1",
+		"user": 1, "username": "admin", "success": true, "created": time.Now()})
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	return &driftFix{e: e,
+	fx := &driftFix{e: e,
 		ids: map[string]int64{store.TypeSite: site, store.TypePlatform: plat, store.TypeTag: tag, store.TypeDevice: dev,
 			store.TypeInterface: iface2, store.TypeVLAN: vlan, store.TypeIPAddress: loose, store.TypeCommand: cmd,
 			store.TypeGroup: group, store.TypeUser: user, store.TypeToken: token, store.TypePermission: perm,
@@ -135,7 +135,7 @@ func driftFixture(e *env) *driftFix {
 			"IPAddress.assigned_object_type": {"assigned_object_id": iface},
 		},
 		samples: map[string]any{
-			"Device.primary_ip4": ip4, "Device.primary_ip6": ip6, "Device.custom_fields": map[string]any{"ssh_port": 2022},
+			"Device.primary_ip4": ip4, "Device.mgmt_ip": "10.8.8.8/24", "Device.ssh_port": 2200, "Device.primary_ip6": ip6, "Device.custom_fields": map[string]any{"ssh_port": 2022},
 			"Command.variables": []any{map[string]any{"name": "v", "display_name": "V"}}, "Command.command": "show drift",
 			"IPAddress.address": "10.7.7.7/24", "IPAddress.dns_name": "drift.example", "IPAddress.assigned_object_id": iface,
 			"User.username": "drift_user", "User.email": "drift@example.com", "Tag.color": "abcdef",
@@ -144,6 +144,10 @@ func driftFixture(e *env) *driftFix {
 			"Tag.slug": "drift", "VLAN.vid": 123,
 		},
 	}
+	for typ, id := range seedReadOnly(e, site) {
+		fx.ids[typ] = id
+	}
+	return fx
 }
 
 // roundTrip writes one field and reads it back.

@@ -15,8 +15,8 @@ import (
 	"fieldkit/exec/ratelimit"
 	"fieldkit/exec/textfsm"
 	"fieldkit/exec/variables"
-	"fieldkit/handlers/httpjson"
 	"fieldkit/store"
+	"fieldkit/web"
 )
 
 // ExecOptions configures command execution.
@@ -29,6 +29,9 @@ type ExecOptions struct {
 	MaxOutputBytes  int
 	BulkMax         int
 	BulkConcurrency int
+	// Pool keeps sessions open between executions and limits them per device; nil
+	// opens a session for each execution (or bulk group) and closes it after.
+	Pool *exec.Pool
 	// Context bounds every execution: it is the server's lifetime, not the request's,
 	// so a client that goes away cannot cut a config change in half.
 	Context context.Context
@@ -59,7 +62,8 @@ type prepared struct {
 	cmd     store.Command
 	target  store.Target
 	secret  store.Secret
-	text    string // the command with its variables substituted
+	text    string            // the command with its variables substituted: exactly what is sent
+	values  map[string]string // the value each variable took
 	timeout time.Duration
 	// explicit: the request gave the timeout, which then bounds the whole run; else the
 	// device's or platform's own timeouts apply where they are set.
@@ -78,8 +82,8 @@ type rejection struct {
 
 func (rj *rejection) Error() string { return rj.reason }
 
-func (rj *rejection) httpError() *httpjson.Error {
-	e := &httpjson.Error{Status: rj.status, Body: rj.body}
+func (rj *rejection) httpError() *web.Error {
+	e := &web.Error{Status: rj.status, Body: rj.body}
 	if rj.retryAfter > 0 {
 		e.Header = http.Header{"Retry-After": {strconv.Itoa(rj.retryAfter)}}
 	}
@@ -92,7 +96,7 @@ func fieldRejection(field, msg string) *rejection {
 }
 
 // readExecRequest reads the execution fields from a form (a body, or a bulk element).
-func readExecRequest(f *form, tokenRequired bool) execRequest {
+func readExecRequest(f *web.Form, tokenRequired bool) execRequest {
 	var req execRequest
 	req.DeviceID, _ = f.Integer("device_id", true, 1, 1<<53)
 	if f.Has("credential_set_id") {
@@ -112,7 +116,7 @@ func readExecRequest(f *form, tokenRequired bool) execRequest {
 	return req
 }
 
-// prepare runs the checks of §6.2 after the body, in order: device, platform and
+// prepare runs an execution's checks after the body, in order: device, platform and
 // address, execute permission, credential token (unless skipped), variables.
 func (a *API) prepare(r *http.Request, cmd store.Command, req execRequest, checkToken bool, pc *planCache) (*prepared, error) {
 	if pc == nil {
@@ -150,7 +154,7 @@ func (a *API) prepare(r *http.Request, cmd store.Command, req execRequest, check
 	if err != nil {
 		return nil, err
 	}
-	if p.text, err = a.render(cmd, req, choices); err != nil {
+	if p.text, p.values, err = a.render(cmd, req, choices, driverOf(target)); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -184,7 +188,7 @@ func (a *API) lookupCredential(r *http.Request, token string) (store.Secret, err
 		return store.Secret{}, errors.New("execution is not configured: no master key")
 	}
 	s, err := a.DB.CredentialByToken(r.Context(), a.Exec.Keyring, token)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && s.OwnerID != principal(r).ID) {
+	if errors.Is(err, store.ErrNotFound) || (err == nil && s.OwnerID != web.User(r.Context()).ID) {
 		return store.Secret{}, fieldRejection("credential_token", "Invalid credential token.")
 	}
 	if err != nil {
@@ -202,7 +206,7 @@ func (a *API) credentialSet(r *http.Request, id int64, target store.Target) (sto
 	if a.Exec.Keyring == nil {
 		return store.Secret{}, errors.New("execution is not configured: no master key")
 	}
-	s, err := a.DB.CredentialByID(r.Context(), a.Exec.Keyring, principal(r).ID, id)
+	s, err := a.DB.CredentialByID(r.Context(), a.Exec.Keyring, web.User(r.Context()).ID, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return store.Secret{}, fieldRejection("credential_set_id", "Credential set not found.")
 	}
@@ -224,18 +228,28 @@ func (a *API) credentialFor(s store.Secret, target store.Target) (store.Secret, 
 	return s, nil
 }
 
-// render validates the variables against the device's inventory and substitutes them.
-func (a *API) render(cmd store.Command, req execRequest, choices map[string][]string) (string, error) {
+// render validates the variables against their patterns, the device's inventory and
+// its driver's rules, and substitutes them as the driver needs them written.
+func (a *API) render(cmd store.Command, req execRequest, choices map[string][]string, driver string) (string, map[string]string, error) {
 	vars := make([]variables.Variable, len(cmd.Variables))
 	for i, v := range cmd.Variables {
 		vars[i] = variables.Variable{Name: v.Name, Type: v.VariableType, Required: v.Required, Default: v.DefaultValue}
+		if v.Pattern != "" {
+			re, err := store.VariablePattern(v.Pattern)
+			if err != nil {
+				return "", nil, fmt.Errorf("command %d variable %s: stored pattern: %w", cmd.ID, v.Name, err)
+			}
+			vars[i].Pattern = re
+		}
 	}
-	text, verrs := variables.Render(cmd.Command, vars, req.Variables, choices)
+	r := exec.ValueRulesFor(driver)
+	text, used, verrs := variables.Render(cmd.Command, vars, req.Variables, choices,
+		variables.Rules{Unsafe: r.Unsafe, OptionPrefix: r.OptionPrefix, Quote: r.Quote})
 	if len(verrs) > 0 {
 		body := map[string]any{"variables": verrs}
-		return "", &rejection{status: http.StatusBadRequest, reason: "Invalid variables.", body: body, details: body}
+		return "", nil, &rejection{status: http.StatusBadRequest, reason: "Invalid variables.", body: body, details: body}
 	}
-	return text, nil
+	return text, used, nil
 }
 
 // choiceValues lists the allowed values of each inventory variable of cmd on a device.
@@ -282,7 +296,7 @@ func (a *API) acquire(r *http.Request, deviceID int64) (ratelimit.Slot, error) {
 	if a.Exec.Limiter == nil || !a.Exec.Limiter.Enabled() {
 		return ratelimit.Slot{}, nil
 	}
-	if ok, err := a.bypass(r.Context(), principal(r)); err != nil || ok {
+	if ok, err := a.bypass(r.Context(), web.User(r.Context())); err != nil || ok {
 		return ratelimit.Slot{}, err
 	}
 	slot, st, ok := a.Exec.Limiter.Acquire(deviceID)
@@ -327,26 +341,43 @@ func execTarget(t store.Target) exec.Target {
 
 func seconds(n int) time.Duration { return time.Duration(n) * time.Second }
 
-// plan is the target of a single execution and the bound of the whole run. A timeout
-// the request gives bounds everything, as the contract says; otherwise the device's
-// (or its platform's) connect and command timeouts replace the default for their part,
-// and the whole may take their sum with the default, never more than MaxTimeout.
-func (p *prepared) plan() (exec.Target, time.Duration) {
-	t := execTarget(p.target)
+// bound is the bound of a whole single execution. A timeout the request gives bounds
+// everything, as the contract says; otherwise the device's (or its platform's) connect
+// and command timeouts replace the default for their part, and the whole may take their
+// sum with the default, never more than MaxTimeout.
+func (p *prepared) bound() time.Duration {
 	if p.explicit {
-		return t, p.timeout
+		return p.timeout
 	}
-	t.ConnectTimeout, t.CommandTimeout = seconds(p.target.ConnectTimeout), seconds(p.target.CommandTimeout)
-	return t, min(p.timeout+t.ConnectTimeout+t.CommandTimeout, seconds(maxTimeout))
+	return min(p.timeout+seconds(p.target.ConnectTimeout)+seconds(p.target.CommandTimeout), seconds(maxTimeout))
 }
 
-// stepTimeout is the bound of one bulk step: the request's timeout if it gave one, else
-// the device's (or platform's) command timeout, else the default.
+// stepTimeout is the bound of one execution's command: the request's timeout if it gave
+// one, else the device's (or platform's) command timeout, else the default.
 func (p *prepared) stepTimeout() time.Duration {
 	if !p.explicit && p.target.CommandTimeout > 0 {
 		return seconds(p.target.CommandTimeout)
 	}
 	return p.timeout
+}
+
+// job is the work of executions prepared for one device with one credential set, in
+// order: a single execution is a job of one, a bulk request's group a job of several,
+// and both run (and measure execution_time) the same way, through the session pool.
+// Logging in counts against the first command's timeout unless the device bounds it
+// with its own connect timeout.
+func (a *API) job(ps []*prepared) exec.Job {
+	first := ps[0]
+	t := execTarget(first.target)
+	if !first.explicit {
+		t.ConnectTimeout = seconds(first.target.ConnectTimeout)
+	}
+	steps := make([]exec.Step, len(ps))
+	for i, p := range ps {
+		steps[i] = exec.Step{Command: exec.Command{Type: p.cmd.CommandType, Text: p.text}, Timeout: p.stepTimeout()}
+	}
+	return exec.Job{Target: t, Creds: credentials(first.secret), SetID: first.secret.SetID,
+		SetVersion: first.secret.Version, Options: a.execOptions(), Steps: steps}
 }
 
 // outcome is a finished execution, logged.
@@ -359,14 +390,12 @@ type outcome struct {
 // finish parses, logs (before any response is sent) and releases the slot.
 func (a *API) finish(ctx context.Context, p *prepared, user store.Principal, started time.Time, res exec.Result, slot ratelimit.Slot) (outcome, error) {
 	o := outcome{res: res, parsed: a.parse(p, res)}
-	parsedJSON, _ := json.Marshal(o.parsed)
-	syntaxJSON, _ := json.Marshal(res.Syntax)
-	id, err := a.DB.CreateLog(context.WithoutCancel(ctx), store.LogInput{
-		CommandID: p.cmd.ID, CommandName: p.cmd.Name, CommandType: p.cmd.CommandType,
-		DeviceID: p.target.ID, DeviceName: p.target.Name, UserID: user.ID, Username: user.Username,
-		Output: res.Output, ParsedOutput: string(parsedJSON), SyntaxError: string(syntaxJSON),
-		Success: res.Success, ErrorMessage: res.ErrorMessage, ExecutionDuration: res.Duration.Seconds(),
-		ExecutionTime: started,
+	id, err := a.DB.CreateLog(context.WithoutCancel(ctx), store.Values{
+		"command": p.cmd.ID, "command_name": p.cmd.Name, "command_type": p.cmd.CommandType,
+		"device": p.target.ID, "device_name": p.target.Name, "user": user.ID, "username": user.Username,
+		"output": res.Output, "parsed_output": o.parsed, "syntax_error": res.Syntax,
+		"success": res.Success, "error_message": res.ErrorMessage, "execution_duration": res.Duration.Seconds(),
+		"execution_time": started,
 	})
 	slot.Release(res.Success)
 	a.observer().Execution(driverOf(p.target), exec.Outcome(res), res.Duration)
@@ -374,7 +403,7 @@ func (a *API) finish(ctx context.Context, p *prepared, user store.Principal, sta
 		return o, err
 	}
 	o.logID = id
-	if err := a.DB.TouchCredentialSet(context.WithoutCancel(ctx), p.secret.SetID); err != nil {
+	if err := a.DB.TouchCredentialSet(context.WithoutCancel(ctx), p.secret); err != nil {
 		a.Logger.Warn("credential set last_used not updated", "set_id", p.secret.SetID, "err", err)
 	}
 	a.Logger.LogAttrs(ctx, slog.LevelInfo, "execution", slog.Int64("command_id", p.cmd.ID), slog.Int64("device_id", p.target.ID),
@@ -407,7 +436,7 @@ func notParsed(why string) textfsm.Parsed {
 // be visible (404), the body valid (400), then every check of prepare in its order.
 // withToken says whether the credential is checked too.
 func (a *API) checkedRequest(r *http.Request, withToken bool, fields ...string) (*prepared, error) {
-	id, err := pathID(r)
+	id, err := web.PathID(r)
 	if err != nil {
 		return nil, err
 	}
@@ -415,7 +444,7 @@ func (a *API) checkedRequest(r *http.Request, withToken bool, fields ...string) 
 	if err != nil {
 		return nil, err
 	}
-	f, err := decodeForm(r, fields...)
+	f, err := web.DecodeForm(r, fields...)
 	if err != nil {
 		return nil, err
 	}
@@ -447,22 +476,15 @@ func (a *API) execute(w http.ResponseWriter, r *http.Request) error {
 		return asHTTP(err)
 	}
 	started := time.Now()
-	target, whole := p.plan()
-	ctx, cancel := context.WithTimeout(a.execContext(), whole)
+	ctx, cancel := context.WithTimeout(a.execContext(), p.bound())
 	defer cancel()
-	res := exec.Execute(ctx, target, credentials(p.secret), a.execOptionsWith(p.timeout), []exec.Command{{Type: p.cmd.CommandType, Text: p.text}})[0]
-	o, err := a.finish(r.Context(), p, principal(r), started, res, slot)
+	res := a.Exec.Pool.Run(ctx, a.job([]*prepared{p}))[0]
+	o, err := a.finish(r.Context(), p, web.User(r.Context()), started, res, slot)
 	if err != nil {
 		return err
 	}
-	httpjson.Write(w, http.StatusOK, a.executeBody(p, o))
+	web.Write(w, http.StatusOK, a.executeBody(p, o))
 	return nil
-}
-
-func (a *API) execOptionsWith(timeout time.Duration) exec.Options {
-	o := a.execOptions()
-	o.Timeout = timeout
-	return o
 }
 
 func (a *API) execContext() context.Context {

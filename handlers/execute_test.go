@@ -86,18 +86,24 @@ func (x *xenv) deviceWith(name, vendor string, platformID int64, mod func(*devsi
 		x.t.Fatal(err)
 	}
 	x.t.Cleanup(func() { d.Close() })
+	return d, x.register(name, platformID, d.Port())
+}
+
+// register adds a device listening on port of 127.0.0.1 to the inventory.
+func (x *xenv) register(name string, platformID int64, port int) int64 {
+	x.t.Helper()
 	var site int64
 	if x.db.Reader().QueryRow(`SELECT id FROM sites WHERE slug = 'lab'`).Scan(&site) != nil {
 		site = tkSite(x.t, x.db, "Lab", "lab")
 	}
 	id := tkExec(x.t, x.db, `INSERT INTO devices (name, site_id, platform_id, custom_fields, created, last_updated) VALUES (?, ?, ?, ?, ?, ?)`,
-		name, site, platformID, fmt.Sprintf(`{"ssh_port": %d}`, d.Port()), tkNow, tkNow)
+		name, site, platformID, fmt.Sprintf(`{"ssh_port": %d}`, port), tkNow, tkNow)
 	ifc := tkExec(x.t, x.db, `INSERT INTO interfaces (device_id, name, created, last_updated) VALUES (?, 'GigabitEthernet0/1', ?, ?)`, id, tkNow, tkNow)
 	tkExec(x.t, x.db, `INSERT INTO interfaces (device_id, name, created, last_updated) VALUES (?, 'GigabitEthernet0/2', ?, ?)`, id, tkNow, tkNow)
 	ip := tkExec(x.t, x.db, `INSERT INTO ip_addresses (address, assigned_object_type, assigned_object_id, created, last_updated)
 		VALUES ('127.0.0.1/8', 'dcim.interface', ?, ?, ?)`, ifc, tkNow, tkNow)
 	tkExec(x.t, x.db, `UPDATE devices SET primary_ip4_id = ? WHERE id = ?`, ip, id)
-	return d, id
+	return id
 }
 
 // credSet makes a credential set owned by username.
@@ -228,7 +234,7 @@ func TestExecuteOrderOfChecks(t *testing.T) {
 		{"unknown command", x.admin, 9999, good, 404, "detail", ""},
 		{"missing device", x.admin, cmd, with("device_id", nil), 400, "device_id", "required"},
 		{"timeout too small", x.admin, cmd, with("timeout", 3), 400, "timeout", "between 5 and 300"},
-		{"timeout not a number", x.admin, cmd, with("timeout", "30"), 400, "timeout", ""},
+		{"timeout not a number", x.admin, cmd, with("timeout", "thirty"), 400, "timeout", ""},
 		{"unknown field", x.admin, cmd, with("password", "x"), 400, "password", "Unknown"},
 		{"unknown device", x.admin, cmd, with("device_id", 9999), 400, "device_id", "Device not found."},
 		{"platform mismatch", x.admin, cmd, with("device_id", junosDev), 400, "device_id", "platform"},

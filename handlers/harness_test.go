@@ -25,7 +25,7 @@ type env struct {
 	logs  *bytes.Buffer
 }
 
-func newEnv(t testing.TB) *env {
+func newEnv(t testing.TB, tune ...func(db *store.DB, o *Options)) *env {
 	t.Helper()
 	ctx := context.Background()
 	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "fieldkit.db"))
@@ -34,7 +34,11 @@ func newEnv(t testing.TB) *env {
 	}
 	t.Cleanup(func() { db.Close() })
 	logs := &bytes.Buffer{}
-	api := New(Options{DB: db, Logger: slog.New(slog.NewTextHandler(logs, nil)), Version: "test"})
+	o := Options{DB: db, Logger: slog.New(slog.NewTextHandler(logs, nil)), Version: "test"}
+	for _, f := range tune {
+		f(db, &o)
+	}
+	api := New(o)
 	srv := httptest.NewServer(api)
 	t.Cleanup(srv.Close)
 	e := &env{t: t, db: db, api: api, srv: srv, logs: logs}

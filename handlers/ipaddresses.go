@@ -4,13 +4,14 @@ import (
 	"context"
 
 	"fieldkit/store"
+	"fieldkit/web"
 )
 
 // ipHooks: NetBox sets an address's assigned_object_type and assigned_object_id as a
 // pair; the only assignable type here is an interface.
 var ipHooks = hooks{check: checkAssignment}
 
-func checkAssignment(ctx context.Context, a *API, f *form, v store.Values, _ store.Row, full bool) error {
+func checkAssignment(ctx context.Context, a *API, f *web.Form, v store.Values, _ store.Row, full bool) error {
 	typ, typeSet := v["assigned_object_type"]
 	id, idSet := v["assigned_object_id"]
 	if typeSet && typ == nil && !f.Has("assigned_object_id") {

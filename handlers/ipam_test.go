@@ -115,7 +115,7 @@ func TestVLANs(t *testing.T) {
 		field string
 	}{
 		{map[string]any{"vid": 0, "name": "x"}, "vid"}, {map[string]any{"vid": 4095, "name": "x"}, "vid"},
-		{map[string]any{"vid": "10", "name": "x"}, "vid"}, {map[string]any{"name": "x"}, "vid"},
+		{map[string]any{"vid": "ten", "name": "x"}, "vid"}, {map[string]any{"vid": "10.5", "name": "x"}, "vid"}, {map[string]any{"name": "x"}, "vid"},
 		{map[string]any{"vid": 5}, "name"}, {map[string]any{"vid": 5, "name": "x", "status": "up"}, "status"},
 		{map[string]any{"vid": 5, "name": "x", "site": 9}, "site"},
 	} {

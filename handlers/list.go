@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
-	"fieldkit/handlers/httpjson"
 	"fieldkit/store"
+	"fieldkit/web"
 )
 
 // Page size limits, as NetBox's defaults.
@@ -45,7 +47,7 @@ func (a *API) resScope(r *http.Request, res *Resource, action string) (store.Sco
 	if err != nil {
 		return s, err
 	}
-	own, ok := res.Model.OwnedBy(principal(r).ID)
+	own, ok := res.Model.OwnedBy(web.User(r.Context()).ID)
 	if !ok {
 		return s, nil
 	}
@@ -79,11 +81,11 @@ func (res *Resource) parseList(r *http.Request) (store.Query, page, error) {
 	vals := r.URL.Query()
 	q := store.Query{Model: res.Type()}
 	pg := page{limit: defaultLimit}
-	fe := httpjson.FieldErrors{}
+	fe := web.FieldErrors{}
 	if v := vals.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
+		n, ok := web.ParseCount(v)
 		switch {
-		case err != nil || n < 0:
+		case !ok:
 			fe.Add("limit", "A valid non-negative integer is required.")
 		case n == 0 || n > maxLimit:
 			pg.limit = maxLimit
@@ -92,8 +94,8 @@ func (res *Resource) parseList(r *http.Request) (store.Query, page, error) {
 		}
 	}
 	if v := vals.Get("offset"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
+		n, ok := web.ParseCount(v)
+		if !ok {
 			fe.Add("offset", "A valid non-negative integer is required.")
 		}
 		pg.offset = n
@@ -120,7 +122,7 @@ func (res *Resource) parseList(r *http.Request) (store.Query, page, error) {
 	if s := strings.TrimSpace(vals.Get("q")); s != "" && m.Searchable() {
 		q.Where = append(q.Where, m.Search(s))
 	}
-	for _, key := range sortedKeys(vals) {
+	for _, key := range slices.Sorted(maps.Keys(vals)) {
 		if listParams[key] {
 			continue
 		}
@@ -135,23 +137,9 @@ func (res *Resource) parseList(r *http.Request) (store.Query, page, error) {
 	return q, pg, fe.Err()
 }
 
-// absURL makes an absolute URL on this server for path (which starts with /).
-func absURL(r *http.Request, path string) string {
-	return scheme(r) + "://" + r.Host + path
-}
-
-// scheme is the request's scheme as the client used it: https behind TLS, or when a
-// proxy in front says so.
-func scheme(r *http.Request) string {
-	if r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https") {
-		return "https"
-	}
-	return "http"
-}
-
 // objURL is the absolute URL of one object of the resource.
 func (res *Resource) objURL(r *http.Request, id int64) string {
-	return absURL(r, res.Path+strconv.FormatInt(id, 10)+"/")
+	return web.URL(r, res.Path+strconv.FormatInt(id, 10)+"/")
 }
 
 func pageURL(r *http.Request, limit, offset int) string {
@@ -164,7 +152,7 @@ func pageURL(r *http.Request, limit, offset int) string {
 		q.Del("offset")
 	}
 	u.RawQuery = q.Encode()
-	return absURL(r, u.Path+"?"+u.RawQuery)
+	return web.URL(r, u.Path+"?"+u.RawQuery)
 }
 
 // listBody is the paginated envelope.
@@ -180,7 +168,7 @@ func paginate(r *http.Request, total int, pg page, results []any) listBody {
 	if b.Results == nil {
 		b.Results = []any{}
 	}
-	if pg.offset+pg.limit < total {
+	if total-pg.offset > pg.limit { // never pg.offset+pg.limit: it could wrap
 		s := pageURL(r, pg.limit, pg.offset+pg.limit)
 		b.Next = &s
 	}
@@ -199,14 +187,14 @@ type (
 )
 
 // listHandler serves a paginated, filtered, permission-scoped list.
-func listHandler[T any](a *API, res *Resource, load Loader[T], id IDOf[T], render Renderer[T]) handlerFunc {
+func listHandler[T any](a *API, res *Resource, load Loader[T], id IDOf[T], render Renderer[T]) web.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		scope, err := a.resScope(r, res, "view")
 		if err != nil {
 			return err
 		}
 		if !scope.Granted {
-			return errForbidden("")
+			return web.Forbidden("")
 		}
 		q, pg, err := res.parseList(r)
 		if err != nil {
@@ -227,6 +215,10 @@ func listHandler[T any](a *API, res *Resource, load Loader[T], id IDOf[T], rende
 		if err != nil {
 			return err
 		}
+		if pg.offset > 0 && pg.offset >= total {
+			// a page that does not exist, as Django REST framework answers it
+			return web.Detail(http.StatusNotFound, "Invalid page.")
+		}
 		objs, err := loadOrdered(r.Context(), load, id, ids)
 		if err != nil {
 			return err
@@ -236,10 +228,10 @@ func listHandler[T any](a *API, res *Resource, load Loader[T], id IDOf[T], rende
 			results[i] = render(r, o, pg.brief)
 		}
 		if !res.Cache {
-			httpjson.Write(w, http.StatusOK, paginate(r, total, pg, results))
+			web.Write(w, http.StatusOK, paginate(r, total, pg, results))
 			return nil
 		}
-		body, err := httpjson.Marshal(paginate(r, total, pg, results))
+		body, err := web.Marshal(paginate(r, total, pg, results))
 		if err != nil {
 			return err
 		}
@@ -288,15 +280,6 @@ func loadOrdered[T any](ctx context.Context, load Loader[T], id IDOf[T], ids []i
 	return out, nil
 }
 
-// pathID reads the :id path parameter; anything but a positive integer is a 404.
-func pathID(r *http.Request) (int64, error) {
-	id, err := strconv.ParseInt(param(r, "id"), 10, 64)
-	if err != nil || id <= 0 {
-		return 0, errNotFound()
-	}
-	return id, nil
-}
-
 // visible loads one object the principal may view, or 404.
 func visible[T any](a *API, r *http.Request, res *Resource, id int64, load Loader[T]) (T, error) {
 	var zero T
@@ -305,29 +288,29 @@ func visible[T any](a *API, r *http.Request, res *Resource, id int64, load Loade
 		return zero, err
 	}
 	if !scope.Granted {
-		return zero, errNotFound()
+		return zero, web.NotFound()
 	}
 	ok, err := a.DB.Exists(r.Context(), res.Type(), id, scope.Expr)
 	if err != nil {
 		return zero, err
 	}
 	if !ok {
-		return zero, errNotFound()
+		return zero, web.NotFound()
 	}
 	objs, err := load(r.Context(), []int64{id})
 	if err != nil {
 		return zero, err
 	}
 	if len(objs) == 0 {
-		return zero, errNotFound()
+		return zero, web.NotFound()
 	}
 	return objs[0], nil
 }
 
 // detailHandler serves one object.
-func detailHandler[T any](a *API, res *Resource, load Loader[T], render Renderer[T]) handlerFunc {
+func detailHandler[T any](a *API, res *Resource, load Loader[T], render Renderer[T]) web.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		id, err := pathID(r)
+		id, err := web.PathID(r)
 		if err != nil {
 			return err
 		}
@@ -336,7 +319,7 @@ func detailHandler[T any](a *API, res *Resource, load Loader[T], render Renderer
 			return err
 		}
 		brief, _ := boolParam(r.URL.Query().Get("brief"))
-		httpjson.Write(w, http.StatusOK, render(r, obj, brief))
+		web.Write(w, http.StatusOK, render(r, obj, brief))
 		return nil
 	}
 }
@@ -346,8 +329,8 @@ func detailHandler[T any](a *API, res *Resource, load Loader[T], render Renderer
 type Writer struct {
 	Fields       []string // keys an update may carry
 	CreateFields []string // keys a create may carry, when they differ
-	Create       func(ctx context.Context, f *form, guard store.Scope) (int64, error)
-	Update       func(ctx context.Context, id int64, f *form, partial bool, guard store.Scope) error
+	Create       func(ctx context.Context, f *web.Form, guard store.Scope) (int64, error)
+	Update       func(ctx context.Context, id int64, f *web.Form, partial bool, guard store.Scope) error
 	Delete       func(ctx context.Context, id int64) error
 }
 
@@ -361,23 +344,23 @@ func (wr Writer) createFields() []string {
 
 // createHandler: add permission, then the resource's Create, then 201 with the object.
 // A list body is a bulk create (see bulkCreate).
-func createHandler[T any](a *API, res *Resource, wr Writer, load Loader[T], idOf IDOf[T], render Renderer[T]) handlerFunc {
+func createHandler[T any](a *API, res *Resource, wr Writer, load Loader[T], idOf IDOf[T], render Renderer[T]) web.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		scope, err := a.resScope(r, res, "add")
 		if err != nil {
 			return err
 		}
 		if !scope.Granted {
-			return errForbidden("")
+			return web.Forbidden("")
 		}
-		body, err := readBody(r)
+		body, err := web.ReadJSON(r)
 		if err != nil {
 			return err
 		}
 		if isList(body) {
 			return bulkCreate(a, w, r, wr, scope, body, load, idOf, render)
 		}
-		f, err := formOf(body, wr.createFields()...)
+		f, err := web.FormOf(body, wr.createFields()...)
 		if err != nil {
 			return err
 		}
@@ -390,7 +373,7 @@ func createHandler[T any](a *API, res *Resource, wr Writer, load Loader[T], idOf
 			return errors.Join(err, fmt.Errorf("created %s %d vanished", res.Type(), id))
 		}
 		w.Header().Set("Location", res.objURL(r, id))
-		httpjson.Write(w, http.StatusCreated, render(r, objs[0], false))
+		web.Write(w, http.StatusCreated, render(r, objs[0], false))
 		return nil
 	}
 }
@@ -405,22 +388,22 @@ func changeable[T any](a *API, r *http.Request, res *Resource, id int64, action 
 		return scope, err
 	}
 	if !scope.Granted {
-		return scope, errForbidden("")
+		return scope, web.Forbidden("")
 	}
 	ok, err := a.DB.Exists(r.Context(), res.Type(), id, scope.Expr)
 	if err != nil {
 		return scope, err
 	}
 	if !ok {
-		return scope, errForbidden("")
+		return scope, web.Forbidden("")
 	}
 	return scope, nil
 }
 
 // updateHandler serves PUT (partial=false) and PATCH (partial=true).
-func updateHandler[T any](a *API, res *Resource, wr Writer, load Loader[T], render Renderer[T], partial bool) handlerFunc {
+func updateHandler[T any](a *API, res *Resource, wr Writer, load Loader[T], render Renderer[T], partial bool) web.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		id, err := pathID(r)
+		id, err := web.PathID(r)
 		if err != nil {
 			return err
 		}
@@ -428,7 +411,7 @@ func updateHandler[T any](a *API, res *Resource, wr Writer, load Loader[T], rend
 		if err != nil {
 			return err
 		}
-		f, err := decodeForm(r, wr.Fields...)
+		f, err := web.DecodeForm(r, wr.Fields...)
 		if err != nil {
 			return err
 		}
@@ -437,17 +420,17 @@ func updateHandler[T any](a *API, res *Resource, wr Writer, load Loader[T], rend
 		}
 		objs, err := load(r.Context(), []int64{id})
 		if err != nil || len(objs) == 0 {
-			return errors.Join(err, errNotFound())
+			return errors.Join(err, web.NotFound())
 		}
-		httpjson.Write(w, http.StatusOK, render(r, objs[0], false))
+		web.Write(w, http.StatusOK, render(r, objs[0], false))
 		return nil
 	}
 }
 
 // deleteHandler: 204 with no body.
-func deleteHandler[T any](a *API, res *Resource, wr Writer, load Loader[T]) handlerFunc {
+func deleteHandler[T any](a *API, res *Resource, wr Writer, load Loader[T]) web.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		id, err := pathID(r)
+		id, err := web.PathID(r)
 		if err != nil {
 			return err
 		}
@@ -461,3 +444,6 @@ func deleteHandler[T any](a *API, res *Resource, wr Writer, load Loader[T]) hand
 		return nil
 	}
 }
+
+// boolParam reads a query-string boolean (true/false/1/0, any case).
+func boolParam(v string) (bool, error) { return store.ParseBool(v) }

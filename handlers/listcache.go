@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"fieldkit/store"
+	"fieldkit/web"
 )
 
 // listCache keeps rendered list pages of resources that change rarely (commands are read
@@ -22,7 +23,7 @@ type listCache struct {
 const listCacheMax = 512
 
 func cacheKey(r *http.Request, scope store.Scope) string {
-	return fmt.Sprintf("%s|%s|%s|%s|%v", scheme(r), r.Host, r.URL.RequestURI(), scope.Expr.SQL, scope.Expr.Args)
+	return fmt.Sprintf("%s|%s|%s|%s|%v", web.Scheme(r), r.Host, r.URL.RequestURI(), scope.Expr.SQL, scope.Expr.Args)
 }
 
 func (c *listCache) get(key string, gen uint64) ([]byte, bool) {

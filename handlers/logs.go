@@ -1,79 +1,194 @@
 package handlers
 
 import (
-	"encoding/json"
+	"io"
+	"log/slog"
+	"maps"
 	"net/http"
+	"slices"
+	"strings"
+	"time"
 
 	"fieldkit/store"
+	"fieldkit/web"
 )
 
-// logRef is a log's command or device: the link while the object exists, the name always.
-// Once the object is deleted "url" is left out rather than null: pynetbox (7.x) takes any
-// nested dict with a "url" key for a record and parses the url, failing on null, so one
-// log of a deleted device would break every log listing it reads.
-func logRef(r *http.Request, listPath string, id int64, name string) nested {
-	n := nested{"id": nil, "name": name, "display": name}
-	if id != 0 {
-		n["id"], n["url"] = id, objectURL(r, listPath, id)
+// logScope is the viewer's scope on command logs; no view permission at all is a 403.
+func (a *API) logScope(r *http.Request) (store.Expr, error) {
+	s, err := a.scope(r, store.TypeCommandLog, "view")
+	if err != nil {
+		return store.Expr{}, err
 	}
-	return n
+	if !s.Granted {
+		return store.Expr{}, web.Forbidden("")
+	}
+	return s.Expr, nil
 }
 
-func (a *API) renderLog(r *http.Request, l store.CommandLog, brief bool) any {
-	n := nested{"id": l.ID, "url": objectURL(r, pathCommandLogs, l.ID), "display": l.CommandName + " on " + l.DeviceName}
-	if brief {
-		return n
+// logStatistics answers command-logs/statistics/ over the logs the user may view.
+func (a *API) logStatistics(w http.ResponseWriter, r *http.Request) error {
+	where, err := a.logScope(r)
+	if err != nil {
+		return err
 	}
-	n["command"] = logRef(r, pathCommands, l.CommandID, l.CommandName)
-	n["device"] = logRef(r, pathDevices, l.DeviceID, l.DeviceName)
-	n["command_type"] = l.CommandType
-	n["output"] = l.Output
-	n["username"] = l.Username
-	n["user"] = nil
-	if l.UserID != 0 {
-		n["user"] = briefUser(r, l.UserID, l.Username)
+	fe := web.FieldErrors{}
+	for _, k := range slices.Sorted(maps.Keys(r.URL.Query())) {
+		fe.Add(k, "Unknown parameter: statistics take no parameters.")
 	}
-	n["execution_time"] = stamp(l.ExecutionTime)
-	n["success"] = l.Success
-	n["error_message"] = l.ErrorMessage
-	n["execution_duration"] = l.ExecutionDuration
-	n["parsed_output"] = rawJSON(l.ParsedOutput)
-	n["syntax_error"] = rawJSON(l.SyntaxError)
-	n["created"] = stamp(l.Created)
-	n["last_updated"] = stamp(l.LastUpdated)
-	return n
+	if err := fe.Err(); err != nil {
+		return err
+	}
+	st, err := a.DB.LogStatistics(r.Context(), where, a.DB.Now())
+	if err != nil {
+		return err
+	}
+	top := make([]any, len(st.TopCommands))
+	for i, c := range st.TopCommands {
+		top[i] = map[string]any{"command_name": c.Name, "count": c.Count}
+	}
+	errs := make([]any, len(st.CommonErrors))
+	for i, c := range st.CommonErrors {
+		errs[i] = map[string]any{"error": c.Name, "count": c.Count}
+	}
+	web.Write(w, http.StatusOK, map[string]any{
+		"total_logs":   st.Total,
+		"success_rate": st.SuccessRate,
+		"last_24h": map[string]any{"total": st.Last24h.Total, "successful": st.Last24h.Successful,
+			"failed": st.Last24h.Failed},
+		"top_commands":  top,
+		"common_errors": errs,
+	})
+	return nil
 }
 
-// rawJSON passes stored JSON through; "" or anything unreadable is null.
-func rawJSON(s string) any {
-	if s == "" || !json.Valid([]byte(s)) {
+// exportParams are the export's own query parameters; every other one is a list filter.
+var exportParams = map[string]bool{"format": true, "start_date": true, "end_date": true, "include_output": true, "q": true, "bom": true}
+
+// exportRequest is a parsed export query.
+type exportRequest struct {
+	format        string
+	includeOutput bool
+	bom           bool // a CSV starts with a UTF-8 byte order mark (Excel)
+	where         store.Expr
+}
+
+// parseExport reads format, the date range, include_output and every log list filter;
+// anything else is a 400 naming the parameter.
+func (a *API) parseExport(r *http.Request) (exportRequest, error) {
+	vals := r.URL.Query()
+	fe := web.FieldErrors{}
+	req := exportRequest{format: store.FormatJSON}
+	if v := vals.Get("format"); v != "" {
+		if v != store.FormatJSON && v != store.FormatCSV {
+			fe.Add("format", `Unknown format: use "csv" or "json".`)
+		}
+		req.format = v
+	}
+	if v := vals.Get("include_output"); v != "" {
+		b, err := boolParam(v)
+		if err != nil {
+			fe.Add("include_output", "Must be a valid boolean.")
+		}
+		req.includeOutput = b
+	}
+	if v := vals.Get("bom"); v != "" {
+		b, err := boolParam(v)
+		switch {
+		case err != nil:
+			fe.Add("bom", "Must be a valid boolean.")
+		case b && req.format != store.FormatCSV:
+			fe.Add("bom", "A byte order mark applies to format=csv only.")
+		}
+		req.bom = b
+	}
+	var where []store.Expr
+	start, end := a.day(fe, vals.Get("start_date"), "start_date"), a.day(fe, vals.Get("end_date"), "end_date")
+	if !start.IsZero() && !end.IsZero() && end.Before(start) {
+		fe.Add("end_date", "The end date is before the start date.")
+	}
+	if !end.IsZero() {
+		end = end.AddDate(0, 0, 1) // inclusive: up to the end of that day
+	}
+	where = append(where, store.CreatedBetween(start, end))
+	if s := strings.TrimSpace(vals.Get("q")); s != "" {
+		where = append(where, store.CommandLogs.Search(s))
+	}
+	for _, key := range slices.Sorted(maps.Keys(vals)) {
+		if exportParams[key] {
+			continue
+		}
+		e, err := store.CommandLogs.FilterExpr(key, vals[key])
+		if err != nil {
+			fe.Add(key, err.Error())
+			continue
+		}
+		where = append(where, e)
+	}
+	req.where = store.And(where...)
+	return req, fe.Err()
+}
+
+// day reads an optional YYYY-MM-DD parameter in the configured time zone.
+func (a *API) day(fe web.FieldErrors, v, name string) (t time.Time) {
+	if v == "" {
+		return t
+	}
+	d, err := store.ParseDay(v, a.Location)
+	if err != nil {
+		fe.Add(name, "Enter a valid date (YYYY-MM-DD).")
+		return t
+	}
+	return d
+}
+
+// logExport streams the logs the user may view, filtered, as JSON or a CSV download.
+func (a *API) logExport(w http.ResponseWriter, r *http.Request) error {
+	scope, err := a.logScope(r)
+	if err != nil {
+		return err
+	}
+	req, err := a.parseExport(r)
+	if err != nil {
+		return err
+	}
+	if req.format == store.FormatCSV {
+		name := "command-logs-" + a.DB.Now().In(a.Location).Format("2006-01-02") + ".csv"
+		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+		w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
+	} else {
+		w.Header().Set("Content-Type", "application/json")
+	}
+	sw := &startedWriter{w: w}
+	var out io.Writer = sw
+	if req.bom {
+		out = store.WithBOM(sw)
+	}
+	_, err = a.DB.ExportLogs(r.Context(), out, store.And(req.where, scope), req.format, req.includeOutput)
+	if err == nil {
 		return nil
 	}
-	return json.RawMessage(s)
-}
-
-// logHandlers are the log endpoints: a list and one parameter route whose static names
-// (statistics, export) are dispatched in routes.go.
-type logHandlers struct {
-	list, detail, statistics, export handlerFunc
-}
-
-func (a *API) logCRUD() logHandlers {
-	id := func(l store.CommandLog) int64 { return l.ID }
-	return logHandlers{
-		list:       listHandler(a, logResource, a.DB.Logs, id, a.renderLog),
-		detail:     detailHandler(a, logResource, a.DB.Logs, a.renderLog),
-		statistics: a.logStatistics,
-		export:     a.logExport,
+	if !sw.started {
+		w.Header().Del("Content-Disposition")
+		return err
 	}
+	// The status line is gone: all that is left is to stop and say so in the log, as an
+	// error only when the client is still there.
+	level := slog.LevelError
+	if web.ClientGone(r) {
+		level = slog.LevelInfo
+	}
+	a.Logger.LogAttrs(r.Context(), level, "export stopped mid-stream",
+		slog.String("request_id", web.RequestID(r)), slog.Any("err", err), slog.Bool("client_gone", web.ClientGone(r)))
+	return nil
 }
 
-// objectURL is the absolute URL of one object under a list path.
-func objectURL(r *http.Request, listPath string, id int64) string {
-	return absURL(r, listPath+itoa(id)+"/")
+// startedWriter remembers whether any byte of the body was written.
+type startedWriter struct {
+	w       io.Writer
+	started bool
 }
 
-// briefUser is a user's nested form.
-func briefUser(r *http.Request, id int64, username string) nested {
-	return nested{"id": id, "url": objectURL(r, pathUsers, id), "display": username, "username": username}
+func (s *startedWriter) Write(p []byte) (int, error) {
+	s.started = s.started || len(p) > 0
+	return s.w.Write(p)
 }

@@ -5,8 +5,10 @@ import (
 	"encoding/csv"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http/httptest"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -30,11 +32,11 @@ func TestLogExportCSV(t *testing.T) {
 	e := w.e
 	e.db.SetClock(func() time.Time { return time.Date(2026, 3, 12, 9, 0, 0, 0, time.UTC) })
 	hostile := w.log(w.show, w.north, w.bobID, false, "-1 is not a port", 5)
-	hostile.Username, hostile.DeviceName, hostile.CommandName = "=HYPERLINK(\"x\")", "+dev", "@sum"
-	hostile.Output = "line 1, \"quoted\"\nline 2\tTab"
+	hostile["username"], hostile["device_name"], hostile["command_name"] = "=HYPERLINK(\"x\")", "+dev", "@sum"
+	hostile["output"] = "line 1, \"quoted\"\nline 2\tTab"
 	tabbed := w.log(w.config, w.south, w.carolID, false, "\tstarts with tab", 6)
-	tabbed.Output, tabbed.ErrorMessage = "=cmd|' /C calc'!A0", "\rcarriage"
-	if err := e.db.InsertLogs(t.Context(), []store.LogInput{hostile, tabbed}); err != nil {
+	tabbed["output"], tabbed["error_message"] = "=cmd|' /C calc'!A0", "\rcarriage"
+	if err := e.db.InsertLogs(t.Context(), []store.Values{hostile, tabbed}); err != nil {
 		t.Fatal(err)
 	}
 	tkExec(t, e.db, `DELETE FROM devices WHERE id = ?`, w.south) // the name stays, the id goes
@@ -81,11 +83,23 @@ func TestLogExportJSON(t *testing.T) {
 	}
 	first := m["results"].([]any)[0].(map[string]any)
 	want := map[string]any{"id": 2.0, "command": map[string]any{"id": float64(w.show), "name": "Show version"},
-		"device": map[string]any{"id": float64(w.south), "name": "rtr-south"}, "username": "bob", "success": false,
+		"device": map[string]any{"id": float64(w.south), "name": "rtr-south"}, "username": "bob", "command_type": "show", "success": false,
 		"created": "2026-03-10T13:00:00.000000Z", "execution_duration": 1.5,
 		"error_message": "% Invalid input detected at '^' marker."}
 	if !reflect.DeepEqual(first, want) {
 		t.Fatalf("first result\n got %v\nwant %v", first, want)
+	}
+	// both formats carry the same fields: a reference is one JSON key, two CSV columns
+	csvHead := readCSV(t, e.do("GET", exportPath+"?format=csv&include_output=true", e.admin, nil).body)[0]
+	full := e.must(200, "GET", exportPath+"?include_output=true", e.admin, nil)["results"].([]any)[0].(map[string]any)
+	var folded []string
+	for _, c := range csvHead {
+		if _, isRef := full[strings.TrimSuffix(c, "_id")].(map[string]any); !isRef || !strings.HasSuffix(c, "_id") {
+			folded = append(folded, c)
+		}
+	}
+	if slices.Sort(folded); !slices.Equal(folded, slices.Sorted(maps.Keys(full))) {
+		t.Errorf("CSV columns %v, JSON keys %v", csvHead, slices.Sorted(maps.Keys(full)))
 	}
 	second := m["results"].([]any)[1].(map[string]any)
 	if second["command"].(map[string]any)["id"] != nil || second["command"].(map[string]any)["name"] != "Set hostname" {
@@ -107,8 +121,8 @@ func TestLogExportDatesAndErrors(t *testing.T) {
 	// (UTC-4 after the DST switch of 8 March 2026); add one at 02:00 UTC on the 11th,
 	// still the 10th in New York.
 	late := w.log(w.show, w.north, w.bobID, true, "", 0)
-	late.Created = time.Date(2026, 3, 11, 2, 0, 0, 0, time.UTC)
-	if err := e.db.InsertLogs(t.Context(), []store.LogInput{late}); err != nil {
+	late["created"] = time.Date(2026, 3, 11, 2, 0, 0, 0, time.UTC)
+	if err := e.db.InsertLogs(t.Context(), []store.Values{late}); err != nil {
 		t.Fatal(err)
 	}
 	ny, err := time.LoadLocation("America/New_York")

@@ -55,7 +55,7 @@ func TestLogStatisticsPathsAgree(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	long := strings.Repeat("é", 99) // multi-byte: the 100-character cut is by characters
 	msgs := []string{"", "% Invalid input", "Timed out after 30 s", long + "xA", long + "xB", "=1+1"}
-	var in []store.LogInput
+	var in []store.Values
 	longFailures, successes := 0, 0
 	for range 3000 {
 		ok := rng.IntN(3) > 0
@@ -69,8 +69,8 @@ func TestLogStatisticsPathsAgree(t *testing.T) {
 				longFailures++
 			}
 		}
-		in = append(in, store.LogInput{CommandName: fmt.Sprintf("cmd-%02d", rng.IntN(25)), DeviceName: "d",
-			Username: "u", Success: ok, ErrorMessage: msg, Created: now.Add(-time.Duration(rng.IntN(72*60)) * time.Minute)})
+		in = append(in, store.Values{"command_name": fmt.Sprintf("cmd-%02d", rng.IntN(25)), "device_name": "d",
+			"username": "u", "success": ok, "error_message": msg, "created": now.Add(-time.Duration(rng.IntN(72*60)) * time.Minute)})
 	}
 	// most through the bulk path, the rest one by one through the trigger
 	if err := e.db.InsertLogs(t.Context(), in[:2500]); err != nil {

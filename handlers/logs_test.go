@@ -35,7 +35,7 @@ func newLogWorld(t *testing.T) *logWorld {
 	e.user("carol", false)
 	w.bobID, _ = e.db.UserIDByName(t.Context(), "bob")
 	w.carolID, _ = e.db.UserIDByName(t.Context(), "carol")
-	in := []store.LogInput{
+	in := []store.Values{
 		w.log(w.show, w.north, w.bobID, true, "", 0),
 		w.log(w.show, w.south, w.bobID, false, "% Invalid input detected at '^' marker.", 1),
 		w.log(w.config, w.north, w.carolID, true, "", 2),
@@ -52,7 +52,7 @@ func newLogWorld(t *testing.T) *logWorld {
 }
 
 // log is an execution i hours after base.
-func (w *logWorld) log(cmd, dev, user int64, ok bool, errMsg string, i int) store.LogInput {
+func (w *logWorld) log(cmd, dev, user int64, ok bool, errMsg string, i int) store.Values {
 	name, typ := w.showName, "show"
 	if cmd == w.config {
 		name, typ = w.cfgName, "config"
@@ -62,9 +62,9 @@ func (w *logWorld) log(cmd, dev, user int64, ok bool, errMsg string, i int) stor
 		dname = w.southName
 	}
 	uname := map[int64]string{w.bobID: "bob", w.carolID: "carol"}[user]
-	return store.LogInput{CommandID: cmd, CommandName: name, CommandType: typ, DeviceID: dev, DeviceName: dname,
-		UserID: user, Username: uname, Output: fmt.Sprintf("output %d", i), Success: ok, ErrorMessage: errMsg,
-		ExecutionDuration: float64(i) + 0.5, Created: w.base.Add(time.Duration(i) * time.Hour)}
+	return store.Values{"command": cmd, "command_name": name, "command_type": typ, "device": dev, "device_name": dname,
+		"user": user, "username": uname, "output": fmt.Sprintf("output %d", i), "success": ok, "error_message": errMsg,
+		"execution_duration": float64(i) + 0.5, "created": w.base.Add(time.Duration(i) * time.Hour)}
 }
 
 func TestLogListAndDetail(t *testing.T) {

@@ -42,7 +42,7 @@ func TestOptionsMetadata(t *testing.T) {
 	if s := post["site"]; s.Type != "field" || s.ListURL != pathSites || !s.Required {
 		t.Errorf("site: %+v", s)
 	}
-	if s := post["status"]; s.Type != "choice" || s.Default != "active" || len(s.Choices) != 5 || s.Choices[1].DisplayName != "Offline" {
+	if s := post["status"]; s.Type != "choice" || s.Default != "active" || len(s.Choices) != 7 || s.Choices[1].DisplayName != "Offline" {
 		t.Errorf("status: %+v", s)
 	}
 	if s := post["primary_ip"]; !s.ReadOnly {
@@ -74,4 +74,32 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
+}
+
+// OPTIONS names every ordering a list accepts, and the list accepts each, both ways: the
+// web UI makes exactly those columns sortable.
+func TestOptionsOrderingIsAccepted(t *testing.T) {
+	e := newEnv(t)
+	for _, res := range resources {
+		t.Run(res.Path, func(t *testing.T) {
+			r := e.do("OPTIONS", res.Path, e.admin, nil)
+			var m struct{ Ordering []string }
+			if err := json.Unmarshal(r.body, &m); err != nil || r.status != 200 {
+				t.Fatalf("OPTIONS: %d %s", r.status, r.body)
+			}
+			if len(m.Ordering) == 0 {
+				t.Fatalf("no ordering named: %s", r.body)
+			}
+			for _, name := range m.Ordering {
+				for _, o := range []string{name, "-" + name} {
+					if r := e.do("GET", res.Path+"?limit=1&ordering="+o, e.admin, nil); r.status != 200 {
+						t.Errorf("ordering=%s: %d %s", o, r.status, r.body)
+					}
+				}
+			}
+		})
+	}
+	if r := e.do("GET", pathDevices+"?ordering=no_such_field", e.admin, nil); r.status != 400 {
+		t.Errorf("an ordering not named is refused: %d %s", r.status, r.body)
+	}
 }

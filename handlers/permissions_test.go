@@ -103,7 +103,7 @@ func TestPermissionsValidation(t *testing.T) {
 		{"missing name", ok(map[string]any{"name": nil}), "name"},
 		{"missing object_types", ok(map[string]any{"object_types": nil}), "object_types"},
 		{"empty object_types", ok(map[string]any{"object_types": []string{}}), "object_types"},
-		{"unknown object type", ok(map[string]any{"object_types": []string{"dcim.rack"}}), "object_types"},
+		{"unknown object type", ok(map[string]any{"object_types": []string{"dcim.cable"}}), "object_types"},
 		{"object_types not a list", ok(map[string]any{"object_types": "dcim.site"}), "object_types"},
 		{"missing actions", ok(map[string]any{"actions": nil}), "actions"},
 		{"unknown action", ok(map[string]any{"actions": []string{"fly"}}), "actions"},
@@ -163,7 +163,8 @@ func TestUsersEndpointsPermissions(t *testing.T) {
 	}{
 		{"users.user", "/api/users/users/", map[string]any{"username": "dave", "password": "x"}, map[string]any{"first_name": "X"}},
 		{"users.group", "/api/users/groups/", map[string]any{"name": "sec"}, map[string]any{"name": "noc2"}},
-		{"users.objectpermission", "/api/users/permissions/", map[string]any{"name": "p2", "object_types": []string{"dcim.site"}, "actions": []string{"view"}}, map[string]any{"description": "x"}},
+		// a permission bob creates grants only what he holds himself (view on permissions)
+		{"users.objectpermission", "/api/users/permissions/", map[string]any{"name": "p2", "object_types": []string{"users.objectpermission"}, "actions": []string{"view"}}, map[string]any{"description": "x"}},
 	}
 	for _, ep := range endpoints {
 		t.Run(ep.objectType, func(t *testing.T) {
@@ -228,7 +229,8 @@ func TestUsersConstrainedPermissions(t *testing.T) {
 	if m := e.must(200, "GET", "/api/users/groups/1/", e.admin, nil); m["name"] != "noc-east" {
 		t.Fatalf("refused rename written: %v", m)
 	}
-	// a permission scope: bob may add only disabled permissions
+	// a permission scope: bob may add only disabled permissions (of what he holds himself)
+	e.grant("bob", "dcim.site", []string{"view"}, "")
 	e.grant("bob", "users.objectpermission", []string{"add"}, `{"enabled": false}`)
 	body := map[string]any{"name": "x", "object_types": []string{"dcim.site"}, "actions": []string{"view"}}
 	e.must(403, "POST", "/api/users/permissions/", bob, body)

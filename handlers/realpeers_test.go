@@ -13,13 +13,23 @@ import (
 )
 
 // frrPeer reads the FRR peer started by .ci/peers.sh (vtysh as the login
-// shell over sshd): address, user and password. A missing variable fails the
-// run in CI and skips the test elsewhere.
+// shell over sshd): address, user and password.
 func frrPeer(t *testing.T) (host string, port int, user, password string) {
+	return peerEnv(t, "FRR")
+}
+
+// sshdPeer reads the OpenSSH peer (a plain shell: the linux driver).
+func sshdPeer(t *testing.T) (host string, port int, user, password string) {
+	return peerEnv(t, "SSHD")
+}
+
+// peerEnv reads FIELDKIT_TEST_<prefix>_ADDR, _USER and _PASSWORD. A missing variable
+// fails the run in CI and skips the test elsewhere.
+func peerEnv(t *testing.T, prefix string) (host string, port int, user, password string) {
 	t.Helper()
 	var vals [3]string
 	for i, key := range []string{"ADDR", "USER", "PASSWORD"} {
-		name := "FIELDKIT_TEST_FRR_" + key
+		name := "FIELDKIT_TEST_" + prefix + "_" + key
 		if vals[i] = os.Getenv(name); vals[i] == "" {
 			msg := name + " is not set: the real SSH peers are not running; start them with: bash .ci/peers.sh start; source <(bash .ci/peers.sh env)"
 			if os.Getenv("CI") == "true" {
@@ -30,12 +40,30 @@ func frrPeer(t *testing.T) (host string, port int, user, password string) {
 	}
 	host, p, err := net.SplitHostPort(vals[0])
 	if err != nil {
-		t.Fatalf("FIELDKIT_TEST_FRR_ADDR: %v", err)
+		t.Fatalf("FIELDKIT_TEST_%s_ADDR: %v", prefix, err)
 	}
 	if port, err = strconv.Atoi(p); err != nil {
-		t.Fatalf("FIELDKIT_TEST_FRR_ADDR: %v", err)
+		t.Fatalf("FIELDKIT_TEST_%s_ADDR: %v", prefix, err)
 	}
 	return host, port, vals[1], vals[2]
+}
+
+// peerDevice registers a real peer through the inventory API as a device of the platform
+// (by slug) and returns its id.
+func (x *xenv) peerDevice(name, platformSlug, host string, port int) int64 {
+	x.t.Helper()
+	var site int64
+	if x.db.Reader().QueryRow(`SELECT id FROM sites WHERE slug = 'peers'`).Scan(&site) != nil {
+		site = idOf(x.must(201, "POST", "/api/dcim/sites/", x.admin, map[string]any{"name": "Peers", "slug": "peers"}))
+	}
+	dev := x.must(201, "POST", "/api/dcim/devices/", x.admin, map[string]any{
+		"name": name, "site": site, "platform": map[string]any{"slug": platformSlug},
+		"custom_fields": map[string]any{"ssh_port": port}})
+	ifc := x.must(201, "POST", "/api/dcim/interfaces/", x.admin, map[string]any{"device": idOf(dev), "name": "lo"})
+	ip := x.must(201, "POST", "/api/ipam/ip-addresses/", x.admin, map[string]any{
+		"address": host + "/8", "assigned_object_type": "dcim.interface", "assigned_object_id": idOf(ifc)})
+	x.must(200, "PATCH", "/api/dcim/devices/"+itoa(idOf(dev))+"/", x.admin, map[string]any{"primary_ip4": idOf(ip)})
+	return idOf(dev)
 }
 
 // idOf is the id of an object response.
@@ -47,14 +75,7 @@ func idOf(m map[string]any) int64 { return int64(m["id"].(float64)) }
 func TestExecuteOnRealFRR(t *testing.T) {
 	host, port, user, password := frrPeer(t)
 	x := newXEnv(t, 100)
-	site := x.must(201, "POST", "/api/dcim/sites/", x.admin, map[string]any{"name": "FRR lab", "slug": "frr-lab"})
-	dev := x.must(201, "POST", "/api/dcim/devices/", x.admin, map[string]any{
-		"name": "frr1", "site": idOf(site), "platform": map[string]any{"slug": "cisco_ios"},
-		"custom_fields": map[string]any{"ssh_port": port}})
-	ifc := x.must(201, "POST", "/api/dcim/interfaces/", x.admin, map[string]any{"device": idOf(dev), "name": "lo"})
-	ip := x.must(201, "POST", "/api/ipam/ip-addresses/", x.admin, map[string]any{
-		"address": host + "/8", "assigned_object_type": "dcim.interface", "assigned_object_id": idOf(ifc)})
-	x.must(200, "PATCH", "/api/dcim/devices/"+itoa(idOf(dev))+"/", x.admin, map[string]any{"primary_ip4": idOf(ip)})
+	dev := map[string]any{"id": float64(x.peerDevice("frr1", "cisco_ios", host, port))}
 
 	name := "frr"
 	uid, err := x.db.UserIDByName(context.Background(), "admin")

@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math"
 	"strconv"
 
 	"fieldkit/store"
+	"fieldkit/web"
 )
 
 // nested is the brief form of a related object: id, url, display and its key fields.
@@ -14,7 +17,7 @@ type nested map[string]any
 
 // ref resolves a nested reference field (an id or a dict of unique fields) to an id.
 // It returns (nil, sent) for an explicit null; errors are collected on the form.
-func (a *API) ref(ctx context.Context, f *form, name, objectType string, required bool) (*int64, bool) {
+func (a *API) ref(ctx context.Context, f *web.Form, name, objectType string, required bool) (*int64, bool) {
 	raw, ok := f.Raw[name]
 	if !ok {
 		if required {
@@ -37,7 +40,7 @@ func (a *API) ref(ctx context.Context, f *form, name, objectType string, require
 }
 
 // refs resolves a list of nested references.
-func (a *API) refs(ctx context.Context, f *form, name, objectType string) ([]int64, bool) {
+func (a *API) refs(ctx context.Context, f *web.Form, name, objectType string) ([]int64, bool) {
 	raw, ok := f.Raw[name]
 	if !ok {
 		return nil, false
@@ -47,7 +50,7 @@ func (a *API) refs(ctx context.Context, f *form, name, objectType string) ([]int
 	}
 	var items []json.RawMessage
 	if err := json.Unmarshal(raw, &items); err != nil {
-		f.Errs.Add(name, `Expected a list of items but got type "`+jsonType(raw)+`".`)
+		f.Errs.Add(name, `Expected a list of items but got type "`+web.JSONType(raw)+`".`)
 		return nil, false
 	}
 	ids := make([]int64, 0, len(items))
@@ -93,22 +96,28 @@ func (a *API) resolve(ctx context.Context, raw json.RawMessage, objectType strin
 	return id, err
 }
 
-func jsonType(raw json.RawMessage) string {
-	var v any
-	_ = json.Unmarshal(raw, &v)
-	switch v.(type) {
-	case map[string]any:
-		return "dict"
-	case string:
-		return "str"
-	case float64:
-		return "int"
-	case bool:
-		return "bool"
-	case nil:
-		return "null"
+// refValue is a nested reference as sent: an integer id or a dict of unique fields.
+func refValue(raw json.RawMessage) (id int64, attrs map[string]any, err error) {
+	if n, err := web.Int(raw); err == nil {
+		return n, nil, nil
 	}
-	return "list"
+	if err := json.Unmarshal(raw, &attrs); err != nil || attrs == nil {
+		return 0, nil, errors.New("bad reference")
+	}
+	if v, ok := attrs["id"]; ok && len(attrs) == 1 {
+		if n, ok := v.(float64); ok && n == math.Trunc(n) {
+			return int64(n), nil, nil
+		}
+	}
+	return 0, attrs, nil
+}
+
+// refMessage is DRF's wording for a reference that resolves to nothing.
+func refMessage(id int64, attrs map[string]any) string {
+	if attrs == nil {
+		return fmt.Sprintf("Related object not found using the provided numeric ID: %d", id)
+	}
+	return "Related object not found using the provided attributes."
 }
 
 // itoa is used when building URLs.

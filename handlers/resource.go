@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"fieldkit/handlers/httpjson"
 	"fieldkit/store"
+	"fieldkit/web"
 )
 
 // A declared resource is served from its store.Model alone: rows are loaded and
@@ -24,7 +24,7 @@ type hooks struct {
 	// check runs after the fields were parsed into v, for rules across fields; cur is
 	// the stored object on an update (nil on create), full tells POST and PUT from PATCH.
 	// Problems go on f; an error is an internal failure.
-	check func(ctx context.Context, a *API, f *form, v store.Values, cur store.Row, full bool) error
+	check func(ctx context.Context, a *API, f *web.Form, v store.Values, cur store.Row, full bool) error
 	// choices are the allowed values of fields whose choices another package owns.
 	choices map[string][]store.Choice
 	// computed are read-only fields computed by another package.
@@ -53,19 +53,19 @@ func (a *API) declared(res *Resource) crudSet {
 	}
 	wr := Writer{
 		Fields: writableNames(m, false), CreateFields: writableNames(m, true),
-		Create: func(ctx context.Context, f *form, guard store.Scope) (int64, error) {
+		Create: func(ctx context.Context, f *web.Form, guard store.Scope) (int64, error) {
 			v, err := a.parseBody(ctx, res, m, f, true, nil)
 			if err != nil {
 				return 0, err
 			}
 			return a.DB.Create(ctx, m, v, guard)
 		},
-		Update: func(ctx context.Context, id int64, f *form, partial bool, guard store.Scope) error {
+		Update: func(ctx context.Context, id int64, f *web.Form, partial bool, guard store.Scope) error {
 			var cur store.Row
 			if res.hooks.check != nil {
 				rows, err := load(ctx, []int64{id})
 				if err != nil || len(rows) == 0 {
-					return errors.Join(err, errNotFound())
+					return errors.Join(err, web.NotFound())
 				}
 				cur = rows[0]
 			}
@@ -108,9 +108,12 @@ func writableNames(m *store.Model, create bool) []string {
 
 // renderObject is an object's JSON in a shape; res (nil for a related object) adds its hooks.
 func (a *API) renderObject(r *http.Request, res *Resource, m *store.Model, row store.Row, sh shape) nested {
-	n := nested{"id": row.ID()}
+	n := nested{"id": row["id"]}
 	if m.Owner == "" {
-		n["url"], n["display"] = a.urlOf(r, m.Type, row.ID()), row["display"]
+		n["display"] = row["display"]
+		if id := row.ID(); id != 0 { // a kept reference to an object since deleted has none
+			n["url"] = a.urlOf(r, m.Type, id)
+		}
 	}
 	for i := range m.Fields {
 		f := &m.Fields[i]
@@ -183,7 +186,7 @@ func (res *Resource) choicesOf(f *store.Field) []store.Choice {
 // parseBody reads a write into store.Values by the model's fields. full is POST or PUT:
 // required fields must be sent, and children left out are emptied. The error is the
 // 400 of every problem found, or an internal failure.
-func (a *API) parseBody(ctx context.Context, res *Resource, m *store.Model, f *form, full bool, cur store.Row) (store.Values, error) {
+func (a *API) parseBody(ctx context.Context, res *Resource, m *store.Model, f *web.Form, full bool, cur store.Row) (store.Values, error) {
 	v := store.Values{}
 	create := cur == nil && full
 	for i := range m.Fields {
@@ -213,7 +216,7 @@ func (a *API) parseBody(ctx context.Context, res *Resource, m *store.Model, f *f
 }
 
 // parseField reads one field that was sent; problems go on f.
-func (a *API) parseField(ctx context.Context, res *Resource, fd *store.Field, f *form, full bool) (any, bool) {
+func (a *API) parseField(ctx context.Context, res *Resource, fd *store.Field, f *web.Form, full bool) (any, bool) {
 	name := fd.Name
 	if f.IsNull(name) {
 		return nullValue(fd, f)
@@ -266,7 +269,7 @@ func (a *API) parseField(ctx context.Context, res *Resource, fd *store.Field, f 
 
 // nullValue is what null means for a field: none (a relation), its Default (a nullable
 // field, "" for an interface's mode; custom fields, which null clears), else an error.
-func nullValue(fd *store.Field, f *form) (any, bool) {
+func nullValue(fd *store.Field, f *web.Form) (any, bool) {
 	switch {
 	case fd.Join != nil:
 		return []int64{}, true
@@ -279,7 +282,7 @@ func nullValue(fd *store.Field, f *form) (any, bool) {
 
 // parseString reads a string: its length, a choice (sent bare or as read, {"value", …}),
 // and the declaration's check, which may normalise it.
-func (a *API) parseString(res *Resource, fd *store.Field, f *form) (any, bool) {
+func (a *API) parseString(res *Resource, fd *store.Field, f *web.Form) (any, bool) {
 	choices := res.choicesOf(fd)
 	if len(choices) > 0 || fd.Labeled {
 		unwrapChoice(f, fd.Name)
@@ -309,30 +312,45 @@ func (a *API) parseString(res *Resource, fd *store.Field, f *form) (any, bool) {
 	return v, true
 }
 
+// unwrapChoice lets a write send a choice back as it was read ({"value": "active", …})
+// as well as the bare value NetBox documents.
+func unwrapChoice(f *web.Form, name string) {
+	raw, ok := f.Raw[name]
+	if !ok || len(raw) == 0 || raw[0] != '{' {
+		return
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err == nil {
+		if v, ok := obj["value"]; ok {
+			f.Raw[name] = v
+		}
+	}
+}
+
 // parseChildren reads a list of nested objects written whole (a command's variables).
 // Each element's errors are collected in its own entry, as DRF answers nested lists.
-func (a *API) parseChildren(ctx context.Context, fd *store.Field, f *form) (any, bool) {
+func (a *API) parseChildren(ctx context.Context, fd *store.Field, f *web.Form) (any, bool) {
 	raw := f.Raw[fd.Name]
 	var items []json.RawMessage
 	if err := json.Unmarshal(raw, &items); err != nil {
-		f.Errs.Add(fd.Name, `Expected a list of items but got type "`+jsonType(raw)+`".`)
+		f.Errs.Add(fd.Name, `Expected a list of items but got type "`+web.JSONType(raw)+`".`)
 		return nil, false
 	}
 	c := fd.Child
 	allowed := append(writableNames(c, true), "id") // a child is sent back as read; its id is ignored
 	out := make([]store.Values, len(items))
-	errs := make([]httpjson.FieldErrors, len(items))
+	errs := make([]web.FieldErrors, len(items))
 	seen := map[string]bool{}
 	bad := false
 	for i, it := range items {
 		var fields map[string]json.RawMessage
 		if err := json.Unmarshal(it, &fields); err != nil || fields == nil {
-			errs[i] = httpjson.FieldErrors{}
-			errs[i].Add("non_field_errors", fmt.Sprintf("Invalid data. Expected a dictionary, but got %s.", jsonType(it)))
+			errs[i] = web.FieldErrors{}
+			errs[i].Add("non_field_errors", fmt.Sprintf("Invalid data. Expected a dictionary, but got %s.", web.JSONType(it)))
 			bad = true
 			continue
 		}
-		sub := httpjson.NewForm(fields, allowed...)
+		sub := web.NewForm(fields, allowed...)
 		out[i], _ = a.parseBody(ctx, nil, c, sub, true, nil) // its problems are in sub.Errs
 		if key, ok := out[i][c.Key].(string); ok && key != "" {
 			if seen[key] {
@@ -355,7 +373,7 @@ func (a *API) parseChildren(ctx context.Context, fd *store.Field, f *form) (any,
 
 // parseJSON reads a JSON field: custom fields are an object (merged by a PATCH); any
 // other JSON value is left to the field's check.
-func parseJSON(fd *store.Field, f *form, full bool) (any, bool) {
+func parseJSON(fd *store.Field, f *web.Form, full bool) (any, bool) {
 	if _, isObject := fd.Default.(map[string]any); isObject {
 		obj, ok := f.Object(fd.Name)
 		if ok && !full {
@@ -373,11 +391,11 @@ func parseJSON(fd *store.Field, f *form, full bool) (any, bool) {
 
 // parseStrings reads a list of choices, without duplicates; a required one may not be
 // empty.
-func parseStrings(res *Resource, fd *store.Field, f *form) (any, bool) {
+func parseStrings(res *Resource, fd *store.Field, f *web.Form) (any, bool) {
 	raw := f.Raw[fd.Name]
 	var list []string
 	if err := json.Unmarshal(raw, &list); err != nil || list == nil {
-		f.Errs.Add(fd.Name, `Expected a list of items but got type "`+jsonType(raw)+`".`)
+		f.Errs.Add(fd.Name, `Expected a list of items but got type "`+web.JSONType(raw)+`".`)
 		return nil, false
 	}
 	if fd.Required && len(list) == 0 {
@@ -399,7 +417,7 @@ func parseStrings(res *Resource, fd *store.Field, f *form) (any, bool) {
 }
 
 // parseTime reads a datetime.
-func parseTime(fd *store.Field, f *form) (any, bool) {
+func parseTime(fd *store.Field, f *web.Form) (any, bool) {
 	s, ok := f.Str(fd.Name, false, 0)
 	if !ok {
 		return nil, false

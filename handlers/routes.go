@@ -5,11 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/julienschmidt/httprouter"
-
-	"fieldkit/handlers/httpjson"
-	"fieldkit/observe"
 	"fieldkit/store"
+	"fieldkit/web"
 )
 
 // The list paths of every resource; detail paths append "<id>/".
@@ -27,7 +24,27 @@ const (
 	pathPermissions = "/api/users/permissions/"
 	pathCommands    = "/api/plugins/toolkit/commands/"
 	pathCommandLogs = "/api/plugins/toolkit/command-logs/"
+	pathParse       = "/api/plugins/toolkit/parse/"
 )
+
+// readOnlyResources are the NetBox object types FieldKit serves read-only and empty, at
+// NetBox's paths (see store/netboxonly.go): NetBox clients list them before the ones
+// they need.
+var readOnlyResources = []*Resource{
+	{Model: store.Regions, Path: "/api/dcim/regions/"},
+	{Model: store.SiteGroups, Path: "/api/dcim/site-groups/"},
+	{Model: store.Locations, Path: "/api/dcim/locations/"},
+	{Model: store.Racks, Path: "/api/dcim/racks/"},
+	{Model: store.DeviceRoles, Path: "/api/dcim/device-roles/"},
+	{Model: store.Manufacturers, Path: "/api/dcim/manufacturers/"},
+	{Model: store.DeviceTypes, Path: "/api/dcim/device-types/"},
+	{Model: store.Tenants, Path: "/api/tenancy/tenants/"},
+	{Model: store.Clusters, Path: "/api/virtualization/clusters/"},
+	{Model: store.VirtualMachines, Path: "/api/virtualization/virtual-machines/"},
+	{Model: store.VMInterfaces, Path: "/api/virtualization/interfaces/"},
+	{Model: store.Services, Path: "/api/ipam/services/"},
+	{Model: store.Prefixes, Path: "/api/ipam/prefixes/"},
+}
 
 // The resources: an object type (declared in package store) at a path, with the hooks
 // of what its declaration cannot say.
@@ -47,93 +64,85 @@ var (
 	logResource        = &Resource{Model: store.CommandLogs, Path: pathCommandLogs}
 )
 
-// routes registers every route of the API. It is the one place to read to know what the
-// server answers.
-func (a *API) routes(rt *httprouter.Router) {
-	a.handle(rt, http.MethodGet, "/api/", a.public(a.index))
+// routes registers every route of the server: it is the one place to read to know
+// what the server answers. The web interface's own routes (pages, login session,
+// web-only endpoints) are registered by ui.UI.Routes, called at the end through
+// Options.UI. TestRouteTable prints the whole table.
+func (a *API) routes(rt *web.Router) {
+	get := func(path string, h web.HandlerFunc) { rt.Handle(http.MethodGet, path, h) }
+
+	// The API's root, its sections and the server's status: no authentication.
+	a.public(rt, http.MethodGet, "/api/", a.index)
 	for _, sec := range apiSections {
-		a.handle(rt, http.MethodGet, sec, a.public(a.sectionIndex(sec)))
+		a.public(rt, http.MethodGet, sec, a.sectionIndex(sec))
 	}
-	a.handle(rt, http.MethodGet, "/api/status/", a.public(a.status))
+	a.public(rt, http.MethodGet, "/api/status/", a.status)
 
 	// Inventory (dcim, ipam, extras).
 	a.resource(rt, siteResource)
 	a.resource(rt, platformResource)
 	a.resource(rt, deviceResource)
-	a.handle(rt, http.MethodDelete, pathDevices+":id/host-key/", a.authed(a.clearHostKey))
+	rt.Handle(http.MethodDelete, pathDevices+":id/host-key/", a.authed(a.clearHostKey))
 	a.resource(rt, tagResource)
 	a.resource(rt, interfaceResource)
 	a.resource(rt, vlanResource)
 	a.resource(rt, ipAddressResource)
+	for _, res := range readOnlyResources {
+		a.resource(rt, res)
+	}
+	rt.Handle(http.MethodPost, pathImport, a.authed(a.importFile))
+	rt.Handle(http.MethodPost, pathInventorySync, a.authed(a.runInventorySync))
+	get(pathInventorySync, a.authed(a.syncStatus))
 
 	// Users, groups, tokens, permissions.
-	// ROUTES:USERS
 	a.resource(rt, userResource)
 	a.resource(rt, groupResource)
 	tokens := a.declared(tokenResource)
 	tokens.create = a.createToken // the key is shown once, in the create's response
 	a.crud(rt, tokenResource, tokens)
+	a.public(rt, http.MethodPost, pathProvision, a.provisionToken)
 	a.resource(rt, permissionResource)
 
-	// The toolkit plugin: commands.
-	// ROUTES:COMMANDS
+	// The toolkit plugin: commands and their execution.
 	a.resource(rt, commandResource)
+	rt.Handle(http.MethodPost, pathCommands+":id/execute/", a.authed(a.execute))
+	rt.Handle(http.MethodPost, pathCommands+"bulk-execute/", a.authed(a.bulkExecute))
+	rt.Handle(http.MethodPost, pathCommands+":id/validate-variables/", a.authed(a.validateVariables))
+	get(pathCommands+":id/variable-choices/", a.authed(a.variableChoices))
 
-	// The toolkit plugin: command logs.
-	// ROUTES:LOGS
-	logs := a.logCRUD()
-	registerResource(logResource)
-	a.handle(rt, http.MethodGet, pathCommandLogs, a.authed(logs.list))
-	// httprouter v1.3.0 panics when a static segment and a parameter share a position for
-	// the same method, so command-logs/statistics/ and command-logs/export/ cannot sit
-	// beside command-logs/:id/. The one :id route dispatches those names here; they are
-	// recorded as routes of their own for the schema. Logs are read-only: the router
-	// answers 405 to any other method on these paths.
-	logStatic := map[string]handlerFunc{"statistics": logs.statistics, "export": logs.export}
-	a.handle(rt, http.MethodGet, pathCommandLogs+":id/", a.authed(func(w http.ResponseWriter, r *http.Request) error {
-		if h, ok := logStatic[param(r, "id")]; ok {
-			observe.SetRoute(r, pathCommandLogs+param(r, "id")+"/")
-			return h(w, r)
-		}
-		return logs.detail(w, r)
-	}))
-	for _, name := range []string{"export", "statistics"} {
-		a.routeList = append(a.routeList, [2]string{http.MethodGet, pathCommandLogs + name + "/"})
+	// The toolkit plugin: command logs (read-only), their statistics and export.
+	a.resource(rt, logResource)
+	get(pathCommandLogs+"statistics/", a.authed(a.logStatistics))
+	get(pathCommandLogs+"export/", a.authed(a.logExport))
+
+	// Parsing without a device (template authors, tests).
+	rt.Handle(http.MethodPost, pathParse, a.authed(a.parseOutput))
+
+	// The schema and its readers.
+	a.public(rt, http.MethodGet, "/api/schema/", a.serveSchema)
+	a.public(rt, http.MethodGet, "/api/docs/", a.docsPage)
+	a.public(rt, http.MethodGet, "/api/docs/:file", a.docsAsset)
+	a.public(rt, http.MethodGet, "/api/redoc/", a.redocPage)
+	a.public(rt, http.MethodGet, "/api/redoc/:file", a.redocAsset)
+
+	// The web interface.
+	if a.UI != nil {
+		a.UI(rt)
 	}
+}
 
-	// Execution (execute, bulk-execute, variable-choices, validate-variables).
-	// ROUTES:EXEC
-	// httprouter v1.3.0 panics when a static segment and a parameter share a position for
-	// the same method: POST commands/bulk-execute/ cannot sit beside POST
-	// commands/:id/execute/. One POST commands/:id/ route dispatches "bulk-execute"
-	// (no other POST exists there; anything else is a 405). It is recorded as its own
-	// route for the schema.
-	a.handle(rt, http.MethodPost, pathCommands+":id/execute/", a.authed(a.execute))
-	a.handle(rt, http.MethodPost, pathCommands+":id/validate-variables/", a.authed(a.validateVariables))
-	a.handle(rt, http.MethodGet, pathCommands+":id/variable-choices/", a.authed(a.variableChoices))
-	rt.Handler(http.MethodPost, pathCommands+":id/", a.authed(func(w http.ResponseWriter, r *http.Request) error {
-		if param(r, "id") == "bulk-execute" {
-			observe.SetRoute(r, pathCommands+"bulk-execute/")
-			return a.bulkExecute(w, r)
-		}
-		return errMethod()
-	}))
-	a.routeList = append(a.routeList, [2]string{http.MethodPost, pathCommands + "bulk-execute/"})
-
-	// Schema and API readers.
-	// ROUTES:SCHEMA
-	a.handle(rt, http.MethodGet, "/api/schema/", a.public(a.serveSchema))
-	a.handle(rt, http.MethodGet, "/api/docs/", a.public(a.docsPage))
-	a.handle(rt, http.MethodGet, "/api/docs/:file", a.public(a.docsAsset))
-	a.handle(rt, http.MethodGet, "/api/redoc/", a.public(a.redocPage))
-	a.handle(rt, http.MethodGet, "/api/redoc/:file", a.public(a.redocAsset))
+// public routes method and path to a handler that needs no authentication, and
+// records it so for the schema.
+func (a *API) public(rt *web.Router, method, path string, h web.HandlerFunc) {
+	a.publicPaths[path] = true
+	rt.Handle(method, path, h)
 }
 
 // crudSet is the handlers of a NetBox-style resource: the single-object ones and the
 // bulk ones on the list path (bulkwrite.go); nil ones are not routed.
 type crudSet struct {
-	list, detail, create, put, patch, del handlerFunc
-	bulkPut, bulkPatch, bulkDel           handlerFunc
+	list, detail, create, put, patch, del web.HandlerFunc
+	bulkPut, bulkPatch, bulkDel           web.HandlerFunc
 }
 
 // crudOf builds the standard handlers of a resource from its loader, renderer and writer.
@@ -163,15 +172,15 @@ func crudOf[T any](a *API, res *Resource, wr Writer, load Loader[T], id IDOf[T],
 var resources []*Resource
 
 // resource routes a resource served wholly from its declaration and hooks.
-func (a *API) resource(rt *httprouter.Router, res *Resource) { a.crud(rt, res, a.declared(res)) }
+func (a *API) resource(rt *web.Router, res *Resource) { a.crud(rt, res, a.declared(res)) }
 
 // crud routes a resource at its list path (list, create, and the bulk writes) and its
 // detail path; OPTIONS on either describes its fields (metadata.go).
-func (a *API) crud(rt *httprouter.Router, res *Resource, c crudSet) {
+func (a *API) crud(rt *web.Router, res *Resource, c crudSet) {
 	registerResource(res)
 	for _, h := range []struct {
 		method, path string
-		fn           handlerFunc
+		fn           web.HandlerFunc
 	}{
 		{http.MethodOptions, res.Path, a.metadata(res, http.MethodPost)},
 		{http.MethodOptions, res.Path + ":id/", a.metadata(res, http.MethodPut)},
@@ -186,16 +195,9 @@ func (a *API) crud(rt *httprouter.Router, res *Resource, c crudSet) {
 		{http.MethodDelete, res.Path + ":id/", c.del},
 	} {
 		if h.fn != nil {
-			a.handle(rt, h.method, h.path, a.authed(h.fn))
+			rt.Handle(h.method, h.path, a.authed(h.fn))
 		}
 	}
-}
-
-// handle registers a route and records it, so the schema test can check that every
-// route is documented.
-func (a *API) handle(rt *httprouter.Router, method, path string, h http.Handler) {
-	a.routeList = append(a.routeList, [2]string{method, path})
-	rt.Handler(method, path, observe.Route(path, h))
 }
 
 func registerResource(res *Resource) {
@@ -227,32 +229,34 @@ func stamp(t time.Time) any {
 
 // index answers /api/ with its sections, as NetBox does.
 func (a *API) index(w http.ResponseWriter, r *http.Request) error {
-	httpjson.Write(w, http.StatusOK, map[string]string{
-		"dcim": absURL(r, "/api/dcim/"), "extras": absURL(r, "/api/extras/"), "ipam": absURL(r, "/api/ipam/"),
-		"plugins": absURL(r, "/api/plugins/"), "status": absURL(r, "/api/status/"), "users": absURL(r, "/api/users/"),
+	web.Write(w, http.StatusOK, map[string]string{
+		"dcim": web.URL(r, "/api/dcim/"), "extras": web.URL(r, "/api/extras/"), "ipam": web.URL(r, "/api/ipam/"),
+		"plugins": web.URL(r, "/api/plugins/"), "status": web.URL(r, "/api/status/"), "users": web.URL(r, "/api/users/"),
+		"tenancy": web.URL(r, "/api/tenancy/"), "virtualization": web.URL(r, "/api/virtualization/"),
 	})
 	return nil
 }
 
 // apiSections are the browsable section roots under /api/.
-var apiSections = []string{"/api/dcim/", "/api/ipam/", "/api/extras/", "/api/users/", "/api/plugins/", "/api/plugins/toolkit/"}
+var apiSections = []string{"/api/dcim/", "/api/ipam/", "/api/extras/", "/api/tenancy/", "/api/users/",
+	"/api/virtualization/", "/api/plugins/", "/api/plugins/toolkit/"}
 
 // sectionIndex answers a section root with the endpoints directly under it, as NetBox's
 // browsable API does; the list is read from the routes themselves.
-func (a *API) sectionIndex(section string) handlerFunc {
+func (a *API) sectionIndex(section string) web.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		out := map[string]string{}
-		for _, rt := range a.routeList {
-			rest, ok := strings.CutPrefix(rt[1], section)
-			if !ok || rest == "" || rt[0] != http.MethodGet {
+		for _, rt := range a.router.Routes() {
+			rest, ok := strings.CutPrefix(rt.Path, section)
+			if !ok || rest == "" || rt.Method != http.MethodGet {
 				continue
 			}
 			name, _, _ := strings.Cut(rest, "/")
 			if name != "" && !strings.HasPrefix(name, ":") {
-				out[name] = absURL(r, section+name+"/")
+				out[name] = web.URL(r, section+name+"/")
 			}
 		}
-		httpjson.Write(w, http.StatusOK, out)
+		web.Write(w, http.StatusOK, out)
 		return nil
 	}
 }
@@ -273,6 +277,6 @@ func (a *API) status(w http.ResponseWriter, r *http.Request) error {
 			body[k] = v
 		}
 	}
-	httpjson.Write(w, http.StatusOK, body)
+	web.Write(w, http.StatusOK, body)
 	return nil
 }

@@ -8,13 +8,13 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"fieldkit/handlers/httpjson"
+	"fieldkit/web"
 )
 
 // The OpenAPI document is built at request time from what is routed: every Resource
-// routed through a.crud (its list, detail and write operations, only those in
-// a.routeList) and every entry of opDocs (schema_ops.go) whose route is in a.routeList.
-// A route added without either fails TestSchemaCoversEveryRoute.
+// routed through a.crud (its list, detail and write operations, only those routed) and
+// every entry of opDocs (schema_ops.go) that is routed. An API route added without
+// either fails TestRouteTable.
 //
 // FieldDoc conventions: Ref (for Type "object") and Items (for Type "array") name either
 // a primitive type, a schema of opSchemas(), or a resource Name. A resource name is a
@@ -22,10 +22,6 @@ import (
 
 // obj is a JSON object of the document.
 type obj = map[string]any
-
-// publicPaths are served without authentication.
-var publicPaths = map[string]bool{"/api/": true, "/api/status/": true, "/api/schema/": true, "/api/docs/": true, "/api/redoc/": true,
-	"/api/dcim/": true, "/api/ipam/": true, "/api/extras/": true, "/api/users/": true, "/api/plugins/": true, "/api/plugins/toolkit/": true}
 
 // serveSchema answers /api/schema/: JSON by default, YAML with ?format=yaml.
 func (a *API) serveSchema(w http.ResponseWriter, r *http.Request) error {
@@ -57,7 +53,7 @@ func (a *API) serveSchema(w http.ResponseWriter, r *http.Request) error {
 		_, err = w.Write(buf.Bytes())
 		return err
 	default:
-		return httpjson.BadRequest("format", "Unknown format '"+f+"': use json or yaml.")
+		return web.BadRequest("format", "Unknown format '"+f+"': use json or yaml.")
 	}
 }
 
@@ -69,7 +65,7 @@ func (a *API) openAPI() obj {
 		a.resourcePaths(paths, schemas, res)
 	}
 	for _, op := range opDocs {
-		if a.opRouted(op) {
+		if a.routed(op.Method, op.Path) {
 			a.addOp(paths, schemas, op)
 		}
 	}
@@ -99,15 +95,8 @@ func (a *API) openAPI() obj {
 	}
 }
 
-// routed reports whether method and path (httprouter syntax) are in the route list.
-func (a *API) routed(method, path string) bool {
-	for _, r := range a.routeList {
-		if r[0] == method && r[1] == path {
-			return true
-		}
-	}
-	return false
-}
+// routed reports whether method and path (httprouter syntax) are routed.
+func (a *API) routed(method, path string) bool { return a.router.Routed(method, path) }
 
 // routedResources are the registered resources this API routes, in registration order.
 func (a *API) routedResources() []*Resource {
@@ -195,7 +184,7 @@ func (a *API) put(paths obj, op operation) {
 		o["parameters"] = op.params
 	}
 	resp := obj{op.okStatus: op.ok, "500": respRef("ServerError")}
-	if !publicPaths[op.path] {
+	if !a.publicPaths[op.path] {
 		resp["401"], resp["403"] = respRef("Unauthorized"), respRef("Forbidden")
 	} else {
 		o["security"] = []any{}

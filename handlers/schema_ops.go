@@ -1,13 +1,16 @@
 package handlers
 
-import "net/http"
+import (
+	"net/http"
+	"strings"
+
+	"fieldkit/store"
+)
 
 // opDoc documents one endpoint that is not plain CRUD. Path is in httprouter syntax as
-// routed. Via, when set, is the parameter route that serves Path by dispatching on the
-// parameter (httprouter cannot route a static segment beside a parameter): the
-// operation is documented at Path, and Via is not documented on its own account.
+// routed.
 type opDoc struct {
-	Method, Path, Via string
+	Method, Path      string
 	ID, Summary, Desc string
 	Query             []any  // query parameters
 	FiltersOf         string // also every list filter of the resource at this path
@@ -28,12 +31,41 @@ var opDocs = []opDoc{
 		Desc: "The endpoints of the section with their URLs.", OK: jsonResponse("The endpoints.", ref("SectionIndex"))},
 	{Method: http.MethodGet, Path: "/api/extras/", ID: "extras_root", Summary: "extras section index",
 		Desc: "The endpoints of the section with their URLs.", OK: jsonResponse("The endpoints.", ref("SectionIndex"))},
+	{Method: http.MethodGet, Path: "/api/tenancy/", ID: "tenancy_root", Summary: "tenancy section index",
+		Desc: "The endpoints of the section with their URLs.", OK: jsonResponse("The endpoints.", ref("SectionIndex"))},
+	{Method: http.MethodGet, Path: "/api/virtualization/", ID: "virtualization_root", Summary: "virtualization section index",
+		Desc: "The endpoints of the section with their URLs.", OK: jsonResponse("The endpoints.", ref("SectionIndex"))},
 	{Method: http.MethodGet, Path: "/api/users/", ID: "users_root", Summary: "users section index",
 		Desc: "The endpoints of the section with their URLs.", OK: jsonResponse("The endpoints.", ref("SectionIndex"))},
 	{Method: http.MethodGet, Path: "/api/plugins/", ID: "plugins_root", Summary: "plugins index",
 		Desc: "The installed plugins with their URLs.", OK: jsonResponse("The plugins.", ref("SectionIndex"))},
 	{Method: http.MethodGet, Path: "/api/plugins/toolkit/", ID: "toolkit_root", Summary: "toolkit plugin index",
 		Desc: "The toolkit plugin's endpoints with their URLs.", OK: jsonResponse("The endpoints.", ref("SectionIndex"))},
+	{Method: http.MethodPost, Path: pathImport, ID: "plugins_toolkit_import_create", Summary: "Import inventory objects from a file",
+		Desc: "NetBox's bulk import formats: CSV with a header row of field names, or a YAML or JSON list of objects " +
+			"(`type` names their object type, else the file name does: devices.csv), or a mapping of object types to lists. " +
+			"References name objects as a person does (a site by name or slug, a device by name, an interface by its " +
+			"device and name, a VLAN by VID); a record naming an existing object updates it. Devices take `mgmt_ip` " +
+			"and `ssh_port`; addresses `device`, `interface` and `is_primary`; `cf_<name>` columns are custom fields. " +
+			"All or nothing: a 400 lists every problem by row and column. `dry_run` reports what would be done. " +
+			"Needs add (and change, for updates) on each object type written.",
+		Body: ref("ImportRequest"), OK: jsonResponse("What was imported, or would be.", ref("ImportReport"))},
+	{Method: http.MethodPost, Path: pathInventorySync, ID: "plugins_toolkit_inventory_sync_create", Summary: "Sync the inventory from NetBox now",
+		Desc: "Fetches the devices the configured filter selects (inventory.netbox_filter) from the configured NetBox, with " +
+			"their sites, platforms, interfaces, IP addresses, VLANs and tags, and applies them in one transaction. " +
+			"An interrupted fetch resumes at the next sync. 400 when no NetBox is configured, 409 when a sync runs, " +
+			"502 with the reason when NetBox refused or the data could not be applied (nothing changed). Needs add and " +
+			"change on every device.",
+		OK: jsonResponse("What the sync did.", ref("SyncReport"))},
+	{Method: http.MethodGet, Path: pathInventorySync, ID: "plugins_toolkit_inventory_sync_retrieve", Summary: "NetBox sync status",
+		Desc: "Whether a NetBox is configured (its URL and filter, never the token), what a sync is doing now and the last " +
+			"five runs. Needs view on devices.",
+		OK: jsonResponse("The status.", ref("SyncStatus"))},
+	{Method: http.MethodPost, Path: pathProvision, ID: "users_tokens_provision_create", Summary: "Provision a token with a password",
+		Desc: "No authentication: a username and password buy a new API token of that user (pynetbox's create_token). " +
+			"The response is the only one that shows the key. A wrong username or password is a 401, counted by the " +
+			"web login's throttle (429 with Retry-After after repeated failures).",
+		Body: ref("TokenProvisionRequest"), OKStatus: "201", OK: jsonResponse("The token, with its key.", ref("Token"))},
 	{Method: http.MethodGet, Path: "/api/status/", ID: "status_retrieve", Summary: "Service status",
 		Desc: "Versions, uptime and object counts. No authentication needed.",
 		OK:   jsonResponse("The status.", ref("Status"))},
@@ -47,7 +79,8 @@ var opDocs = []opDoc{
 	{Method: http.MethodDelete, Path: pathDevices + ":id/host-key/", ID: "dcim_devices_host_key_destroy",
 		Summary: "Forget a device's SSH host key",
 		Desc: "Clears the host key trusted on first use (after a device was replaced or re-keyed), so the next " +
-			"connection trusts the key it is shown. Needs change permission on the device.",
+			"connection trusts the key it is shown. Needs the clear_host_key action on the device (or a superuser): " +
+			"editing a device is not enough, since a changed key may be an impostor's.",
 		OK: obj{"description": "Cleared; no body."}, OKStatus: "204"},
 	{Method: http.MethodPost, Path: pathCommands + ":id/execute/", ID: "plugins_toolkit_commands_execute_create",
 		Summary: "Execute a command on one device",
@@ -56,7 +89,7 @@ var opDocs = []opDoc{
 			"credential token (400), the variables (400), the device's rate limit (429). Once the device was contacted " +
 			"or tried the answer is 200 and the outcome is in `success`; a command log entry is written.",
 		Body: ref("ExecuteRequest"), OK: jsonResponse("The execution result.", ref("ExecuteResult")), RateLimited: true},
-	{Method: http.MethodPost, Path: pathCommands + "bulk-execute/", Via: pathCommands + ":id/",
+	{Method: http.MethodPost, Path: pathCommands + "bulk-execute/",
 		ID: "plugins_toolkit_commands_bulk_execute_create", Summary: "Execute commands on several devices",
 		Desc: "Runs the executions concurrently (same device and credentials: in order, over one session) and answers " +
 			"200 with one result per execution in request order. Permissions, variables, credentials and the rate " +
@@ -71,10 +104,19 @@ var opDocs = []opDoc{
 		Summary: "Validate variables without executing",
 		Desc:    "Runs the checks execute would (except credentials and the rate limit) and renders the command. Nothing is sent to the device; no log is written.",
 		Body:    ref("ValidateVariablesRequest"), OK: jsonResponse("The variables are valid.", ref("ValidateVariablesResponse"))},
-	{Method: http.MethodGet, Path: pathCommandLogs + "statistics/", Via: pathCommandLogs + ":id/",
+	{Method: http.MethodPost, Path: pathParse, ID: "plugins_toolkit_parse_create",
+		Summary: "Parse an output without a device",
+		Desc: "For template authors and tests. Needs view permission on commands. `platform` names a platform of the " +
+			"inventory (its slug, else its name: its slug, name and driver select the template exactly as an execution on " +
+			"one of its devices does) or is read as an ntc platform name. The answer is 200 with the `parsed_output` an " +
+			"execution would give, whether or not a template matched. With `template`, that text is compiled and run " +
+			"instead (at most 65,536 characters, 5 s); `parsed_output.template` is then `request`, and a template that " +
+			"does not compile is a 400 on `template`.",
+		Body: ref("ParseRequest"), OK: jsonResponse("The parsed output.", ref("ParseResponse"))},
+	{Method: http.MethodGet, Path: pathCommandLogs + "statistics/",
 		ID: "plugins_toolkit_command_logs_statistics_retrieve", Summary: "Command log statistics",
 		Desc: "Over the logs the user may view.", OK: jsonResponse("The statistics.", ref("CommandLogStatistics"))},
-	{Method: http.MethodGet, Path: pathCommandLogs + "export/", Via: pathCommandLogs + ":id/",
+	{Method: http.MethodGet, Path: pathCommandLogs + "export/",
 		ID: "plugins_toolkit_command_logs_export_retrieve", Summary: "Export command logs",
 		Desc: "Streams every matching log (no page limit) as JSON or as a CSV download. Every filter of the log list applies.",
 		Query: []any{
@@ -87,33 +129,9 @@ var opDocs = []opDoc{
 		FiltersOf: pathCommandLogs,
 		OK: obj{"description": "The logs.", "content": obj{
 			"application/json": obj{"schema": ref("CommandLogExport")},
-			"text/csv": obj{"schema": obj{"type": "string", "description": "RFC 4180 with header id,created,username,device_id,device," +
-				"command_id,command,command_type,success,execution_duration,error_message[,output]."}},
+			"text/csv":         obj{"schema": obj{"type": "string", "description": csvExportDoc()}},
 		}, "headers": obj{"Content-Disposition": obj{"description": "With format=csv: attachment; filename=\"command-logs-<date>.csv\"",
 			"schema": obj{"type": "string"}}}}},
-}
-
-// opRouted reports whether op is served: recorded at its own path (a dispatched path
-// is recorded beside its parameter route, see routes.go), or its Via is routed and can
-// only be the dispatcher (no CRUD operation has that method and path).
-func (a *API) opRouted(op opDoc) bool {
-	if a.routed(op.Method, op.Path) {
-		return true
-	}
-	return op.Via != "" && a.routed(op.Method, op.Via) && !isCRUDRoute(op.Method, op.Via)
-}
-
-// isCRUDRoute reports whether a route is one a.crud registers for some resource.
-func isCRUDRoute(method, path string) bool {
-	for _, res := range resources {
-		switch {
-		case path == res.Path:
-			return true // list, create and the bulk writes
-		case path == res.Path+":id/" && method != http.MethodPost:
-			return true
-		}
-	}
-	return false
 }
 
 func (a *API) addOp(paths, schemas obj, op opDoc) {
@@ -157,4 +175,11 @@ func errorResponses() obj {
 		"RateLimited":     limited,
 		"ServerError":     jsonResponse("Internal error; quote the request_id (also in X-Request-ID) when reporting it.", ref("ServerError")),
 	}
+}
+
+// csvExportDoc describes the CSV export's header, from the declaration.
+func csvExportDoc() string {
+	always, all := store.ExportHeader(store.CommandLogs, false), store.ExportHeader(store.CommandLogs, true)
+	return "RFC 4180 with header " + strings.Join(always, ",") + "; include_output=true adds " +
+		strings.Join(all[len(always):], ",") + "."
 }

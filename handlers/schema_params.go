@@ -1,6 +1,8 @@
 package handlers
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -61,7 +63,7 @@ func filterParams(res *Resource) []any {
 			out = append(out, queryParam(name, desc, schema, false))
 		}
 	}
-	for _, name := range sortedKeys(filters) {
+	for _, name := range slices.Sorted(maps.Keys(filters)) {
 		f := filters[name]
 		kind, relation := filterKind(m, f)
 		item := kindSchema(kind)
@@ -123,7 +125,7 @@ func listParamsOf(res *Resource) []any {
 	m := res.Model
 	var enum []any
 	sortable := m.Sortable()
-	for _, k := range sortedKeys(sortable) {
+	for _, k := range slices.Sorted(maps.Keys(sortable)) {
 		enum = append(enum, k, "-"+k)
 	}
 	p := queryParam("ordering", "Comma-separated fields to sort by; prefix a field with '-' for descending order. Default: "+

@@ -2,6 +2,10 @@ package handlers
 
 import (
 	"encoding/json"
+	"fieldkit/ui"
+	"fmt"
+	"log/slog"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,7 +53,7 @@ func TestSchemaDocument(t *testing.T) {
 			resp := op["responses"].(map[string]any)
 			_, explicit := op["security"]
 			switch {
-			case publicPaths[strings.ReplaceAll(p, "{id}", ":id")]:
+			case e.api.publicPaths[strings.ReplaceAll(p, "{id}", ":id")]:
 				if sec, _ := op["security"].([]any); !explicit || len(sec) != 0 {
 					t.Errorf("%s is public but not marked security: []", where)
 				}
@@ -71,55 +75,43 @@ func TestSchemaDocument(t *testing.T) {
 	}
 }
 
-// TestSchemaCoversEveryRoute fails when a route is added without documentation: every
-// routed (method, path) but the readers' pages is an operation of the schema, and every
-// operation is routed.
-func TestSchemaCoversEveryRoute(t *testing.T) {
+// TestRouteTable prints the server's route table (the API's and the web interface's,
+// as serve wires them) and holds it to the schema: every API route is an operation of
+// the schema but the readers' pages, every operation is routed, and no route of the web
+// interface is in the schema.
+func TestRouteTable(t *testing.T) {
 	e := newEnv(t)
-	doc := schemaDoc(t, e)
-	paths := doc["paths"].(map[string]any)
-	has := func(method, path string) bool {
-		item, _ := paths[oaPath(path)].(map[string]any)
-		_, ok := item[strings.ToLower(method)]
-		return ok
+	u := ui.New(ui.Options{DB: e.db, Logger: slog.New(slog.DiscardHandler)})
+	api := New(Options{DB: e.db, Logger: slog.New(slog.DiscardHandler), Version: "test", Session: u.Session, UI: u.Routes})
+	r := httptest.NewRecorder()
+	api.ServeHTTP(r, httptest.NewRequest("GET", "/api/schema/", nil))
+	var doc struct{ Paths map[string]map[string]any }
+	if err := json.Unmarshal(r.Body.Bytes(), &doc); err != nil {
+		t.Fatal(err)
 	}
+	documented := func(method, path string) bool { _, ok := doc.Paths[oaPath(path)][strings.ToLower(method)]; return ok }
+	var table strings.Builder
 	routed := map[string]bool{}
-	for _, r := range e.api.routeList {
-		routed[r[0]+" "+oaPath(r[1])] = true
-		if strings.HasPrefix(r[1], "/api/docs/") || strings.HasPrefix(r[1], "/api/redoc/") {
-			continue
-		}
-		if has(r[0], r[1]) {
-			continue
-		}
-		dispatched := false
-		for _, op := range opDocs {
-			if op.Via == r[1] && op.Method == r[0] && has(op.Method, op.Path) {
-				dispatched = true
-			}
-		}
-		if !dispatched {
-			t.Errorf("%s %s is routed but not in the schema: add a Resource with Fields, or an opDocs entry (schema_ops.go)", r[0], r[1])
+	for _, rt := range api.router.Routes() {
+		fmt.Fprintf(&table, "%-7s %s\n", rt.Method, rt.Path)
+		routed[rt.Method+" "+oaPath(rt.Path)] = true
+		switch reader := strings.HasPrefix(rt.Path, "/api/docs/") || strings.HasPrefix(rt.Path, "/api/redoc/"); {
+		case !strings.HasPrefix(rt.Path, "/api/") && documented(rt.Method, rt.Path):
+			t.Errorf("%s %s belongs to the web interface but is in the schema", rt.Method, rt.Path)
+		case strings.HasPrefix(rt.Path, "/api/") && !reader && !documented(rt.Method, rt.Path):
+			t.Errorf("%s %s is routed but not in the schema: add a Resource, or an opDocs entry (schema_ops.go)", rt.Method, rt.Path)
 		}
 	}
-	for _, op := range opDocs {
-		if op.Via != "" && e.api.opRouted(op) {
-			routed[op.Method+" "+oaPath(op.Path)] = true
-			// the parameter route that dispatches is not an operation of its own
-			if !e.api.routed(op.Method, op.Via) || isCRUDRoute(op.Method, op.Via) {
-				continue
-			}
-			if has(op.Method, op.Via) {
-				t.Errorf("%s %s documented: it only dispatches %s", op.Method, oaPath(op.Via), op.Path)
-			}
-		}
-	}
-	for p, item := range paths {
+	t.Logf("route table:\n%s", table.String())
+	for p, item := range doc.Paths {
 		for _, m := range httpMethods {
-			if _, ok := item.(map[string]any)[m]; ok && !routed[strings.ToUpper(m)+" "+p] {
+			if _, ok := item[m]; ok && !routed[strings.ToUpper(m)+" "+p] {
 				t.Errorf("%s %s is documented but not routed", strings.ToUpper(m), p)
 			}
 		}
+	}
+	if !api.router.Routed("GET", "/ui/session") || !api.router.Routed("GET", pathCommandLogs+"export/") {
+		t.Error("the table lacks the web interface's or the API's routes")
 	}
 }
 
@@ -187,7 +179,7 @@ func TestSchemaFromTables(t *testing.T) {
 	schema := func(name string) string { return string(d.Components.Schemas[name]) }
 	for _, c := range []struct{ schema, want string }{
 		{"Command", `"platforms":{"description":"the platforms the command is written for","items":{"$ref":"#/components/schemas/BriefPlatform"}`},
-		{"Device", `"status":{"description":"read as {\"value\", \"label\"}","enum":["active","offline","planned","staged","failed"]`},
+		{"Device", `"status":{"description":"read as {\"value\", \"label\"}","enum":["active","offline","planned","staged","failed","inventory","decommissioning"]`},
 		{"WritableDeviceRequest", `"default":"active"`},
 		{"WritableCommandRequest", `"items":{"$ref":"#/components/schemas/WritableCommandVariableRequest"}`},
 		{"WritableCommandRequest", `"oneOf":[{"description":"The id of the Platform.","type":"integer"}`},

@@ -1,5 +1,7 @@
 package handlers
 
+import "fieldkit/store"
+
 // Component schemas of the non-CRUD endpoints and of the error bodies.
 
 func props(required []string, p obj) obj {
@@ -36,8 +38,6 @@ func logRefSchema(what string) obj {
 	})
 }
 
-var variableTypes = []any{"text", "inventory_interface", "inventory_vlan", "inventory_vlan_name", "inventory_ip"}
-
 // opSchemas returns a fresh map of the fixed component schemas; resources add theirs.
 func opSchemas() obj {
 	timeout := obj{"type": "integer", "minimum": 5, "maximum": 300, "default": 30, "description": "Seconds for the whole execution."}
@@ -64,6 +64,7 @@ func opSchemas() obj {
 			"name": tStr, "description": tStr, "renders": obj{"type": "array", "items": tStr}, "parses": obj{"type": "array", "items": tStr},
 			"actions": obj{"type": "object", "description": "POST (on a list) or PUT (on an object): field name to its description.",
 				"additionalProperties": obj{"type": "object", "additionalProperties": ref("FieldMetadata")}},
+			"ordering": described(obj{"type": "array", "items": tStr}, "The names ?ordering= accepts on the list; prefix one with - for descending order."),
 		}),
 		"FieldMetadata": props([]string{"type", "required", "read_only", "label"}, obj{
 			"type":     described(tStr, "string, integer, boolean, datetime, float, json, choice, multiple choice, field (a reference), list or nested object."),
@@ -76,8 +77,9 @@ func opSchemas() obj {
 		"NestedLogCommand": logRefSchema("command"),
 		"NestedLogDevice":  logRefSchema("device"),
 		"IPFamily":         props([]string{"value", "label"}, obj{"value": obj{"type": "integer", "enum": []any{4, 6}}, "label": tStr}),
-		"APIRoot":          props(nil, obj{"dcim": tStr, "extras": tStr, "ipam": tStr, "plugins": tStr, "status": tStr, "users": tStr}),
-		"SectionIndex":     obj{"type": "object", "additionalProperties": tStr, "description": "Endpoint name to its absolute URL."},
+		"APIRoot": props(nil, obj{"dcim": tStr, "extras": tStr, "ipam": tStr, "plugins": tStr, "status": tStr, "users": tStr,
+			"tenancy": tStr, "virtualization": tStr}),
+		"SectionIndex": obj{"type": "object", "additionalProperties": tStr, "description": "Endpoint name to its absolute URL."},
 		"Status": props([]string{"fieldkit-version", "netbox-version", "uptime_seconds"}, obj{
 			"fieldkit-version": tStr, "netbox-version": described(tStr, "The NetBox API version emulated."),
 			"python-version": obj{"type": "string", "nullable": true}, "plugins": obj{"type": "object", "additionalProperties": tStr},
@@ -106,7 +108,7 @@ func opSchemas() obj {
 			"error_message":  described(tStr, "Empty when successful."),
 			"execution_time": described(tNum, "Duration in seconds."),
 			"command": props([]string{"id", "name", "command_type"}, obj{
-				"id": tInt, "name": tStr, "command_type": obj{"type": "string", "enum": []any{"show", "config"}},
+				"id": tInt, "name": tStr, "command_type": obj{"type": "string", "enum": anyStrings(store.ChoiceValues(store.CommandTypes))},
 			}),
 			"device":         props([]string{"id", "name"}, obj{"id": tInt, "name": tStr}),
 			"syntax_error":   ref("SyntaxError"),
@@ -129,6 +131,15 @@ func opSchemas() obj {
 			"error":    described(tStr, "Why parsing failed or was not possible."),
 			"columns":  obj{"type": "array", "items": tStr, "description": "The record keys in the template's column order (data objects carry no order)."},
 		}),
+		"ParseRequest": props([]string{"output"}, obj{
+			"platform": described(obj{"type": "string", "maxLength": maxParsePlatform},
+				"A platform's slug or name, or an ntc platform name (cisco_ios). Required unless template is sent."),
+			"command": described(obj{"type": "string", "maxLength": maxParseCommand},
+				"The command as it would run (abbreviations as the index allows). Required unless template is sent."),
+			"output":   described(tStr, "The device's output to parse; may be empty."),
+			"template": described(obj{"type": "string", "maxLength": MaxTemplateChars}, "A TextFSM template's text to run instead of the lookup."),
+		}),
+		"ParseResponse": props([]string{"parsed_output"}, obj{"parsed_output": ref("ParsedOutput")}),
 		"BulkExecuteRequest": props([]string{"executions"}, obj{
 			"executions": obj{"type": "array", "minItems": 1, "items": ref("BulkExecution"),
 				"description": "At most exec.bulk_max (default 100)."},
@@ -156,13 +167,56 @@ func opSchemas() obj {
 			"variables": obj{"type": "object", "additionalProperties": ref("VariableChoice"), "description": "Keyed by variable name."},
 		}),
 		"VariableChoice": props([]string{"type", "choices", "help_text", "default_value"}, obj{
-			"type": obj{"type": "string", "enum": variableTypes}, "choices": obj{"type": "array", "items": ref("Choice")},
+			"type": obj{"type": "string", "enum": anyStrings(store.VariableTypes)}, "choices": obj{"type": "array", "items": ref("Choice")},
 			"help_text": tStr, "default_value": tStr,
 		}),
 		"Choice": described(props([]string{"value", "display"}, obj{
 			"value": tStr, "display": tStr, "id": tInt,
 			"enabled": described(tBool, "Interfaces."), "name": described(tStr, "VLANs."), "status": described(tStr, "IP addresses."),
 		}), "Interfaces {value, display, id, enabled}; VLANs {value: vid, display: \"vid (name)\", id, name}; IPs {value: ip, display: ip/len, id, status}."),
+		"ImportRequest": props([]string{"data"}, obj{
+			"data":     described(tStr, "The file's text."),
+			"filename": described(tStr, "Its name: the extension tells the format, the stem the object type."),
+			"type": obj{"type": "string", "enum": importKindEnum(),
+				"description": "The object type of a list; default: from the file name."},
+			"format":  obj{"type": "string", "enum": []any{"csv", "yaml", "json"}, "description": "Default: from the name or the content."},
+			"dry_run": described(tBool, "Report what would be done; write nothing."),
+		}),
+		"ImportReport": props([]string{"dry_run", "created", "updated", "unchanged", "types", "rows"}, obj{
+			"dry_run": tBool, "created": tInt, "updated": tInt, "unchanged": tInt,
+			"types": obj{"type": "array", "items": props([]string{"type", "created", "updated", "unchanged", "ignored_columns"}, obj{
+				"type": tStr, "created": tInt, "updated": tInt, "unchanged": tInt,
+				"ignored_columns": described(obj{"type": "array", "items": tStr}, "NetBox columns FieldKit keeps no field for."),
+			})},
+			"rows": obj{"type": "array", "items": props([]string{"type", "action", "display"}, obj{
+				"type": tStr, "row": described(tInt, "CSV row, the header being row 1."), "item": described(tInt, "YAML or JSON list item."),
+				"action": obj{"type": "string", "enum": []any{"create", "update", "unchanged"}},
+				"id":     described(tInt, "The object's id (not on a dry run's creates)."), "display": tStr,
+			})},
+		}),
+		"SyncReport": props([]string{"source", "objects", "warnings"}, obj{
+			"source": described(tStr, "The device list fetched (path and filter)."), "resumed": described(tBool, "It went on from an interrupted sync."),
+			"pages": tInt, "duration_seconds": tNum,
+			"objects": obj{"type": "object", "description": "By object type (devices, interfaces, ip-addresses, vlans, sites, platforms, tags).",
+				"additionalProperties": props(nil, obj{"fetched": tInt, "created": tInt, "updated": tInt, "unchanged": tInt,
+					"deleted": tInt, "kept": described(tInt, "Gone from NetBox but kept, as FieldKit's own, because something here uses them (a device's logs: it is offline).")})},
+			"warnings": obj{"type": "array", "items": tStr},
+		}),
+		"SyncStatus": props([]string{"configured", "running", "runs"}, obj{
+			"configured": tBool, "netbox_url": tStr, "filter": tStr, "running": tBool,
+			"progress": described(tStr, "The running sync's last progress line."), "started": obj{"type": "string", "format": "date-time"},
+			"runs": obj{"type": "array", "items": props([]string{"id", "state"}, obj{
+				"id": tInt, "state": obj{"type": "string", "enum": []any{"fetching", "done", "failed"},
+					"description": "fetching: running, or interrupted and to be resumed."},
+				"phase": tStr, "pages": tInt, "started": obj{"type": "string", "format": "date-time"},
+				"finished": obj{"type": "string", "format": "date-time", "nullable": true}, "error": tStr,
+				"summary": obj{"type": "object", "additionalProperties": true},
+			})},
+		}),
+		"TokenProvisionRequest": props([]string{"username", "password"}, obj{
+			"username": tStr, "password": obj{"type": "string", "writeOnly": true}, "description": tStr,
+			"expires": obj{"type": "string", "format": "date-time", "nullable": true}, "write_enabled": tBool,
+		}),
 		"ValidateVariablesRequest": props([]string{"device_id"}, obj{"device_id": tInt, "variables": vars}),
 		"ValidateVariablesResponse": props([]string{"valid", "command"}, obj{
 			"valid": obj{"type": "boolean", "enum": []any{true}}, "command": described(tStr, "The rendered command."),
@@ -176,14 +230,29 @@ func opSchemas() obj {
 				"error": described(tStr, "First 100 characters of the error message."), "count": tInt})},
 		}),
 		"CommandLogExport": props([]string{"count", "results"}, obj{
-			"count": tInt,
-			"results": obj{"type": "array", "items": props([]string{"id", "command", "device", "username", "success", "created"}, obj{
-				"id":       tInt,
-				"command":  props([]string{"id", "name"}, obj{"id": obj{"type": "integer", "nullable": true}, "name": tStr}),
-				"device":   props([]string{"id", "name"}, obj{"id": obj{"type": "integer", "nullable": true}, "name": tStr}),
-				"username": tStr, "success": tBool, "created": tTime, "execution_duration": tNum, "error_message": tStr,
-				"output": described(tStr, "With include_output=true."),
-			})},
+			"count": tInt, "results": obj{"type": "array", "items": exportItemSchema()},
 		}),
 	}
+}
+
+// exportItemSchema is one log of the JSON export, from the fields the declaration
+// exports: a reference as its id (null once the object is gone) and kept name.
+func exportItemSchema() obj {
+	p, required := obj{}, []string{}
+	for _, f := range store.CommandLogs.Exported(true) {
+		switch {
+		case f.KeptName != "":
+			p[f.Name] = props([]string{"id", "name"}, obj{"id": obj{"type": "integer", "nullable": true}, "name": tStr})
+		case f.Kind == store.KindTime:
+			p[f.Name] = tTime // as stored: RFC 3339, UTC, microseconds
+		default:
+			p[f.Name] = fieldSchema(obj{}, docOf(logResource, f), false)
+		}
+		if f.Export == store.ExportOnRequest {
+			p[f.Name] = described(p[f.Name].(obj), "With include_output=true.")
+			continue
+		}
+		required = append(required, f.Name)
+	}
+	return props(required, p)
 }

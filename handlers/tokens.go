@@ -7,20 +7,54 @@ import (
 	"net/http"
 	"time"
 
-	"fieldkit/handlers/httpjson"
 	"fieldkit/store"
+	"fieldkit/web"
 )
 
 // tokenHooks: a token is the requesting user's unless the write names another, and it
-// expires in the future or never.
+// expires in the future or never. Making a token for another user, or handing one over
+// to another user, gives its key to someone who is not that user: only a superuser may,
+// or a holder of a permission whose constraints name that user explicitly — and never
+// for a superuser unless the writer is one.
 var tokenHooks = hooks{check: checkToken}
 
-func checkToken(ctx context.Context, a *API, f *form, v store.Values, cur store.Row, _ bool) error {
+func checkToken(ctx context.Context, a *API, f *web.Form, v store.Values, cur store.Row, _ bool) error {
 	if _, ok := v["user"]; !ok && cur == nil && !f.Errs.Has("user") {
-		v["user"] = requestUser(ctx).ID
+		v["user"] = web.User(ctx).ID
 	}
 	if t, ok := v["expires"].(time.Time); ok && !t.IsZero() && !t.After(a.DB.Now()) {
 		f.Errs.Add("expires", "Expiration time must be in the future.")
+	}
+	return checkTokenOwner(ctx, a, v, cur)
+}
+
+// checkTokenOwner refuses a token written for another user without the right to.
+func checkTokenOwner(ctx context.Context, a *API, v store.Values, cur store.Row) error {
+	me := web.User(ctx)
+	owner, sent := v["user"].(int64)
+	if !sent || me.IsSuperuser || owner == me.ID {
+		return nil
+	}
+	if prev, _ := cur["user"].(store.Row); prev != nil && prev.ID() == owner {
+		return nil // the owner stays: nobody learns a key
+	}
+	users, err := a.DB.Rows(ctx, store.Users, []int64{owner})
+	if err != nil || len(users) == 0 {
+		return err // an unknown user was reported by the reference's parse
+	}
+	if users[0]["is_superuser"] == true {
+		return web.Forbidden("Only a superuser may create a token for a superuser or give one to a superuser.")
+	}
+	action := "add"
+	if cur != nil {
+		action = "change"
+	}
+	mine, err := a.grantOf(ctx)
+	if err != nil {
+		return err
+	}
+	if name, _ := users[0]["username"].(string); !mine.NamesUser(store.TypeToken, action, owner, name) {
+		return web.Forbidden("Only a superuser may create a token for another user, or a user whose permission's constraints name that user.")
 	}
 	return nil
 }
@@ -35,14 +69,14 @@ func (a *API) createToken(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if !scope.Granted {
-		return errForbidden("")
+		return web.Forbidden("")
 	}
-	body, err := readBody(r)
+	body, err := web.ReadJSON(r)
 	if err != nil {
 		return err
 	}
 	keys := map[int64]string{}
-	wr := Writer{Fields: writableNames(res.Model, true), Create: func(ctx context.Context, f *form, guard store.Scope) (int64, error) {
+	wr := Writer{Fields: writableNames(res.Model, true), Create: func(ctx context.Context, f *web.Form, guard store.Scope) (int64, error) {
 		v, err := a.parseBody(ctx, res, res.Model, f, true, nil)
 		if err != nil {
 			return 0, err
@@ -50,7 +84,7 @@ func (a *API) createToken(w http.ResponseWriter, r *http.Request) error {
 		id, err := a.DB.Create(ctx, res.Model, v, guard)
 		var fe *store.FieldError
 		if errors.As(err, &fe) && errors.Is(err, store.ErrConflict) {
-			return 0, httpjson.BadRequest("key", "A token with this key already exists.")
+			return 0, web.BadRequest("key", "A token with this key already exists.")
 		}
 		keys[id], _ = v["key"].(string)
 		return id, err
@@ -63,7 +97,7 @@ func (a *API) createToken(w http.ResponseWriter, r *http.Request) error {
 	if isList(body) {
 		return bulkCreate(a, w, r, wr, scope, body, a.rows(res), store.Row.ID, render)
 	}
-	f, err := formOf(body, wr.Fields...)
+	f, err := web.FormOf(body, wr.Fields...)
 	if err != nil {
 		return err
 	}
@@ -76,6 +110,6 @@ func (a *API) createToken(w http.ResponseWriter, r *http.Request) error {
 		return errors.Join(err, fmt.Errorf("created token %d vanished", id))
 	}
 	w.Header().Set("Location", res.objURL(r, id))
-	httpjson.Write(w, http.StatusCreated, render(r, rows[0], false))
+	web.Write(w, http.StatusCreated, render(r, rows[0], false))
 	return nil
 }

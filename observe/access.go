@@ -1,7 +1,7 @@
 // Package observe makes the server visible to operators: one access-log line per
 // request, security events at warn with their reason, and the Prometheus metrics served
-// at /metrics. Handlers name the route pattern and the authenticated user of a request
-// through SetRoute and SetUser; everything else is read from the response.
+// at /metrics. The router names the route pattern of a request (Route) and the
+// authentication its user (SetUser); everything else is read from the response.
 package observe
 
 import (
@@ -28,13 +28,6 @@ type ctxKey struct{}
 func noteOf(r *http.Request) *note {
 	n, _ := r.Context().Value(ctxKey{}).(*note)
 	return n
-}
-
-// SetRoute records the route pattern that matched (httprouter's ":id" written "{id}").
-func SetRoute(r *http.Request, pattern string) {
-	if n := noteOf(r); n != nil {
-		n.route = Pattern(pattern)
-	}
 }
 
 // SetUser records the authenticated username of the request.

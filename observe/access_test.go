@@ -62,13 +62,12 @@ func TestAccessReasons(t *testing.T) {
 	}
 	for _, c := range cases {
 		logs.Reset()
-		h := Access(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			SetRoute(r, "/api/x/:id/")
+		h := Access(Route("/api/x/:id/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			SetUser(r, "alice")
 			w.WriteHeader(c.status)
 			w.Write([]byte(c.body))
 			http.NewResponseController(w).Flush()
-		}), log, nil)
+		})), log, nil)
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/x/7/?token=t0p", nil))
 		out := logs.String()
@@ -83,10 +82,9 @@ func TestAccessReasons(t *testing.T) {
 
 // BenchmarkAccess is the cost the access log and the request metrics add to a request.
 func BenchmarkAccess(b *testing.B) {
-	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		SetRoute(r, "/api/dcim/devices/:id/")
+	ok := Route("/api/dcim/devices/:id/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(`{"id":1}`))
-	})
+	}))
 	req := httptest.NewRequest("GET", "/api/dcim/devices/1/?brief=true", nil)
 	for _, bc := range []struct {
 		name string

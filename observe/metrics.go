@@ -140,6 +140,38 @@ func (m *Metrics) BulkPending(delta int) {
 	}
 }
 
+// PoolStats is what the SSH session pool holds and has done.
+type PoolStats struct {
+	Open, Idle               int
+	Logins, Reuses, Replaced uint64
+}
+
+// SessionPool reports the SSH session pool, read at each scrape: sessions open and idle,
+// and how many executions logged in against how many reused a kept session.
+func (m *Metrics) SessionPool(stats func() PoolStats) {
+	if m == nil {
+		return
+	}
+	gauge := func(name, help string, v func(PoolStats) float64) prometheus.Collector {
+		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, func() float64 { return v(stats()) })
+	}
+	counter := func(name, help string, v func(PoolStats) float64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, func() float64 { return v(stats()) })
+	}
+	m.reg.MustRegister(
+		gauge("fieldkit_ssh_sessions_open", "SSH sessions open to devices, in use or idle.",
+			func(s PoolStats) float64 { return float64(s.Open) }),
+		gauge("fieldkit_ssh_sessions_idle", "SSH sessions kept open unused for the next execution.",
+			func(s PoolStats) float64 { return float64(s.Idle) }),
+		counter("fieldkit_ssh_logins_total", "SSH sessions opened (logins) for executions.",
+			func(s PoolStats) float64 { return float64(s.Logins) }),
+		counter("fieldkit_ssh_session_reuses_total", "Executions (or bulk groups) that ran on a kept session instead of logging in.",
+			func(s PoolStats) float64 { return float64(s.Reuses) }),
+		counter("fieldkit_ssh_sessions_replaced_total", "Kept sessions found dead when used and replaced by a fresh login.",
+			func(s PoolStats) float64 { return float64(s.Replaced) }),
+	)
+}
+
 // promauto registers collectors as they are made.
 type promauto struct{ reg *prometheus.Registry }
 

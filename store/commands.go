@@ -46,8 +46,25 @@ var CommandVariables = declare(&Model{
 		{Name: "required", Column: "required", Kind: KindBool, Default: true},
 		{Name: "help_text", Column: "help_text", Kind: KindString},
 		{Name: "default_value", Column: "default_value", Kind: KindString, Doc: "empty string when none"},
+		{Name: "pattern", Column: "pattern", Kind: KindString, MaxLen: 500, Check: checkVariablePattern,
+			Label: "Pattern",
+			Doc: "a regular expression (Go syntax) the whole value must match, e.g. [0-9]{1,4}; empty: none, and then " +
+				"characters that chain, pipe, redirect or substitute commands on the device's platform " +
+				"(at least | ; & ` $ < > and backslash) are refused"},
 	},
 })
+
+// VariablePattern compiles a variable's pattern so that it must match the whole value.
+func VariablePattern(p string) (*regexp.Regexp, error) {
+	return regexp.Compile(`^(?:` + p + `)$`)
+}
+
+func checkVariablePattern(v any) (any, error) {
+	if _, err := VariablePattern(v.(string)); err != nil {
+		return nil, problemf("Enter a valid regular expression: %v.", err)
+	}
+	return v, nil
+}
 
 // commandDisplay is "name (p1, p2, p3 +N more)" when the platforms are loaded.
 func commandDisplay(r Row) string {
@@ -80,26 +97,51 @@ type CommandVariable struct {
 	Name, DisplayName, VariableType string
 	Required                        bool
 	HelpText, DefaultValue          string
+	Pattern                         string // "" when none
 }
 
-// LoadCommands loads commands for execution, by id.
+// LoadCommands loads commands for execution, by id, in the order given (missing ones
+// left out). Every execution loads its command, so this reads the three tables directly
+// rather than through the declaration's full rows.
 func (db *DB) LoadCommands(ctx context.Context, ids []int64) ([]Command, error) {
-	rows, err := db.Rows(ctx, Commands, ids)
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	rows, err := db.r.QueryContext(ctx, `SELECT id, name, command, command_type FROM commands WHERE id IN (`+
+		placeholders(len(ids))+`)`, int64Args(ids)...)
+	if err != nil {
+		return nil, fmt.Errorf("store: commands: %w", err)
+	}
+	defer rows.Close()
+	byID := map[int64]*Command{}
+	for rows.Next() {
+		var c Command
+		if err := rows.Scan(&c.ID, &c.Name, &c.Command, &c.CommandType); err != nil {
+			return nil, fmt.Errorf("store: commands: %w", err)
+		}
+		byID[c.ID] = &c
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: commands: %w", err)
+	}
+	platforms, err := db.links(ctx, "command_platforms", "command_id", "platform_id", ids)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Command, len(rows))
-	for i, r := range rows {
-		c := Command{ID: r.ID(), Name: r["name"].(string), Command: r["command"].(string), CommandType: r["command_type"].(string)}
-		for _, p := range r["platforms"].([]Row) {
-			c.PlatformIDs = append(c.PlatformIDs, p.ID())
+	vars, err := grouped(ctx, db, "command variables", `SELECT command_id, name, display_name, variable_type, required,
+		help_text, default_value, pattern FROM command_variables WHERE command_id IN (`+placeholders(len(ids))+`)
+		ORDER BY command_id, position, id`, int64Args(ids), func(v *CommandVariable) []any {
+		return []any{&v.Name, &v.DisplayName, &v.VariableType, &v.Required, &v.HelpText, &v.DefaultValue, &v.Pattern}
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Command, 0, len(byID))
+	for _, id := range ids {
+		if c, ok := byID[id]; ok {
+			c.PlatformIDs, c.Variables = platforms[id], vars[id]
+			out = append(out, *c)
 		}
-		for _, v := range r["variables"].([]Row) {
-			c.Variables = append(c.Variables, CommandVariable{Name: v["name"].(string), DisplayName: v["display_name"].(string),
-				VariableType: v["variable_type"].(string), Required: v["required"].(bool),
-				HelpText: v["help_text"].(string), DefaultValue: v["default_value"].(string)})
-		}
-		out[i] = c
 	}
 	return out, nil
 }

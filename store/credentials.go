@@ -110,9 +110,12 @@ type CredentialInput struct {
 	IsActive                           *bool
 }
 
-// Secret is what an execution needs from a credential set.
+// Secret is what an execution needs from a credential set. Version changes with every
+// change of the set that matters to a login (secrets, username, enable mode, activation,
+// token): sessions kept open for the set are kept per version.
 type Secret struct {
-	SetID, OwnerID                     int64
+	SetID, OwnerID, Version            int64
+	LastUsed                           time.Time // zero: never
 	IsActive                           bool
 	PlatformIDs                        []int64
 	Username, EnableMode               string
@@ -152,7 +155,7 @@ func (db *DB) CreateCredentialSet(ctx context.Context, kr *Keyring, ownerID int6
 			token_hash, token_prefix, is_active, created, last_updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			ownerID, deref(in.Name), deref(in.Description), deref(in.Username), deref(in.EnableMode), HashKey(token), token[:12], active, now, now)
 		if err != nil {
-			return constraintErr(err, "credential set")
+			return setConflict(constraintErr(err, "credential set"))
 		}
 		id, _ = res.LastInsertId()
 		if err := writeSecrets(ctx, tx, kr, id, in); err != nil {
@@ -196,7 +199,7 @@ func (db *DB) UpdateCredentialSet(ctx context.Context, kr *Keyring, ownerID, id 
 			set.Val("is_active", *in.IsActive)
 		}
 		if err := set.Apply(ctx, tx, "credential_sets", id, db.now()); err != nil {
-			return constraintErr(err, "credential set")
+			return setConflict(constraintErr(err, "credential set"))
 		}
 		if err := writeSecrets(ctx, tx, kr, id, in); err != nil {
 			return err
@@ -311,20 +314,27 @@ func (db *DB) CredentialByToken(ctx context.Context, kr *Keyring, token string) 
 	}
 	var s Secret
 	var pw, en, pk []byte
-	err := db.r.QueryRowContext(ctx, `SELECT id, owner_id, is_active, username, enable_mode, password_enc, enable_secret_enc, private_key_enc
-		FROM credential_sets WHERE token_hash = ?`, HashKey(token)).Scan(&s.SetID, &s.OwnerID, &s.IsActive, &s.Username, &s.EnableMode, &pw, &en, &pk)
+	var lastUsed sql.NullString
+	err := db.r.QueryRowContext(ctx, `SELECT id, owner_id, is_active, version, username, enable_mode, password_enc, enable_secret_enc, private_key_enc,
+		last_used FROM credential_sets WHERE token_hash = ?`, HashKey(token)).Scan(&s.SetID, &s.OwnerID, &s.IsActive, &s.Version, &s.Username, &s.EnableMode, &pw, &en, &pk, &lastUsed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Secret{}, fmt.Errorf("credential token: %w", ErrNotFound)
 	}
 	if err != nil {
 		return Secret{}, fmt.Errorf("store: credential token: %w", err)
 	}
+	s.LastUsed = ParseStamp(lastUsed.String)
 	return db.openSecret(ctx, kr, s, pw, en, pk)
 }
 
-// TouchCredentialSet records that a set was used.
-func (db *DB) TouchCredentialSet(ctx context.Context, id int64) error {
-	_, err := db.execer(ctx).ExecContext(ctx, `UPDATE credential_sets SET last_used = ? WHERE id = ?`, Stamp(db.now()), id)
+// TouchCredentialSet records that a set was used, at most once a minute (as a token's
+// last use): a write per execution would queue every execution behind the one writer.
+func (db *DB) TouchCredentialSet(ctx context.Context, s Secret) error {
+	now := db.now()
+	if now.Sub(s.LastUsed) < lastUsedEvery {
+		return nil
+	}
+	_, err := db.execer(ctx).ExecContext(ctx, `UPDATE credential_sets SET last_used = ? WHERE id = ?`, Stamp(now), s.SetID)
 	return err
 }
 
@@ -364,14 +374,16 @@ func (db *DB) HasCredentialSets(ctx context.Context) (bool, error) {
 func (db *DB) CredentialByID(ctx context.Context, kr *Keyring, ownerID, id int64) (Secret, error) {
 	var s Secret
 	var pw, en, pk []byte
-	err := db.r.QueryRowContext(ctx, `SELECT id, owner_id, is_active, username, enable_mode, password_enc, enable_secret_enc, private_key_enc
-		FROM credential_sets WHERE id = ? AND owner_id = ?`, id, ownerID).Scan(&s.SetID, &s.OwnerID, &s.IsActive, &s.Username, &s.EnableMode, &pw, &en, &pk)
+	var lastUsed sql.NullString
+	err := db.r.QueryRowContext(ctx, `SELECT id, owner_id, is_active, version, username, enable_mode, password_enc, enable_secret_enc, private_key_enc,
+		last_used FROM credential_sets WHERE id = ? AND owner_id = ?`, id, ownerID).Scan(&s.SetID, &s.OwnerID, &s.IsActive, &s.Version, &s.Username, &s.EnableMode, &pw, &en, &pk, &lastUsed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Secret{}, fmt.Errorf("credential set %d: %w", id, ErrNotFound)
 	}
 	if err != nil {
 		return Secret{}, fmt.Errorf("store: credential set %d: %w", id, err)
 	}
+	s.LastUsed = ParseStamp(lastUsed.String)
 	return db.openSecret(ctx, kr, s, pw, en, pk)
 }
 
@@ -393,4 +405,13 @@ func (db *DB) openSecret(ctx context.Context, kr *Keyring, s Secret, pw, en, pk 
 	}
 	s.PlatformIDs = links[s.SetID]
 	return s, nil
+}
+
+// setConflict words a name taken among the owner's sets, as the web interface shows it.
+func setConflict(err error) error {
+	var fe *FieldError
+	if errors.As(err, &fe) && errors.Is(err, ErrConflict) {
+		return &FieldError{Field: fe.Field, Err: Problem("A credential set with this name already exists.")}
+	}
+	return err
 }

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
-	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -41,18 +40,28 @@ const TimeFormat = "2006-01-02T15:04:05.000000Z"
 // DB is the store: one writer connection (SQLite allows one writer at a time, and a
 // single connection turns lock contention into a queue) and a pool of readers.
 type DB struct {
-	w    *sql.DB
-	r    *sql.DB
+	w    *pool
+	r    *pool
 	path string
 	now  func() time.Time
 	gen  atomic.Uint64 // bumped by every committed Write
 }
 
-// Open opens (creating if needed) the database file at path and applies migrations.
+// Open opens (creating if needed) the database file at path and applies migrations. The
+// file is made private (0600) before SQLite opens it.
 func Open(ctx context.Context, path string) (*DB, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	// SQLite makes the write-ahead log and shared-memory files with the database's mode.
+	if err := makePrivate(abs); err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	for _, f := range []string{abs + "-wal", abs + "-shm"} {
+		if err := tighten(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("store: open %s: %w", path, err)
+		}
 	}
 	w, err := sql.Open("sqlite", dsn(abs, true))
 	if err != nil {
@@ -61,7 +70,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
-	db := &DB{w: w, path: abs, now: func() time.Time { return time.Now().UTC() }}
+	db := &DB{w: newPool(w), path: abs, now: func() time.Time { return time.Now().UTC() }}
 	if err := db.migrate(ctx); err != nil {
 		w.Close()
 		return nil, err
@@ -74,7 +83,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	n := max(4, 2*runtime.NumCPU())
 	r.SetMaxOpenConns(n)
 	r.SetMaxIdleConns(n)
-	db.r = r
+	db.r = newPool(r)
 	return db, nil
 }
 
@@ -110,7 +119,7 @@ func (db *DB) Close() error {
 func (db *DB) Path() string { return db.path }
 
 // Reader is the read-only pool, for queries built outside this package's methods.
-func (db *DB) Reader() *sql.DB { return db.r }
+func (db *DB) Reader() *sql.DB { return db.r.DB }
 
 // Now is the store's clock, in UTC.
 func (db *DB) Now() time.Time { return db.now() }
@@ -214,9 +223,10 @@ type batch struct {
 // context (the store's existing write methods) joins it, so they commit together when
 // fn returns nil, or not at all. Generation is bumped once, at the commit.
 //
-// Reads through the reader pool (the lookups a handler makes while validating) do not
-// see the batch's uncommitted rows; only the writes themselves, and the checks made on
-// their tx (CheckScope, uniqueness), do. A Batch inside a Batch joins the outer one.
+// The declared objects' reads made with that context (Exists, ResolveRef, ListIDs,
+// Rows: the lookups a handler makes while validating) go through the batch's
+// transaction too, so a later write may refer to a row an earlier one made (an import
+// of sites and their devices). A Batch inside a Batch joins the outer one.
 func (db *DB) Batch(ctx context.Context, fn func(ctx context.Context) error) error {
 	if db.batchTx(ctx) != nil {
 		return fn(ctx)
@@ -234,6 +244,15 @@ func (db *DB) Batch(ctx context.Context, fn func(ctx context.Context) error) err
 	}
 	db.gen.Add(1)
 	return nil
+}
+
+// reader is where the declared objects' reads go: the Batch's transaction when ctx runs
+// in one (it sees the batch's own rows), else the reader pool.
+func (db *DB) reader(ctx context.Context) querier {
+	if tx := db.batchTx(ctx); tx != nil {
+		return tx
+	}
+	return db.r
 }
 
 // batchTx is the transaction of the Batch ctx runs in on this DB, or nil.
@@ -279,7 +298,8 @@ func (db *DB) execer(ctx context.Context) interface {
 func (db *DB) Generation() uint64 { return db.gen.Load() }
 
 // Backup writes a consistent copy of the live database to path (VACUUM INTO works
-// while readers and the writer go on).
+// while readers and the writer go on). The copy appears under path only once complete
+// (WriteAtomic), 0600.
 func (db *DB) Backup(ctx context.Context, path string) error {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -292,8 +312,12 @@ func (db *DB) Backup(ctx context.Context, path string) error {
 		return fmt.Errorf("store: backup: %w", err)
 	}
 	defer c.Close()
-	if _, err := c.ExecContext(ctx, `VACUUM INTO ?`, abs); err != nil {
-		os.Remove(abs)
+	err = WriteAtomic(abs, func(tmp string) error {
+		// VACUUM INTO fills an existing empty file, keeping its mode.
+		_, err := c.ExecContext(ctx, `VACUUM INTO ?`, tmp)
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("store: backup to %s: %w", abs, err)
 	}
 	return nil

@@ -20,6 +20,8 @@ var Devices = declare(&Model{
 			Doc: "decides the SSH driver and which commands can run"},
 		{Name: "status", Column: "status", Kind: KindString, Choices: DeviceStatuses, Default: "active", Labeled: true,
 			Filter: FilterLookups, Sort: true},
+		mgmtIPField,
+		sshPortField,
 		{Name: "primary_ip4", Column: "primary_ip4_id", Kind: KindInt, Rel: TypeIPAddress, Null: true, Label: "Primary IPv4",
 			Doc: "an IPv4 address assigned to one of this device's interfaces"},
 		{Name: "primary_ip6", Column: "primary_ip6_id", Kind: KindInt, Rel: TypeIPAddress, Null: true, Label: "Primary IPv6",
@@ -29,12 +31,12 @@ var Devices = declare(&Model{
 		description(200),
 		tagsField("device_tags", "device_id"),
 		customFields("ssh_port (an integer 1–65535) sets the SSH port, default 22", checkSSHPort),
-		{Name: "legacy_algorithms", Column: "legacy_algorithms", Kind: KindBool, Label: "Offer legacy SSH algorithms",
+		{Name: "legacy_algorithms", Column: "legacy_algorithms", Kind: KindBool, Local: true, Label: "Offer legacy SSH algorithms",
 			Doc: "also offer legacy SSH algorithms to this device (its platform's setting also counts)"},
 		{Name: "host_key", Column: "host_key", Kind: KindString, Access: Internal},
 		{Name: "host_key_fingerprint", Kind: KindString, Access: ReadOnly, Compute: hostKeyFingerprint,
 			Doc: `SHA256 fingerprint of the SSH host key trusted on first use, "" when none; clear it with DELETE …/host-key/`},
-	}, targetOverrides("this device (over its platform's)")...),
+	}, append(targetOverrides("this device (over its platform's)"), netboxFields()...)...),
 	Filters: map[string]Filter{
 		"site_id":        {Path: "site", Lookups: true, Doc: "site id"},
 		"site":           {Path: "site__slug", Lookups: true, Doc: "site slug"},
@@ -47,11 +49,11 @@ var Devices = declare(&Model{
 		"has_primary_ip": {SQL: boolFilter("(t.primary_ip4_id IS NOT NULL OR t.primary_ip6_id IS NOT NULL)"), Kind: KindBool,
 			Doc: "true: devices with a primary IPv4 or IPv6 address"},
 	},
-	Write: checkPrimaryIPs,
+	Write: writeDevice,
 })
 
 // DeviceStatuses are the values of a device's status.
-var DeviceStatuses = choices("active", "offline", "planned", "staged", "failed")
+var DeviceStatuses = choices("active", "offline", "planned", "staged", "failed", "inventory", "decommissioning")
 
 // primaryIP is the address SSH connects to: the IPv4 primary if set, else the IPv6 one.
 func primaryIP(r Row) any {

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -19,10 +20,6 @@ const (
 	FormatCSV  = "csv"
 	FormatJSON = "json"
 )
-
-// ExportColumns is the CSV header; "output" is appended when the output is included.
-var ExportColumns = []string{"id", "created", "username", "device_id", "device", "command_id", "command",
-	"command_type", "success", "execution_duration", "error_message"}
 
 // ErrExportStarted wraps an error that happened after the first byte was written: the
 // caller can no longer answer with an error status.
@@ -49,24 +46,68 @@ func CreatedBetween(from, to time.Time) Expr {
 	return And(es...)
 }
 
-// exportRow is one log as the export reads it.
-type exportRow struct {
-	id                       int64
-	commandID, deviceID      sql.NullInt64
-	commandName, commandType string
-	deviceName, username     string
-	success                  bool
-	duration                 float64
-	created, errorMessage    string
-	output                   string
+// exportField is one field of an export: a column, and for a reference the field
+// that keeps its name.
+type exportField struct {
+	*Field
+	kept *Field
+}
+
+// Exported lists the fields an export of m carries: id and created, then every field
+// marked Export (ExportOnRequest ones only with withRequested), in declaration order.
+func (m *Model) Exported(withRequested bool) []*Field {
+	id, _ := m.Field("id")
+	created, _ := m.Field("created")
+	out := []*Field{id, created}
+	for i := range m.Fields {
+		if f := &m.Fields[i]; f.Export == Exported || (f.Export == ExportOnRequest && withRequested) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// ExportHeader is the CSV header of an export of m: each field's name, and before a
+// reference's name (the kept one) "<name>_id".
+func ExportHeader(m *Model, withRequested bool) []string {
+	_, header := exportColumns(exportFields(m, withRequested))
+	return header
+}
+
+// exportFields are the fields of an export, each with the field keeping its name if it
+// is a reference.
+func exportFields(m *Model, withRequested bool) []exportField {
+	var out []exportField
+	for _, f := range m.Exported(withRequested) {
+		ef := exportField{Field: f}
+		if f.KeptName != "" {
+			ef.kept, _ = m.Field(f.KeptName)
+		}
+		out = append(out, ef)
+	}
+	return out
+}
+
+// exportColumns is the SELECT list of an export and the CSV header: each field's
+// column, and after a reference's id its kept name.
+func exportColumns(fields []exportField) (cols, header []string) {
+	for _, f := range fields {
+		cols = append(cols, "t."+f.Column)
+		if f.kept != nil {
+			cols, header = append(cols, "t."+f.kept.Column), append(header, f.Name+"_id")
+		}
+		header = append(header, f.Name)
+	}
+	return cols, header
 }
 
 // ExportLogs writes every log matching where, in the order they were recorded (by id:
 // a sequential scan of the table, where following the created index would cost a
-// lookup per row), to w as CSV or JSON, one row
-// at a time from a cursor, so memory stays flat however many rows there are. JSON is
-// {"count": n, "results": [...]}, the count read first in the same snapshot. It returns
-// the number of rows written; an error after output began wraps ErrExportStarted.
+// lookup per row), to w as CSV or JSON, one row at a time from a cursor, so memory
+// stays flat however many rows there are. The columns are the declaration's (see
+// exportFields); includeOutput adds the ExportOnRequest ones. JSON is {"count": n,
+// "results": [...]}, the count read first in the same snapshot. It returns the number of
+// rows written; an error after output began wraps ErrExportStarted.
 func (db *DB) ExportLogs(ctx context.Context, w io.Writer, where Expr, format string, includeOutput bool) (int, error) {
 	if format != FormatCSV && format != FormatJSON {
 		return 0, fmt.Errorf("store: export: %w: format %q", ErrBadValue, format)
@@ -88,48 +129,50 @@ func (db *DB) ExportLogs(ctx context.Context, w io.Writer, where Expr, format st
 		return 0, fmt.Errorf("store: export: %w", err)
 	}
 	defer tx.Rollback()
+	m := CommandLogs
 	count := -1
 	if format == FormatJSON {
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM command_logs t WHERE `+where.SQL, where.Args...).Scan(&count); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM `+m.Table+` t WHERE `+where.SQL, where.Args...).Scan(&count); err != nil {
 			return 0, fmt.Errorf("store: export: %w", err)
 		}
 	}
-	out := "''"
-	if includeOutput {
-		out = "t.output"
-	}
-	rows, err := tx.QueryContext(ctx, `SELECT t.id, t.command_id, t.command_name, t.command_type, t.device_id,
-		t.device_name, t.username, t.success, t.execution_duration, t.created, t.error_message, `+out+`
-		FROM command_logs t WHERE `+where.SQL+` ORDER BY t.id`, where.Args...)
+	fields := exportFields(m, includeOutput)
+	cols, header := exportColumns(fields)
+	rows, err := tx.QueryContext(ctx, `SELECT `+strings.Join(cols, ", ")+` FROM `+m.Table+
+		` t WHERE `+where.SQL+` ORDER BY t.id`, where.Args...)
 	if err != nil {
 		return 0, fmt.Errorf("store: export: %w", err)
 	}
 	defer rows.Close()
 	var enc rowEncoder
 	if format == FormatCSV {
-		enc = newCSVEncoder(w, includeOutput)
+		enc = newCSVEncoder(w, header)
 	} else {
-		enc = newJSONEncoder(w, count, includeOutput)
+		enc = newJSONEncoder(w, count, fields)
 	}
-	n, err := copyRows(rows, enc)
+	n, err := copyRows(rows, enc, fields, len(cols))
 	if err != nil {
 		return n, fmt.Errorf("store: export: %w: %w", ErrExportStarted, err)
 	}
 	return n, nil
 }
 
-func copyRows(rows *sql.Rows, enc rowEncoder) (int, error) {
+func copyRows(rows *sql.Rows, enc rowEncoder, fields []exportField, ncols int) (int, error) {
 	if err := enc.begin(); err != nil {
 		return 0, err
 	}
+	vals := make([]any, ncols)
+	dest := make([]any, ncols)
+	for i := range vals {
+		dest[i] = &vals[i]
+	}
 	n := 0
-	var r exportRow
 	for rows.Next() {
-		if err := rows.Scan(&r.id, &r.commandID, &r.commandName, &r.commandType, &r.deviceID, &r.deviceName,
-			&r.username, &r.success, &r.duration, &r.created, &r.errorMessage, &r.output); err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			return n, err
 		}
-		if err := enc.row(&r); err != nil {
+		exportValues(fields, vals)
+		if err := enc.row(vals); err != nil {
 			return n, err
 		}
 		n++
@@ -140,27 +183,45 @@ func copyRows(rows *sql.Rows, enc rowEncoder) (int, error) {
 	return n, enc.end()
 }
 
-// rowEncoder writes one export format.
+// exportValues turns the columns as scanned into what the export shows: a boolean
+// (stored as 0 or 1) as a boolean, JSON text as the value it holds.
+func exportValues(fields []exportField, vals []any) {
+	i := 0
+	for _, f := range fields {
+		switch v := vals[i]; {
+		case f.Kind == KindBool:
+			vals[i] = v == int64(1)
+		case f.Kind == KindJSON && v != nil:
+			vals[i] = json.RawMessage(fmt.Sprint(v))
+		}
+		i++
+		if f.kept != nil {
+			i++
+		}
+	}
+}
+
+// rowEncoder writes one export format; row gets the columns of exportColumns.
 type rowEncoder interface {
 	begin() error
-	row(r *exportRow) error
+	row(vals []any) error
 	end() error
 }
 
 type csvEncoder struct {
-	out           *bufio.Writer
-	rec           bytes.Buffer // one record, as encoding/csv writes it
-	w             *csv.Writer  // writes into rec
-	includeOutput bool
-	cells         []string
+	out    *bufio.Writer
+	rec    bytes.Buffer // one record, as encoding/csv writes it
+	w      *csv.Writer  // writes into rec
+	header []string
+	cells  []string
 }
 
 // newCSVEncoder writes RFC 4180 CSV: records end with CRLF, as spreadsheets expect,
 // while line breaks inside a quoted cell stay as they were, so that a reader (Python's
 // csv among them) gets every cell back exactly. encoding/csv's UseCRLF would turn those
 // into CRLF too.
-func newCSVEncoder(w io.Writer, includeOutput bool) *csvEncoder {
-	e := &csvEncoder{out: bufio.NewWriter(w), includeOutput: includeOutput}
+func newCSVEncoder(w io.Writer, header []string) *csvEncoder {
+	e := &csvEncoder{out: bufio.NewWriter(w), header: header}
 	e.w = csv.NewWriter(&e.rec)
 	return e
 }
@@ -182,23 +243,36 @@ func (e *csvEncoder) write(cells []string) error {
 	return err
 }
 
-func (e *csvEncoder) begin() error {
-	head := ExportColumns
-	if e.includeOutput {
-		head = append(append([]string{}, ExportColumns...), "output")
-	}
-	return e.write(head)
-}
+func (e *csvEncoder) begin() error { return e.write(e.header) }
 
-func (e *csvEncoder) row(r *exportRow) error {
-	e.cells = append(e.cells[:0], strconv.FormatInt(r.id, 10), r.created, SafeCell(r.username),
-		nullIDText(r.deviceID), SafeCell(r.deviceName), nullIDText(r.commandID), SafeCell(r.commandName),
-		r.commandType, strconv.FormatBool(r.success), strconv.FormatFloat(r.duration, 'f', -1, 64),
-		SafeCell(r.errorMessage))
-	if e.includeOutput {
-		e.cells = append(e.cells, SafeCell(r.output))
+func (e *csvEncoder) row(vals []any) error {
+	e.cells = e.cells[:0]
+	for _, v := range vals {
+		e.cells = append(e.cells, csvCell(v))
 	}
 	return e.write(e.cells)
+}
+
+// csvCell is a column's text: numbers as Go prints them, booleans as true/false, NULL
+// empty, text (JSON included) defused (SafeCell).
+func csvCell(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case bool:
+		return strconv.FormatBool(x)
+	case string:
+		return SafeCell(x)
+	case []byte:
+		return SafeCell(string(x))
+	case json.RawMessage:
+		return SafeCell(string(x))
+	}
+	return SafeCell(fmt.Sprint(v))
 }
 
 func (e *csvEncoder) end() error { return e.out.Flush() }
@@ -226,13 +300,6 @@ func (b *bomWriter) Write(p []byte) (int, error) {
 	return b.w.Write(p)
 }
 
-func nullIDText(id sql.NullInt64) string {
-	if !id.Valid {
-		return ""
-	}
-	return strconv.FormatInt(id.Int64, 10)
-}
-
 // SafeCell defuses spreadsheet formulas: a cell starting with = + - @, a tab or a
 // carriage return gets a leading apostrophe so that a spreadsheet shows it as text.
 func SafeCell(s string) string {
@@ -247,18 +314,23 @@ func SafeCell(s string) string {
 }
 
 type jsonEncoder struct {
-	w             *bufio.Writer
-	buf           bytes.Buffer
-	enc           *json.Encoder
-	count         int
-	includeOutput bool
-	first         bool
+	w      *bufio.Writer
+	buf    bytes.Buffer
+	enc    *json.Encoder
+	count  int
+	fields []exportField
+	keys   [][]byte // `"name":` of each field
+	first  bool
 }
 
-func newJSONEncoder(w io.Writer, count int, includeOutput bool) *jsonEncoder {
-	e := &jsonEncoder{w: bufio.NewWriterSize(w, 64<<10), count: count, includeOutput: includeOutput, first: true}
+func newJSONEncoder(w io.Writer, count int, fields []exportField) *jsonEncoder {
+	e := &jsonEncoder{w: bufio.NewWriterSize(w, 64<<10), count: count, fields: fields, first: true}
 	e.enc = json.NewEncoder(&e.buf)
 	e.enc.SetEscapeHTML(false) // as the API's own encoder: "<iface>" stays readable
+	for _, f := range fields {
+		k, _ := json.Marshal(f.Name)
+		e.keys = append(e.keys, append(k, ':'))
+	}
 	return e
 }
 
@@ -267,51 +339,42 @@ func (e *jsonEncoder) begin() error {
 	return err
 }
 
-// exportRef is a log's command or device in the JSON export: id null once deleted.
-type exportRef struct {
-	ID   *int64 `json:"id"`
-	Name string `json:"name"`
+// keptRef is a reference in the JSON export: its id (null once the object is gone) and
+// its kept name.
+type keptRef struct {
+	ID   any `json:"id"`
+	Name any `json:"name"`
 }
 
-type exportJSON struct {
-	ID                int64     `json:"id"`
-	Command           exportRef `json:"command"`
-	Device            exportRef `json:"device"`
-	Username          string    `json:"username"`
-	Success           bool      `json:"success"`
-	Created           string    `json:"created"`
-	ExecutionDuration float64   `json:"execution_duration"`
-	ErrorMessage      string    `json:"error_message"`
-	Output            *string   `json:"output,omitempty"`
-}
-
-func exportRefOf(id sql.NullInt64, name string) exportRef {
-	r := exportRef{Name: name}
-	if id.Valid {
-		r.ID = &id.Int64
-	}
-	return r
-}
-
-func (e *jsonEncoder) row(r *exportRow) error {
-	v := exportJSON{ID: r.id, Command: exportRefOf(r.commandID, r.commandName), Device: exportRefOf(r.deviceID, r.deviceName),
-		Username: r.username, Success: r.success, Created: r.created, ExecutionDuration: r.duration,
-		ErrorMessage: r.errorMessage}
-	if e.includeOutput {
-		v.Output = &r.output
-	}
+// row writes one object: each field under its name, a reference as keptRef.
+func (e *jsonEncoder) row(vals []any) error {
 	e.buf.Reset()
-	if err := e.enc.Encode(v); err != nil {
-		return err
+	e.buf.WriteByte('{')
+	i := 0
+	for k, f := range e.fields {
+		if k > 0 {
+			e.buf.WriteByte(',')
+		}
+		e.buf.Write(e.keys[k])
+		v := vals[i]
+		i++
+		if f.kept != nil {
+			v = keptRef{v, vals[i]}
+			i++
+		}
+		if err := e.enc.Encode(v); err != nil {
+			return err
+		}
+		e.buf.Truncate(e.buf.Len() - 1) // the Encode's newline
 	}
-	b := bytes.TrimSuffix(e.buf.Bytes(), []byte("\n"))
+	e.buf.WriteByte('}')
 	if !e.first {
 		if err := e.w.WriteByte(','); err != nil {
 			return err
 		}
 	}
 	e.first = false
-	_, err := e.w.Write(b)
+	_, err := e.w.Write(e.buf.Bytes())
 	return err
 }
 

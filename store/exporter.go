@@ -171,7 +171,7 @@ func (e *Exporter) runWithRetry(ctx context.Context, p Period, deadline time.Tim
 // the file's path and the number of rows.
 func (e *Exporter) ExportPeriod(ctx context.Context, p Period) (string, int, error) {
 	dir := e.Config.Directory
-	if err := os.MkdirAll(dir, 0o750); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", 0, fmt.Errorf("export %s: %w", p.Name, err)
 	}
 	final := filepath.Join(dir, filePrefix+p.Name+".csv")
@@ -189,43 +189,19 @@ func (e *Exporter) ExportPeriod(ctx context.Context, p Period) (string, int, err
 }
 
 func (e *Exporter) writeAtomic(ctx context.Context, final string, where Expr) (rows int, err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(final), "."+filePrefix+"*.tmp")
-	if err != nil {
-		return 0, err
-	}
-	defer func() {
+	err = WriteAtomic(final, func(tmp string) error {
+		f, err := os.OpenFile(tmp, os.O_WRONLY, 0)
 		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
+			return err
 		}
-	}()
-	var out io.Writer = tmp
-	if e.Config.BOM {
-		out = WithBOM(tmp)
-	}
-	if rows, err = e.DB.ExportLogs(ctx, out, where, FormatCSV, false); err != nil {
-		return 0, err
-	}
-	if err = tmp.Sync(); err != nil {
-		return 0, err
-	}
-	if err = tmp.Close(); err != nil {
-		return 0, err
-	}
-	if err = os.Rename(tmp.Name(), final); err != nil {
-		return 0, err
-	}
-	syncDir(filepath.Dir(final))
-	return rows, nil
-}
-
-// syncDir makes the rename durable; directories cannot be synced on every OS, and the
-// file itself is already safe, so a failure is not an error.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
+		var out io.Writer = f
+		if e.Config.BOM {
+			out = WithBOM(f)
+		}
+		rows, err = e.DB.ExportLogs(ctx, out, where, FormatCSV, false)
+		return errors.Join(err, f.Close())
+	})
+	return rows, err
 }
 
 // prune keeps the newest Keep export files; period names sort in time order.
@@ -246,8 +222,10 @@ func (e *Exporter) prune() error {
 	return errors.Join(errs...)
 }
 
-// removeTemps deletes temp files a crash left behind.
+// removeTemps deletes temp files a crash left behind: WriteAtomic's, and those of
+// versions that named them "."+filePrefix+"*.tmp".
 func (e *Exporter) removeTemps() {
+	RemoveStaleTemps(e.Config.Directory)
 	tmps, _ := filepath.Glob(filepath.Join(e.Config.Directory, "."+filePrefix+"*.tmp"))
 	for _, t := range tmps {
 		os.Remove(t)
@@ -288,26 +266,4 @@ func (db *DB) recordExport(ctx context.Context, period, file string, rows int) e
 			period, file, rows, Stamp(db.now()))
 		return err
 	})
-}
-
-// pruneBatch bounds how many logs one retention transaction deletes, so the writer is
-// never held for long.
-const pruneBatch = 5000
-
-// PruneLogs deletes the logs created before olderThan, in batches, and returns how many
-// it deleted. The triggers keep the statistics counters right.
-func (db *DB) PruneLogs(ctx context.Context, olderThan time.Time) (int64, error) {
-	var total int64
-	for {
-		res, err := db.execer(ctx).ExecContext(ctx, `DELETE FROM command_logs WHERE id IN
-			(SELECT id FROM command_logs WHERE created < ? ORDER BY created LIMIT ?)`, Stamp(olderThan), pruneBatch)
-		if err != nil {
-			return total, fmt.Errorf("store: prune logs: %w", err)
-		}
-		n, _ := res.RowsAffected()
-		total += n
-		if n < pruneBatch {
-			return total, nil
-		}
-	}
 }

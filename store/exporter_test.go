@@ -80,8 +80,8 @@ func (c *fakeClock) After(d time.Duration) <-chan time.Time {
 	return ch
 }
 
-func logAt(name string, at time.Time, ok bool) LogInput {
-	return LogInput{CommandName: name, DeviceName: "rtr", Username: "bob", Success: ok, Created: at}
+func logAt(name string, at time.Time, ok bool) Values {
+	return Values{"command_name": name, "device_name": "rtr", "username": "bob", "success": ok, "created": at}
 }
 
 func csvRows(t *testing.T, path string) [][]string {
@@ -116,7 +116,7 @@ func TestExporterDaily(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	day := func(d, h, m, s, us int) time.Time { return time.Date(2026, 11, d, h, m, s, us*1000, time.UTC) }
-	logs := []LogInput{
+	logs := []Values{
 		logAt("on 19th", day(19, 12, 0, 0, 0), true),
 		logAt("first of 20th", day(20, 0, 0, 0, 0), true),
 		logAt("=last of 20th", day(20, 23, 59, 59, 999999), false),
@@ -185,7 +185,7 @@ func TestExporterHourlyInZone(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	at := func(h, m int) time.Time { return time.Date(2026, 11, 21, h, m, 0, 0, ny) }
-	if err := db.InsertLogs(ctx, []LogInput{logAt("a", at(12, 5), true), logAt("b", at(12, 59), true), logAt("c", at(13, 0), true)}); err != nil {
+	if err := db.InsertLogs(ctx, []Values{logAt("a", at(12, 5), true), logAt("b", at(12, 59), true), logAt("c", at(13, 0), true)}); err != nil {
 		t.Fatal(err)
 	}
 	clock := &fakeClock{now: at(13, 30), stop: at(14, 0), cancel: cancel}
@@ -211,7 +211,7 @@ func TestExporterRetriesWithoutPartialFiles(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	start := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
-	if err := db.InsertLogs(ctx, []LogInput{logAt("x", start.Add(-20*time.Hour), true)}); err != nil {
+	if err := db.InsertLogs(ctx, []Values{logAt("x", start.Add(-20*time.Hour), true)}); err != nil {
 		t.Fatal(err)
 	}
 	parent := t.TempDir()
@@ -246,7 +246,7 @@ func TestPruneLogs(t *testing.T) {
 	db := testDB(t)
 	ctx := context.Background()
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	var in []LogInput
+	var in []Values
 	for i := range 12000 {
 		in = append(in, logAt("c", base.Add(time.Duration(i)*time.Minute), i%2 == 0))
 	}

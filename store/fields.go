@@ -100,20 +100,32 @@ func ChoiceValues(cs []Choice) []string {
 // set, in seconds: no execution outlasts the longest one a request may ask for.
 const MaxTargetTimeout = 300
 
+// netboxFields are what a NetBox sync keeps on an object it brought: the object's id in
+// that NetBox (shown, filterable: netbox_id__isnull=true lists the objects made here)
+// and NetBox's last_updated of it (to skip what did not change).
+func netboxFields() []Field {
+	return []Field{
+		{Name: "netbox_id", Column: "netbox_id", Kind: KindInt, Null: true, Access: ReadOnly, Filter: FilterLookups, Sort: true,
+			Label: "NetBox id", Doc: "the object's id in the NetBox it is synced from, which makes it read-only here " +
+				"(FieldKit's own settings excepted); null: made here"},
+		{Name: "netbox_updated", Column: "netbox_updated", Kind: KindString, Access: Internal},
+	}
+}
+
 // targetOverrides are the fields by which a platform, and a device over its platform,
 // tune how the SSH driver reaches it; whose names them in the help texts.
 func targetOverrides(whose string) []Field {
 	return []Field{
 		{Name: "connect_timeout", Column: "connect_timeout", Kind: KindInt, Null: true, Min: 1, Max: MaxTargetTimeout,
-			Label: "Connect timeout (s)",
+			Local: true, Label: "Connect timeout (s)",
 			Doc: "seconds to connect, log in and prepare the CLI of " + whose + ", on their own; " +
 				"null: counted in the execution's timeout"},
 		{Name: "command_timeout", Column: "command_timeout", Kind: KindInt, Null: true, Min: 1, Max: MaxTargetTimeout,
-			Label: "Command timeout (s)",
+			Local: true, Label: "Command timeout (s)",
 			Doc: "seconds each command on " + whose + " may take (a slow commit), when the request sets no timeout; " +
 				"null: the default"},
 		{Name: "prompt_pattern", Column: "prompt_pattern", Kind: KindString, MaxLen: 200, Check: checkPromptPattern,
-			Label: "Prompt pattern",
+			Local: true, Label: "Prompt pattern",
 			Doc: "a regular expression (Go syntax) every prompt of " + whose + " matches as a whole line, " +
 				"replacing the driver's (a host name with unusual characters); empty: the driver's"},
 	}

@@ -83,7 +83,7 @@ func checkKind(k Kind, v string) error {
 		if v == "null" {
 			return nil
 		}
-		if _, err := strconv.ParseInt(v, 10, 64); err != nil {
+		if _, ok := ParseInt(v); !ok {
 			return problemf("%q is not a valid integer.", v)
 		}
 	case KindBool:
@@ -102,12 +102,20 @@ func checkKind(k Kind, v string) error {
 	return nil
 }
 
+// ParseInt reads an integer a query parameter carries, in its one decimal spelling: no
+// "+", no leading zeros, no spaces, no "-0". Anything else is not a valid integer, so
+// that "01" or "+1" never silently mean 1.
+func ParseInt(s string) (int64, bool) {
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil && strconv.FormatInt(n, 10) == s
+}
+
 // intArgs parses the values of an integer filter with SQL of its own.
 func intArgs(vals []string) ([]any, error) {
 	out := make([]any, 0, len(vals))
 	for _, v := range vals {
-		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-		if err != nil {
+		n, ok := ParseInt(v)
+		if !ok {
 			return nil, problemf("%q is not a valid integer.", v)
 		}
 		out = append(out, n)

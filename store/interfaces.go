@@ -25,6 +25,9 @@ var Interfaces = declare(&Model{
 			Doc: "needs mode tagged; each VLAN global or at the device's site"},
 		tagsField("interface_tags", "interface_id"),
 		customFields("", nil),
+		netboxFields()[0], netboxFields()[1],
+		{Name: "count_ipaddresses", Kind: KindInt, Access: ReadOnly,
+			Select: "(SELECT count(*) FROM ip_addresses a WHERE a.assigned_object_id = t.id)", Doc: "addresses assigned to the interface"},
 	},
 	Filters: map[string]Filter{
 		"device_id":        {Path: "device", Lookups: true, Doc: "device id"},

@@ -6,28 +6,35 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"strings"
 	"time"
 )
 
 // CommandLogs is netbox_toolkit_plugin.commandlog: the read-only audit log of
-// executions. A log keeps the command's and device's names, so it outlives them.
+// executions, written by the server only. A log keeps the command's, device's and
+// user's names, so it outlives them. The export's columns follow the Export flags, in
+// this order.
 var CommandLogs = declare(&Model{
 	Type: TypeCommandLog, Name: "CommandLog", Table: "command_logs", DefaultOrder: "-created",
 	Display: func(r Row) string { return fmt.Sprintf("%s on %s", r["command_name"], r["device_name"]) },
 	Fields: []Field{
-		{Name: "command", Column: "command_id", Kind: KindInt, Rel: TypeCommand, Access: ReadOnly, Schema: "NestedLogCommand",
-			Doc: "id (null once the command is deleted), url (absent then), name, display"},
-		{Name: "device", Column: "device_id", Kind: KindInt, Rel: TypeDevice, Access: ReadOnly, Schema: "NestedLogDevice",
-			Doc: "id (null once the device is deleted), url (absent then), name, display"},
-		{Name: "command_type", Column: "command_type", Kind: KindString, Access: ReadOnly, Choices: CommandTypes},
-		{Name: "output", Column: "output", Kind: KindString, Access: ReadOnly},
 		{Name: "username", Column: "username", Kind: KindString, Access: ReadOnly, Filter: FilterLookups, Sort: true,
-			Search: true, Doc: "user who executed the command"},
-		{Name: "user", Column: "user_id", Kind: KindInt, Rel: TypeUser, Access: ReadOnly, Null: true},
+			Search: true, Export: Exported, Doc: "user who executed the command"},
+		{Name: "device", Column: "device_id", Kind: KindInt, Rel: TypeDevice, KeptName: "device_name", Access: ReadOnly,
+			Export: Exported, Doc: "id (null once the device is deleted), url (absent then), name, display"},
+		{Name: "command", Column: "command_id", Kind: KindInt, Rel: TypeCommand, KeptName: "command_name", Access: ReadOnly,
+			Export: Exported, Doc: "id (null once the command is deleted), url (absent then), name, display"},
+		{Name: "command_type", Column: "command_type", Kind: KindString, Access: ReadOnly, Choices: CommandTypes,
+			Default: CommandShow, Export: Exported},
+		{Name: "success", Column: "success", Kind: KindBool, Access: ReadOnly, Filter: FilterExact, Sort: true,
+			Export: Exported, Doc: "outcome (true/false)"},
+		{Name: "execution_duration", Column: "execution_duration", Kind: KindFloat, Access: ReadOnly, Sort: true,
+			Export: Exported, Doc: "seconds"},
+		{Name: "error_message", Column: "error_message", Kind: KindString, Access: ReadOnly, Export: Exported,
+			Doc: "empty when successful"},
+		{Name: "output", Column: "output", Kind: KindString, Access: ReadOnly, Export: ExportOnRequest},
+		{Name: "user", Column: "user_id", Kind: KindInt, Rel: TypeUser, KeptName: "username", Access: ReadOnly, Null: true},
 		{Name: "execution_time", Column: "execution_time", Kind: KindTime, Access: ReadOnly},
-		{Name: "success", Column: "success", Kind: KindBool, Access: ReadOnly, Filter: FilterExact, Sort: true, Doc: "outcome (true/false)"},
-		{Name: "error_message", Column: "error_message", Kind: KindString, Access: ReadOnly, Doc: "empty when successful"},
-		{Name: "execution_duration", Column: "execution_duration", Kind: KindFloat, Access: ReadOnly, Sort: true, Doc: "seconds"},
 		{Name: "parsed_output", Column: "parsed_output", Kind: KindJSON, Access: ReadOnly, Null: true, Schema: "ParsedOutput"},
 		{Name: "syntax_error", Column: "syntax_error", Kind: KindJSON, Access: ReadOnly, Null: true, Schema: "SyntaxError"},
 		{Name: "command_name", Column: "command_name", Kind: KindString, Access: Internal, Search: true},
@@ -41,83 +48,59 @@ var CommandLogs = declare(&Model{
 	},
 })
 
-// CommandLog is one execution record. CommandID and DeviceID are 0 once the command or
-// device was deleted; the names stay.
-type CommandLog struct {
-	ID                        int64
-	CommandID                 int64
-	CommandName, CommandType  string
-	DeviceID                  int64
-	DeviceName                string
-	UserID                    int64
-	Username                  string
-	Output                    string
-	ParsedOutput, SyntaxError string // JSON text, "" when none
-	Success                   bool
-	ErrorMessage              string
-	ExecutionDuration         float64 // seconds
-	ExecutionTime             time.Time
-	Created, LastUpdated      time.Time
+// insertSQL is the INSERT of a model's stored columns (references by id, kept names,
+// JSON as text, the time stamps), for rows the server writes whole (logs).
+func insertSQL(m *Model) (string, []*Field) {
+	var fields []*Field
+	var cols []string
+	for i := range m.Fields {
+		if f := &m.Fields[i]; f.Column != "" && f.Select == "" && f.Name != "id" {
+			fields, cols = append(fields, f), append(cols, f.Column)
+		}
+	}
+	return `INSERT INTO ` + m.Table + ` (` + strings.Join(cols, ", ") + `) VALUES (` + placeholders(len(cols)) + `)`, fields
 }
 
-// LogInput is what an execution records. Ids of 0 are stored as NULL; a zero
-// ExecutionTime or Created means the store's clock.
-type LogInput struct {
-	CommandID                 int64
-	CommandName, CommandType  string
-	DeviceID                  int64
-	DeviceName                string
-	UserID                    int64
-	Username                  string
-	Output                    string
-	ParsedOutput, SyntaxError string
-	Success                   bool
-	ErrorMessage              string
-	ExecutionDuration         float64
-	ExecutionTime, Created    time.Time
-}
+var insertLogSQL, logColumns = insertSQL(CommandLogs)
 
-const insertLogSQL = `INSERT INTO command_logs (command_id, command_name, command_type, device_id, device_name,
-	user_id, username, output, parsed_output, syntax_error, success, error_message, execution_duration,
-	execution_time, created, last_updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-
-func (db *DB) logArgs(in LogInput) []any {
-	now := db.now()
-	created := in.Created
+// logArgs are the column values of one log: a field left out gets its Default, else
+// NULL if it is a reference or Null, else its kind's zero value; created is the store's
+// clock unless given, last_updated and execution_time default to created. A name that
+// is no field is an error, not a silent loss.
+func (db *DB) logArgs(v Values) ([]any, error) {
+	created, _ := v["created"].(time.Time)
 	if created.IsZero() {
-		created = now
+		created = db.now()
 	}
-	execTime := in.ExecutionTime
-	if execTime.IsZero() {
-		execTime = created
+	args := make([]any, len(logColumns))
+	for i, f := range logColumns {
+		val, ok := v[f.Name]
+		switch {
+		case f.Name == "created" || f.Name == "last_updated" || (f.Name == "execution_time" && !ok):
+			val = created
+		case !ok && f.Default != nil:
+			val = f.Default
+		case !ok && f.Rel == "" && !f.Null:
+			val = map[Kind]any{KindString: "", KindInt: 0, KindFloat: 0.0, KindBool: false}[f.Kind]
+		}
+		args[i] = toColumn(f, val)
 	}
-	typ := in.CommandType
-	if typ == "" {
-		typ = CommandShow
+	for name := range v {
+		if _, ok := CommandLogs.Field(name); !ok {
+			return nil, fmt.Errorf("store: command log: unknown field %q", name)
+		}
 	}
-	c := Stamp(created)
-	return []any{nullID(in.CommandID), in.CommandName, typ, nullID(in.DeviceID), in.DeviceName,
-		nullID(in.UserID), in.Username, in.Output, nullStr(in.ParsedOutput), nullStr(in.SyntaxError),
-		in.Success, in.ErrorMessage, in.ExecutionDuration, Stamp(execTime), c, c}
+	return args, nil
 }
 
-func nullID(id int64) any {
-	if id == 0 {
-		return nil
+// CreateLog records one execution, field name → value as in a write (a reference by id,
+// JSON as any value that marshals), and returns the log's id.
+func (db *DB) CreateLog(ctx context.Context, v Values) (int64, error) {
+	args, err := db.logArgs(v)
+	if err != nil {
+		return 0, err
 	}
-	return id
-}
-
-func nullStr(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
-
-// CreateLog records one execution and returns the log's id.
-func (db *DB) CreateLog(ctx context.Context, in LogInput) (int64, error) {
-	res, err := db.execer(ctx).ExecContext(ctx, insertLogSQL, db.logArgs(in)...)
+	res, err := db.execer(ctx).ExecContext(ctx, insertLogSQL, args...)
 	if err != nil {
 		return 0, fmt.Errorf("store: create log: %w", constraintErr(err, "command log"))
 	}
@@ -126,7 +109,7 @@ func (db *DB) CreateLog(ctx context.Context, in LogInput) (int64, error) {
 
 // InsertLogs records many executions in one transaction with one prepared statement:
 // the bulk path for the demo seed and benchmarks.
-func (db *DB) InsertLogs(ctx context.Context, logs []LogInput) error {
+func (db *DB) InsertLogs(ctx context.Context, logs []Values) error {
 	_, err := db.InsertLogSeq(ctx, slices.Values(logs))
 	return err
 }
@@ -139,7 +122,7 @@ func (db *DB) InsertLogs(ctx context.Context, logs []LogInput) error {
 // are brought up to date with three aggregate statements over the new rows, and the
 // trigger is created again from its own stored text. DDL is transactional in SQLite:
 // other connections never see the table without its trigger.
-func (db *DB) InsertLogSeq(ctx context.Context, logs iter.Seq[LogInput]) (int, error) {
+func (db *DB) InsertLogSeq(ctx context.Context, logs iter.Seq[Values]) (int, error) {
 	n := 0
 	err := db.Write(ctx, func(tx *sql.Tx) error {
 		var trigger string
@@ -172,15 +155,19 @@ func (db *DB) InsertLogSeq(ctx context.Context, logs iter.Seq[LogInput]) (int, e
 	return n, nil
 }
 
-func (db *DB) insertLogRows(ctx context.Context, tx *sql.Tx, logs iter.Seq[LogInput]) (int, error) {
+func (db *DB) insertLogRows(ctx context.Context, tx *sql.Tx, logs iter.Seq[Values]) (int, error) {
 	stmt, err := tx.PrepareContext(ctx, insertLogSQL)
 	if err != nil {
 		return 0, fmt.Errorf("store: insert logs: %w", err)
 	}
 	defer stmt.Close()
 	n := 0
-	for in := range logs {
-		if _, err := stmt.ExecContext(ctx, db.logArgs(in)...); err != nil {
+	for v := range logs {
+		args, err := db.logArgs(v)
+		if err != nil {
+			return n, err
+		}
+		if _, err := stmt.ExecContext(ctx, args...); err != nil {
 			return n, fmt.Errorf("store: insert logs: %w", constraintErr(err, "command log"))
 		}
 		n++
@@ -211,33 +198,45 @@ func addLogCounters(ctx context.Context, tx *sql.Tx, lastID int64) error {
 	return nil
 }
 
-// Logs loads command logs by id.
-func (db *DB) Logs(ctx context.Context, ids []int64) ([]CommandLog, error) {
-	if len(ids) == 0 {
-		return nil, nil
+// pruneBatch bounds how many logs one retention transaction deletes, so the writer is
+// never held for long.
+const pruneBatch = 5000
+
+// PruneLogs deletes the logs created before olderThan, in batches, and returns how many
+// it deleted. The triggers keep the statistics counters right.
+func (db *DB) PruneLogs(ctx context.Context, olderThan time.Time) (int64, error) {
+	var total int64
+	for {
+		res, err := db.execer(ctx).ExecContext(ctx, `DELETE FROM command_logs WHERE id IN
+			(SELECT id FROM command_logs WHERE created < ? ORDER BY created LIMIT ?)`, Stamp(olderThan), pruneBatch)
+		if err != nil {
+			return total, fmt.Errorf("store: prune logs: %w", err)
+		}
+		n, _ := res.RowsAffected()
+		total += n
+		if n < pruneBatch {
+			return total, nil
+		}
 	}
-	rows, err := db.r.QueryContext(ctx, `SELECT id, command_id, command_name, command_type, device_id, device_name,
-		user_id, username, output, parsed_output, syntax_error, success, error_message, execution_duration,
-		execution_time, created, last_updated FROM command_logs WHERE id IN (`+placeholders(len(ids))+`)`,
-		int64Args(ids)...)
+}
+
+// RecentSuccesses returns, per device, the times of successful executions since a time:
+// what the rate limiter needs at start-up so that a restart does not reset it.
+func (db *DB) RecentSuccesses(ctx context.Context, since time.Time) (map[int64][]time.Time, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT device_id, created FROM command_logs
+		WHERE success = 1 AND created >= ? AND device_id IS NOT NULL ORDER BY created`, Stamp(since))
 	if err != nil {
-		return nil, fmt.Errorf("store: logs: %w", err)
+		return nil, fmt.Errorf("store: recent successes: %w", err)
 	}
 	defer rows.Close()
-	var out []CommandLog
+	out := map[int64][]time.Time{}
 	for rows.Next() {
-		var l CommandLog
-		var cid, did, uid sql.NullInt64
-		var parsed, syn sql.NullString
-		var et, cr, up string
-		if err := rows.Scan(&l.ID, &cid, &l.CommandName, &l.CommandType, &did, &l.DeviceName, &uid, &l.Username,
-			&l.Output, &parsed, &syn, &l.Success, &l.ErrorMessage, &l.ExecutionDuration, &et, &cr, &up); err != nil {
-			return nil, fmt.Errorf("store: logs: %w", err)
+		var id int64
+		var created string
+		if err := rows.Scan(&id, &created); err != nil {
+			return nil, err
 		}
-		l.CommandID, l.DeviceID, l.UserID = cid.Int64, did.Int64, uid.Int64
-		l.ParsedOutput, l.SyntaxError = parsed.String, syn.String
-		l.ExecutionTime, l.Created, l.LastUpdated = ParseStamp(et), ParseStamp(cr), ParseStamp(up)
-		out = append(out, l)
+		out[id] = append(out[id], ParseStamp(created))
 	}
 	return out, rows.Err()
 }

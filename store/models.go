@@ -44,6 +44,16 @@ const (
 	FilterLookups            // also name__ic, name__n, vid__gte, …
 )
 
+// ExportMode says whether an export carries a field.
+type ExportMode int
+
+// The export modes.
+const (
+	NotExported     ExportMode = iota
+	Exported                   // always
+	ExportOnRequest            // when the export asks for it (a log's output: include_output)
+)
+
 // Choice is one allowed value of a field, with the label NetBox shows beside it.
 type Choice struct{ Value, Label string }
 
@@ -81,6 +91,19 @@ type Field struct {
 	// Select computes a read-only value in SQL, on the row aliased t (a count of related
 	// rows); it sorts like a column.
 	Select string
+
+	// KeptName makes a reference outlive its object: it names the Internal field that
+	// keeps the referenced object's name as it was when the row was written (a log's
+	// command). The reference reads as that name, with the id while the object exists;
+	// once it is gone, as the name alone (or null, when the field is Null).
+	KeptName string
+	// Export places the field in the export of the model's rows (CSV and JSON), after id
+	// and created, in declaration order.
+	Export ExportMode
+
+	// Local marks FieldKit's own settings of an object (a platform's SSH driver): a NetBox
+	// sync never writes them, so they stay writable on objects that come from NetBox.
+	Local bool
 
 	Nested bool // part of the nested form shown wherever the object is referenced
 	Brief  bool // part of ?brief=true besides the nested form
@@ -196,9 +219,9 @@ func ModelFor(objectType string) *Model { return models[objectType] }
 
 // ObjectTypes lists every object type permissions can name.
 func ObjectTypes() []string {
-	return []string{TypeCommand, TypeCommandLog, TypeCredentialSet, TypeSite, TypePlatform,
+	return append([]string{TypeCommand, TypeCommandLog, TypeCredentialSet, TypeSite, TypePlatform,
 		TypeDevice, TypeInterface, TypeVLAN, TypeIPAddress, TypeTag, TypeUser, TypeGroup,
-		TypeToken, TypePermission}
+		TypeToken, TypePermission}, ReadOnlyTypes()...)
 }
 
 // Field returns the field named name ("pk" is "id").
@@ -337,6 +360,17 @@ func (m *Model) OwnedBy(userID int64) (Expr, bool) {
 		return Expr{}, false
 	}
 	return Expr{SQL: "t." + m.OwnerColumn + " = ?", Args: []any{userID}}, true
+}
+
+// nameField is the name of the field that names an object in its nested form: the first
+// nested string ("name", "username", "address").
+func (m *Model) nameField() string {
+	for _, f := range m.Fields {
+		if f.Nested && f.Kind == KindString {
+			return f.Name
+		}
+	}
+	return "name"
 }
 
 // display is a row's "display".

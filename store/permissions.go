@@ -19,7 +19,7 @@ var Permissions = declare(&Model{
 		{Name: "object_types", Column: "object_types", Kind: KindStrings, Required: true, Choices: objectTypeChoices(),
 			Doc: `"app.model" names the permission applies to.`},
 		{Name: "actions", Column: "actions", Kind: KindStrings, Required: true, Choices: plainChoices(PermissionActions),
-			Doc: "execute_show and execute_config apply only to netbox_toolkit_plugin.command."},
+			Doc: "execute_show and execute_config apply only to netbox_toolkit_plugin.command, clear_host_key only to dcim.device."},
 		{Name: "constraints", Column: "constraints", Kind: KindJSON, Null: true, Check: checkConstraints,
 			Doc: `A JSON object (all lookups must hold) or a list of objects (any may hold), in Django lookup syntax; "$user" is the requesting user's id; null = no constraint.`},
 		{Name: "users", Kind: KindInt, Rel: TypeUser, Join: &Join{"permission_users", "permission_id", "user_id"}},
@@ -35,9 +35,33 @@ var Permissions = declare(&Model{
 	},
 })
 
-// PermissionActions are the actions a permission may grant; the execute ones only on
-// commands.
-var PermissionActions = []string{"view", "add", "change", "delete", "execute_show", "execute_config"}
+// PermissionActions are the actions a permission may grant: the four every object type
+// has, then those of TypeActions.
+var PermissionActions = []string{"view", "add", "change", "delete", "execute_show", "execute_config", "clear_host_key"}
+
+// TypeActions are the actions only one object type has: running commands, and clearing
+// a device's pinned SSH host key (which lets a changed key be trusted again, so editing
+// a device is not enough).
+var TypeActions = map[string][]string{
+	TypeCommand: {"execute_show", "execute_config"},
+	TypeDevice:  {"clear_host_key"},
+}
+
+// ActionsOf lists the actions a permission may grant on an object type.
+func ActionsOf(objectType string) []string {
+	return append([]string{"view", "add", "change", "delete"}, TypeActions[objectType]...)
+}
+
+// ActionType is the one object type an action applies to, or "" for an action every
+// type has.
+func ActionType(action string) string {
+	for t, acts := range TypeActions {
+		if slices.Contains(acts, action) {
+			return t
+		}
+	}
+	return ""
+}
 
 func objectTypeChoices() []Choice { return plainChoices(ObjectTypes()) }
 

@@ -1,5 +1,10 @@
 package store
 
+import (
+	"context"
+	"fmt"
+)
+
 // Platforms is dcim.platform: what a device runs, which decides the SSH driver and the
 // commands that apply. The driver's choices and the effective driver come from the exec
 // package (see the API's hooks).
@@ -9,17 +14,45 @@ var Platforms = declare(&Model{
 		nameField(100, ""),
 		slugField,
 		description(200),
-		{Name: "driver", Column: "driver", Kind: KindString, Filter: FilterLookups, Sort: true, Label: "SSH driver",
+		{Name: "driver", Column: "driver", Kind: KindString, Filter: FilterLookups, Sort: true, Local: true, Label: "SSH driver",
 			Doc: `SSH driver; "" infers it from the slug: a driver's name, or a common alias (ios, iosxe → cisco_ios; nxos; iosxr; eos; junos; asa; procurve, aruba-osswitch → hp_procurve; aoscx; os10; fastiron, icx; huawei, vrp; exos; fortios; panos; routeros, mikrotik), otherwise generic`},
 		{Name: "effective_driver", Kind: KindString, Access: ReadOnly, Doc: "the driver actually used"},
-		{Name: "legacy_algorithms", Column: "legacy_algorithms", Kind: KindBool, Label: "Offer legacy SSH algorithms",
+		{Name: "legacy_algorithms", Column: "legacy_algorithms", Kind: KindBool, Local: true, Label: "Offer legacy SSH algorithms",
 			Doc: "also offer legacy SSH algorithms (SHA-1 key exchange, CBC ciphers, ssh-rsa) to this platform's devices"},
 	}, append(targetOverrides("this platform's devices (a device's own setting wins)"),
 		tagsField("platform_tags", "platform_id"),
 		customFields("", nil),
+		netboxFields()[0], netboxFields()[1],
 	)...),
 	Filters: map[string]Filter{
 		"tag":    {Path: "tags__slug", Lookups: true, Doc: "tag slug"},
 		"tag_id": {Path: "tags", Lookups: true, Doc: "tag id"},
 	},
 })
+
+// PlatformNamed finds the platform whose slug is key, else the one whose name is key
+// (case ignored), among the platforms scope lets through; ErrNotFound when none is.
+func (db *DB) PlatformNamed(ctx context.Context, key string, scope Expr) (Row, error) {
+	for _, c := range []Cond{{Path: []string{"slug"}, Lookup: "exact"}, {Path: []string{"name"}, Lookup: "iexact"}} {
+		c.Values = []any{key}
+		e, err := Platforms.Compile(c)
+		if err != nil {
+			return nil, err
+		}
+		ids, _, err := db.ListIDs(ctx, Query{Model: TypePlatform, Where: []Expr{e, scope}, Limit: 1})
+		if err != nil {
+			return nil, err
+		}
+		if len(ids) == 0 {
+			continue
+		}
+		rows, err := db.Rows(ctx, Platforms, ids)
+		if err != nil {
+			return nil, err
+		}
+		if len(rows) > 0 {
+			return rows[0], nil
+		}
+	}
+	return nil, fmt.Errorf("platform %q: %w", key, ErrNotFound)
+}

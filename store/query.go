@@ -473,7 +473,7 @@ func (db *DB) ListIDs(ctx context.Context, q Query) ([]int64, int, error) {
 		// already keep the number.
 		countSQL, countArgs = "SELECT total FROM command_log_totals WHERE id = 1", nil
 	}
-	if err := db.r.QueryRowContext(ctx, countSQL, countArgs...).Scan(&total); err != nil {
+	if err := db.reader(ctx).QueryRowContext(ctx, countSQL, countArgs...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("store: count %s: %w", m.Table, err)
 	}
 	if total == 0 || q.Offset >= total {
@@ -497,7 +497,7 @@ func (db *DB) pageIDs(ctx context.Context, m *Model, where string, args []any, q
 		ob[len(ob)-1] = "t.id DESC"
 	}
 	sqlText := "SELECT t.id FROM " + m.Table + " t WHERE " + where + " ORDER BY " + strings.Join(ob, ", ") + " LIMIT ? OFFSET ?"
-	rows, err := db.r.QueryContext(ctx, sqlText, append(args, q.Limit, q.Offset)...)
+	rows, err := db.reader(ctx).QueryContext(ctx, sqlText, append(args, q.Limit, q.Offset)...)
 	if err != nil {
 		return nil, fmt.Errorf("store: list %s: %w", m.Table, err)
 	}
@@ -515,7 +515,7 @@ func (db *DB) pageIDs(ctx context.Context, m *Model, where string, args []any, q
 
 // Exists reports whether a row with this id matches every condition.
 func (db *DB) Exists(ctx context.Context, model string, id int64, where ...Expr) (bool, error) {
-	return exists(ctx, db.r, model, id, where...)
+	return exists(ctx, db.reader(ctx), model, id, where...)
 }
 
 // rowQueryer is what *sql.DB and *sql.Tx share, so checks can run inside a write.

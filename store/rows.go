@@ -13,7 +13,7 @@ import (
 )
 
 // Row is one object as loaded from its model: field name → value. A column is an int64,
-// string, bool, float64, time.Time, a decoded JSON value or []string, or nil for NULL; a
+// string, bool, float64, time.Time, json.RawMessage or []string, or nil for NULL; a
 // reference is the referenced object's Row (with its nested fields) or nil; a relation
 // or children a []Row. "display" holds the object's display text.
 type Row map[string]any
@@ -51,6 +51,8 @@ func (db *DB) load(ctx context.Context, m *Model, ids []int64, nested bool) ([]R
 			continue
 		}
 		switch {
+		case f.KeptName != "":
+			keepRefs(&f, rows)
 		case f.Column != "" && f.Rel != "":
 			err = db.loadRefs(ctx, &f, rows)
 		case f.Join != nil:
@@ -78,11 +80,12 @@ func (db *DB) load(ctx context.Context, m *Model, ids []int64, nested bool) ([]R
 // querier is what the reader pool and a write transaction share.
 type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
 // columns selects the model's columns of the rows matching where (on the table aliased t).
 func (db *DB) columns(ctx context.Context, m *Model, where string, args []any) ([]Row, error) {
-	return columnsOf(ctx, db.r, m, where, args)
+	return columnsOf(ctx, db.reader(ctx), m, where, args)
 }
 
 func columnsOf(ctx context.Context, q querier, m *Model, where string, args []any) ([]Row, error) {
@@ -150,12 +153,13 @@ func fromColumn(f *Field, v any) any {
 		_ = json.Unmarshal([]byte(s), &list) // only this package writes it, from a []string
 		return list
 	case KindJSON:
+		// Passed through as stored: a parse result keeps its keys in the order they
+		// were written.
 		s, _ := v.(string)
-		var x any
-		if err := json.Unmarshal([]byte(s), &x); err != nil || x == nil {
+		if s == "null" || !json.Valid([]byte(s)) {
 			return f.Default // only this package writes it, always valid JSON
 		}
-		return x
+		return json.RawMessage(s)
 	}
 	return v
 }
@@ -178,6 +182,18 @@ func (db *DB) loadRefs(ctx context.Context, f *Field, rows []Row) error {
 		}
 	}
 	return nil
+}
+
+// keepRefs replaces each row's kept reference (see Field.KeptName) by a Row of the
+// related object: its id while the object exists, else nil, and the kept name as its
+// name and display. A Null field whose object is gone stays nil.
+func keepRefs(f *Field, rows []Row) {
+	key := models[f.Rel].nameField()
+	for _, r := range rows {
+		if id := r[f.Name]; id != nil || !f.Null {
+			r[f.Name] = Row{"id": id, key: r[f.KeptName], "display": r[f.KeptName]}
+		}
+	}
 }
 
 func (db *DB) nestedByID(ctx context.Context, objectType string, ids []int64) (map[int64]Row, error) {
@@ -310,6 +326,9 @@ func (db *DB) Update(ctx context.Context, m *Model, id int64, v Values, guard Sc
 		return err
 	}
 	return db.Write(ctx, func(tx *sql.Tx) error {
+		if err := fromNetBox(ctx, tx, m, id, v); err != nil {
+			return err
+		}
 		var old Row
 		if m.Write != nil {
 			var err error
@@ -341,16 +360,23 @@ func (db *DB) Update(ctx context.Context, m *Model, id int64, v Values, guard Sc
 
 // Delete deletes an object; objects that must refer to it make it ErrInUse.
 func (db *DB) Delete(ctx context.Context, m *Model, id int64) error {
-	if m.Deleted == nil {
+	_, synced := m.Field("netbox_id")
+	if m.Deleted == nil && !synced {
 		return db.deleteRow(ctx, m.Table, id)
 	}
 	return db.Write(ctx, func(tx *sql.Tx) error {
+		if err := fromNetBox(ctx, tx, m, id, nil); err != nil {
+			return err
+		}
 		old, err := rowTx(ctx, tx, m, id)
 		if err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM `+m.Table+` WHERE id = ?`, id); err != nil {
 			return constraintErr(err, fmt.Sprintf("%s %d", m.Type, id))
+		}
+		if m.Deleted == nil {
+			return nil
 		}
 		return m.Deleted(ctx, tx, old)
 	})
@@ -407,6 +433,8 @@ func (db *DB) finish(ctx context.Context, tx *sql.Tx, m *Model, id int64, v Valu
 // toColumn turns a written value into what its column stores.
 func toColumn(f *Field, v any) any {
 	switch x := v.(type) {
+	case nil:
+		return nil
 	case time.Time:
 		if x.IsZero() {
 			return nil

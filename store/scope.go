@@ -8,16 +8,6 @@ import (
 	"strings"
 )
 
-// Principal is the user a request acts for.
-type Principal struct {
-	ID           int64
-	Username     string
-	IsSuperuser  bool
-	IsActive     bool
-	GroupIDs     []int64
-	WriteEnabled bool // false for a read-only token
-}
-
 // Scope is what a permission check yields: the condition rows must meet for the action.
 // Granted is false when no permission names the action at all.
 type Scope struct {

@@ -9,6 +9,9 @@ var Sites = declare(&Model{
 		description(200),
 		tagsField("site_tags", "site_id"),
 		customFields("", nil),
+		netboxFields()[0], netboxFields()[1],
+		{Name: "prefix_count", Kind: KindInt, Access: ReadOnly, Select: "(SELECT count(*) FROM prefixes p WHERE p.site_id = t.id)",
+			Doc: "prefixes at the site (FieldKit keeps none)"},
 	},
 	Filters: map[string]Filter{
 		"tag":    {Path: "tags__slug", Lookups: true, Doc: "tag slug"},

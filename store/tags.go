@@ -9,5 +9,6 @@ var Tags = declare(&Model{
 		{Name: "color", Column: "color", Kind: KindString, MaxLen: 6, Default: "9e9e9e", Check: checkColor, Nested: true,
 			Filter: FilterLookups, Sort: true, Label: "Colour", Doc: "six hex digits"},
 		description(200),
+		netboxFields()[0], netboxFields()[1],
 	},
 })

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -30,45 +31,50 @@ type Target struct {
 const DefaultSSHPort = 22
 
 // DeviceTarget loads the connection details of a device. A device without a primary IP
-// has an empty Host; the caller decides what that means.
+// has an empty Host; the caller decides what that means. It is one query: every
+// execution asks for it.
 func (db *DB) DeviceTarget(ctx context.Context, id int64) (Target, error) {
-	rows, err := db.Rows(ctx, Devices, []int64{id})
-	if err != nil {
-		return Target{}, err
-	}
-	if len(rows) == 0 {
+	t := Target{ID: id}
+	var cf, ip4, ip6, devPrompt, platPrompt string
+	var devLegacy, platLegacy bool
+	var devConnect, devCommand, platConnect, platCommand, platformID sql.NullInt64
+	err := db.r.QueryRowContext(ctx, `SELECT d.name, d.custom_fields, d.legacy_algorithms, d.connect_timeout,
+		d.command_timeout, d.prompt_pattern, p.id, coalesce(p.slug, ''), coalesce(p.name, ''), coalesce(p.driver, ''),
+		coalesce(p.legacy_algorithms, 0), p.connect_timeout, p.command_timeout, coalesce(p.prompt_pattern, ''),
+		coalesce(ip4.address, ''), coalesce(ip6.address, '')
+		FROM devices d LEFT JOIN platforms p ON p.id = d.platform_id
+		LEFT JOIN ip_addresses ip4 ON ip4.id = d.primary_ip4_id
+		LEFT JOIN ip_addresses ip6 ON ip6.id = d.primary_ip6_id
+		WHERE d.id = ?`, id).Scan(&t.Name, &cf, &devLegacy, &devConnect, &devCommand, &devPrompt, &platformID,
+		&t.PlatformSlug, &t.PlatformName, &t.PlatformDriver, &platLegacy, &platConnect, &platCommand, &platPrompt, &ip4, &ip6)
+	if errors.Is(err, sql.ErrNoRows) {
 		return Target{}, fmt.Errorf("device %d: %w", id, ErrNotFound)
 	}
-	d := rows[0]
-	cf, _ := d["custom_fields"].(map[string]any)
-	t := Target{ID: id, Name: d["name"].(string), Port: SSHPort(cf), LegacyAlgorithms: d["legacy_algorithms"].(bool)}
-	p, hasPlatform := d["platform"].(Row)
-	if hasPlatform {
-		pid := p.ID()
-		t.PlatformID, t.PlatformSlug, t.PlatformDriver = &pid, p["slug"].(string), p["driver"].(string)
-		t.PlatformName, _ = p["name"].(string)
-		t.LegacyAlgorithms = t.LegacyAlgorithms || p["legacy_algorithms"].(bool)
+	if err != nil {
+		return Target{}, fmt.Errorf("store: device %d: %w", id, err)
 	}
-	t.ConnectTimeout, t.CommandTimeout = overrideInt(d, p, "connect_timeout"), overrideInt(d, p, "command_timeout")
-	t.PromptPattern, _ = d["prompt_pattern"].(string)
-	if s, _ := p["prompt_pattern"].(string); t.PromptPattern == "" {
-		t.PromptPattern = s
+	var fields map[string]any
+	_ = json.Unmarshal([]byte(cf), &fields) // written as an object; anything else has no port
+	t.Port = SSHPort(fields)
+	if platformID.Valid {
+		t.PlatformID = &platformID.Int64
 	}
-	address := func(k string) string {
-		ip, _ := d[k].(Row)
-		s, _ := ip["address"].(string)
-		return s
+	t.LegacyAlgorithms = devLegacy || platLegacy
+	t.ConnectTimeout, t.CommandTimeout = override(devConnect, platConnect), override(devCommand, platCommand)
+	t.PromptPattern = devPrompt
+	if t.PromptPattern == "" {
+		t.PromptPattern = platPrompt
 	}
-	t.Host = PrimaryHost(address("primary_ip4"), address("primary_ip6"))
+	t.Host = PrimaryHost(ip4, ip6)
 	return t, nil
 }
 
-// overrideInt is a device's own value of a field, else its platform's (platform may be
-// nil), 0 when neither sets it.
-func overrideInt(device, platform Row, field string) int {
-	for _, r := range []Row{device, platform} {
-		if n, ok := r[field].(int64); ok {
-			return int(n)
+// override is a device's own value of a setting, else its platform's, 0 when neither
+// sets it.
+func override(device, platform sql.NullInt64) int {
+	for _, v := range []sql.NullInt64{device, platform} {
+		if v.Valid {
+			return int(v.Int64)
 		}
 	}
 	return 0

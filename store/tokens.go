@@ -14,7 +14,8 @@ var Tokens = declare(&Model{
 	Display: func(r Row) string { return fmt.Sprint(r["key_prefix"]) + "**********" },
 	Fields: []Field{
 		{Name: "user", Column: "user_id", Kind: KindInt, Rel: TypeUser, Sort: true,
-			Doc: "Defaults to the requesting user; another user's token needs users.token permissions."},
+			Doc: "Defaults to the requesting user. Another user's token needs a superuser, or a users.token permission " +
+				"whose constraints name that user (user, user__id or user__username); never a superuser's unless the writer is one."},
 		{Name: "description", Column: "description", Kind: KindString, MaxLen: 200, Filter: FilterLookups, Sort: true, Search: true},
 		{Name: "expires", Column: "expires", Kind: KindTime, Null: true, Filter: FilterLookups, Sort: true,
 			Doc: "Must be in the future; null = never."},

@@ -38,11 +38,29 @@ var Users = declare(&Model{
 		"group":    {Path: "groups__name", Doc: "Group name; repeat to match any."},
 	},
 	Prepare: hashPassword,
-	Write: func(ctx context.Context, tx *sql.Tx, _ int64, _ Values, old Row) error {
+	Write: func(ctx context.Context, tx *sql.Tx, id int64, v Values, old Row) error {
+		if err := endSessions(ctx, tx, id, v); err != nil {
+			return err
+		}
 		return keepSuperuser(ctx, tx, old)
 	},
 	Deleted: keepSuperuser,
 })
+
+// endSessions ends every web session of a user whose password changed or who was
+// deactivated: whoever held one of them (a stolen cookie, a shared browser) no longer
+// passes for the user. API tokens stay: they are credentials of their own, refused
+// anyway while the user is inactive.
+func endSessions(ctx context.Context, tx *sql.Tx, id int64, v Values) error {
+	pw, _ := v["password"].(string)
+	if active, ok := v["is_active"].(bool); pw == "" && (!ok || active) {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = ?`, id); err != nil {
+		return fmt.Errorf("store: end sessions of user %d: %w", id, err)
+	}
+	return nil
+}
 
 // ErrLastSuperuser is returned when a write would leave no active superuser, which
 // would lock everyone out of the permission system.
@@ -166,4 +184,39 @@ func (db *DB) UserIDByName(ctx context.Context, username string) (int64, error) 
 		return 0, fmt.Errorf("user %q: %w", username, ErrNotFound)
 	}
 	return id, err
+}
+
+// HasUsers reports whether any user exists: an empty install has none until the first
+// is created on the command line.
+func (db *DB) HasUsers(ctx context.Context) (bool, error) {
+	var exists bool
+	if err := db.r.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM users)`).Scan(&exists); err != nil {
+		return false, fmt.Errorf("store: users exist: %w", err)
+	}
+	return exists, nil
+}
+
+// Contact is how to reach a user: whom a user without permissions can ask for them.
+type Contact struct {
+	Username, Name, Email string
+}
+
+// Administrators lists the active superusers (at most limit, by username): the people
+// who can grant permissions.
+func (db *DB) Administrators(ctx context.Context, limit int) ([]Contact, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT username, trim(first_name || ' ' || last_name), email FROM users
+		WHERE is_superuser AND is_active ORDER BY username LIMIT ?`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: administrators: %w", err)
+	}
+	defer rows.Close()
+	var out []Contact
+	for rows.Next() {
+		var c Contact
+		if err := rows.Scan(&c.Username, &c.Name, &c.Email); err != nil {
+			return nil, fmt.Errorf("store: administrators: %w", err)
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
 }

@@ -20,6 +20,7 @@ var VLANs = declare(&Model{
 		description(200),
 		tagsField("vlan_tags", "vlan_id"),
 		customFields("", nil),
+		netboxFields()[0], netboxFields()[1],
 	},
 	Filters: map[string]Filter{
 		"site_id":   {Path: "site", Lookups: true, Doc: "site id (null for global VLANs)"},

@@ -16,6 +16,7 @@ import (
 
 	"fieldkit/exec"
 	"fieldkit/store"
+	"fieldkit/web"
 )
 
 // Credential sets belong to their owner. Any logged-in, active user manages their own
@@ -42,7 +43,7 @@ func (u *UI) listSets(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"count": len(out), "results": out})
+	web.Write(w, http.StatusOK, map[string]any{"count": len(out), "results": out})
 	return nil
 }
 
@@ -89,6 +90,7 @@ func (u *UI) updateSet(w http.ResponseWriter, r *http.Request) error {
 	if err := u.db.UpdateCredentialSet(r.Context(), u.keyring, owner, cur.ID, in); err != nil {
 		return err
 	}
+	u.closeSessions(cur.ID)
 	set, err := u.db.CredentialSet(r.Context(), owner, cur.ID)
 	if err != nil {
 		return err
@@ -98,22 +100,23 @@ func (u *UI) updateSet(w http.ResponseWriter, r *http.Request) error {
 
 // deleteSet answers DELETE /ui/api/credential-sets/{id}/.
 func (u *UI) deleteSet(w http.ResponseWriter, r *http.Request) error {
-	id, err := idParam(r)
+	id, err := web.PathID(r)
 	if err != nil {
 		return err
 	}
 	if err := u.db.DeleteCredentialSet(r.Context(), sessionOf(r).Principal.ID, id); err != nil {
 		return err
 	}
+	u.closeSessions(id)
 	u.log.Info("credential set deleted", "set_id", id, "username", sessionOf(r).Principal.Username)
-	writeJSON(w, http.StatusNoContent, nil)
+	web.Write(w, http.StatusNoContent, nil)
 	return nil
 }
 
 // regenerateSet answers POST /ui/api/credential-sets/{id}/regenerate/: the old token
 // stops working at once.
 func (u *UI) regenerateSet(w http.ResponseWriter, r *http.Request) error {
-	id, err := idParam(r)
+	id, err := web.PathID(r)
 	if err != nil {
 		return err
 	}
@@ -121,23 +124,22 @@ func (u *UI) regenerateSet(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	u.closeSessions(id)
 	u.log.Info("credential token regenerated", "set_id", id, "username", sessionOf(r).Principal.Username)
-	writeJSON(w, http.StatusOK, map[string]string{"token": token})
+	web.Write(w, http.StatusOK, map[string]string{"token": token})
 	return nil
 }
 
-// idParam reads the {id} of the path; a malformed one is simply not found.
-func idParam(r *http.Request) (int64, error) {
-	id, err := strconv.ParseInt(routeParam(r, "id"), 10, 64)
-	if err != nil || id < 1 {
-		return 0, errNotFound()
+// closeSessions closes the device sessions kept for a set that was just changed.
+func (u *UI) closeSessions(setID int64) {
+	if u.sessions != nil {
+		u.sessions.CloseSet(setID)
 	}
-	return id, nil
 }
 
 // ownSet loads the set of the path if the session's user owns it.
 func (u *UI) ownSet(r *http.Request) (store.CredentialSet, error) {
-	id, err := idParam(r)
+	id, err := web.PathID(r)
 	if err != nil {
 		return store.CredentialSet{}, err
 	}
@@ -146,7 +148,7 @@ func (u *UI) ownSet(r *http.Request) (store.CredentialSet, error) {
 
 // readSet validates a create (cur nil) or a PATCH of cur, collecting every problem.
 func (u *UI) readSet(r *http.Request, cur *store.CredentialSet) (store.CredentialInput, error) {
-	f, err := decodeForm(r, credentialFields...)
+	f, err := web.DecodeForm(r, credentialFields...)
 	if err != nil {
 		return store.CredentialInput{}, err
 	}
@@ -229,7 +231,7 @@ func checkPrivateKey(key string) string {
 
 // readPlatforms reads "platforms": a list of platform ids (or {"id": n}, as the set's
 // own JSON shows them), each of which must exist.
-func (u *UI) readPlatforms(ctx context.Context, f *form) (*[]int64, error) {
+func (u *UI) readPlatforms(ctx context.Context, f *web.Form) (*[]int64, error) {
 	var items []json.RawMessage
 	if raw := f.Raw["platforms"]; string(raw) == "null" || json.Unmarshal(raw, &items) != nil {
 		f.Errs.Add("platforms", "Expected a list of platform ids.")
@@ -275,7 +277,7 @@ func (u *UI) writeSet(w http.ResponseWriter, r *http.Request, status int, set st
 	if token != "" {
 		out[0]["token"] = token
 	}
-	writeJSON(w, status, out[0])
+	web.Write(w, status, out[0])
 	return nil
 }
 

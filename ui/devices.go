@@ -5,13 +5,14 @@ import (
 	"net/http"
 
 	"fieldkit/store"
+	"fieldkit/web"
 )
 
 // rateLimit answers GET /ui/api/devices/{id}/rate-limit/: the device's standing in the
 // rate limiter, for the device page. It needs view on the device; a device the user may
 // not see is a 404, as in the API.
 func (u *UI) rateLimit(w http.ResponseWriter, r *http.Request) error {
-	id, err := idParam(r)
+	id, err := web.PathID(r)
 	if err != nil {
 		return err
 	}
@@ -20,14 +21,14 @@ func (u *UI) rateLimit(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if !scope.Granted {
-		return errNotFound()
+		return web.NotFound()
 	}
 	ok, err := u.db.Exists(r.Context(), store.TypeDevice, id, scope.Expr)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return errNotFound()
+		return web.NotFound()
 	}
 	out := map[string]any{"device_id": id, "enabled": u.limiter != nil && u.limiter.Enabled(), "current_count": 0, "limit": 0,
 		"time_window_minutes": 0, "retry_after_seconds": 0}
@@ -37,6 +38,6 @@ func (u *UI) rateLimit(w http.ResponseWriter, r *http.Request) error {
 		out["time_window_minutes"] = int(s.Window.Minutes())
 		out["retry_after_seconds"] = int(math.Ceil(s.RetryAfter.Seconds()))
 	}
-	writeJSON(w, http.StatusOK, out)
+	web.Write(w, http.StatusOK, out)
 	return nil
 }

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"fieldkit/netbox/fakenetbox"
 )
 
 // chromiumPath is Debian's chromium, the browser the end-to-end tests drive.
@@ -39,7 +41,13 @@ func TestBrowserE2E(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
+	// A NetBox for the inventory scenarios' sync button (its Lyon site: no name the demo uses).
+	nb := fakenetbox.Start(t, filepath.Join("..", "testdata", "netbox"), false)
+	t.Setenv("FIELDKIT_INVENTORY_NETBOX_URL", nb.URL)
+	t.Setenv("FIELDKIT_INVENTORY_NETBOX_TOKEN", fakenetbox.Token)
+	t.Setenv("FIELDKIT_INVENTORY_NETBOX_FILTER", "site=lyon-2")
 	demo := startDemo(t, bin)
+	empty := startEmpty(t, bin)
 	shots := os.Getenv("FIELDKIT_TEST_SCREENSHOTS")
 	if shots == "" {
 		shots = t.TempDir()
@@ -50,8 +58,8 @@ func TestBrowserE2E(t *testing.T) {
 	defer cancel()
 	run := exec.CommandContext(ctx, node, filepath.Join("testdata", "e2e", "run.mjs"))
 	run.Env = append(os.Environ(),
-		"FK_BASE="+demo.base, "FK_ADMIN_PASSWORD="+demo.password, "FK_API_TOKEN="+demo.apiToken,
-		"FK_CREDENTIAL_TOKEN="+demo.credToken, "FK_SCREENSHOTS="+shots,
+		"FK_BASE="+demo.base, "FK_EMPTY_BASE="+empty, "FK_ADMIN_PASSWORD="+demo.password, "FK_API_TOKEN="+demo.apiToken,
+		"FK_CREDENTIAL_TOKEN="+demo.credToken, "FK_SCREENSHOTS="+shots, "FK_SERVER_ZONE="+demoZone,
 		"FK_PLAYWRIGHT_DIR="+pwDir, "FK_CHROMIUM="+chromiumPath, "FK_PROFILE="+t.TempDir())
 	out, err := run.CombinedOutput()
 	t.Logf("run.mjs:\n%s", out)
@@ -112,6 +120,10 @@ func browserDeps(t *testing.T) (node, pwDir string) {
 	return node, pwDir
 }
 
+// demoZone is the demo server's time zone: neither UTC nor the browser's, so the pages'
+// times show which zone they are in.
+const demoZone = "America/New_York"
+
 // demoServer is a running `serve --demo` and what it printed.
 type demoServer struct {
 	base, password, apiToken, credToken string
@@ -143,6 +155,7 @@ var (
 func startDemo(t *testing.T, bin string) *demoServer {
 	t.Helper()
 	cmd := exec.Command(bin, "serve", "--demo", "--data", t.TempDir(), "--listen", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), "FIELDKIT_SERVER_TIME_ZONE="+demoZone)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -152,17 +165,7 @@ func startDemo(t *testing.T, bin string) *demoServer {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	})
+	t.Cleanup(func() { stop(cmd) })
 	ready := make(chan error, 1)
 	go func() {
 		sc := bufio.NewScanner(stdout)
@@ -196,4 +199,55 @@ func startDemo(t *testing.T, bin string) *demoServer {
 		t.Fatalf("could not read the demo's base URL, password and tokens from:\n%s", d.log())
 	}
 	return d
+}
+
+var reListening = regexp.MustCompile(`msg="fieldkit listening" url=(\S+)`)
+
+// startEmpty starts the binary without --demo on an empty data directory: an install
+// with no user yet. It returns the base URL; the server is stopped when the test ends.
+func startEmpty(t *testing.T, bin string) string {
+	t.Helper()
+	cmd := exec.Command(bin, "serve", "--data", t.TempDir(), "--listen", "127.0.0.1:0")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stop(cmd) })
+	base := make(chan string, 1)
+	go func() {
+		// Reading on to the end keeps the server's writes to stderr from blocking.
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if m := reListening.FindStringSubmatch(sc.Text()); m != nil {
+				base <- m[1]
+			}
+		}
+		close(base)
+	}()
+	select {
+	case b, ok := <-base:
+		if !ok {
+			t.Fatalf("the empty server exited before listening")
+		}
+		return b
+	case <-time.After(60 * time.Second):
+		t.Fatalf("the empty server is not listening after 60 s")
+	}
+	return ""
+}
+
+// stop interrupts a server and waits for it, killing it after 10 s.
+func stop(cmd *exec.Cmd) {
+	_ = cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+	}
 }

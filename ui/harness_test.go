@@ -49,9 +49,10 @@ func (c *clock) advance(d time.Duration) {
 }
 
 type envOptions struct {
-	tls    bool
-	static fs.FS
-	exec   handlers.ExecOptions
+	tls      bool
+	timeZone string
+	static   fs.FS
+	exec     handlers.ExecOptions
 }
 
 func newEnv(t *testing.T, o envOptions) *env {
@@ -71,11 +72,12 @@ func newEnv(t *testing.T, o envOptions) *env {
 	logs := &bytes.Buffer{}
 	logger := slog.New(slog.NewTextHandler(&lockedWriter{w: logs}, nil))
 	limiter := ratelimit.New(3, 5*time.Minute)
-	web := New(Options{DB: db, Keyring: kr, Limiter: limiter, Logger: logger, SessionHours: 2, Static: o.static, Now: clk.now})
+	web := New(Options{DB: db, Keyring: kr, Limiter: limiter, Logger: logger, SessionHours: 2, Static: o.static, Now: clk.now,
+		TimeZone: o.timeZone})
 	ex := o.exec
 	ex.Keyring, ex.Limiter = kr, limiter
 	api := handlers.New(handlers.Options{DB: db, Logger: logger, Version: "test",
-		Session: web.Session, Extra: web.Routes, Exec: ex})
+		Session: web.Session, Login: web.CheckLogin, UI: web.Routes, Exec: ex})
 	srv := httptest.NewUnstartedServer(api)
 	if o.tls {
 		srv.StartTLS()

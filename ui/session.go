@@ -12,9 +12,8 @@ import (
 	"strconv"
 	"strings"
 
-	"fieldkit/handlers/httpjson"
-	"fieldkit/observe"
 	"fieldkit/store"
+	"fieldkit/web"
 )
 
 // cookieName carries the session id; the database keeps only its SHA-256.
@@ -59,7 +58,6 @@ func (u *UI) session(r *http.Request) (store.Session, bool, error) {
 	if err != nil {
 		return store.Session{}, false, err
 	}
-	observe.SetUser(r, s.Principal.Username)
 	return s, true, nil
 }
 
@@ -78,24 +76,26 @@ func (u *UI) requireSession(r *http.Request) (store.Session, error) {
 	s, ok, err := u.session(r)
 	switch {
 	case errors.Is(err, store.ErrInactive):
-		return s, httpjson.Detail(http.StatusUnauthorized, "User inactive or deleted.")
+		return s, web.Inactive()
 	case err != nil:
 		return s, err
 	case !ok:
-		return s, errNoCredentials()
+		return s, web.NoCredentials()
 	case !safeMethod(r.Method) && !csrfMatches(r, s.CSRFToken):
-		return s, errCSRF()
+		web.WithUser(r, s.Principal) // named in the access log, though refused
+		return s, web.CSRFFailed()
 	}
+	web.WithUser(r, s.Principal)
 	return s, nil
 }
 
 // webOnly adapts a handler that only the web interface may call: an API token is
 // refused with msg (an Authorization header, valid or not, means a script, not the
 // browser), then a session and CSRF are required.
-func (u *UI) webOnly(msg string, h handlerFunc) http.Handler {
-	return u.adapt(func(w http.ResponseWriter, r *http.Request) error {
+func (u *UI) webOnly(msg string, h web.HandlerFunc) web.HandlerFunc {
+	return u.secure(func(w http.ResponseWriter, r *http.Request) error {
 		if strings.TrimSpace(r.Header.Get("Authorization")) != "" {
-			return httpjson.Detail(http.StatusForbidden, msg)
+			return web.Forbidden(msg)
 		}
 		s, err := u.requireSession(r)
 		if err != nil {
@@ -110,9 +110,9 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) error {
 	// A cross-site HTML form cannot send application/json, so this stands in for the CSRF
 	// token a login cannot have yet.
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
-		return httpjson.Detail(http.StatusUnsupportedMediaType, fmt.Sprintf("Unsupported media type %q in request.", r.Header.Get("Content-Type")))
+		return web.Detail(http.StatusUnsupportedMediaType, fmt.Sprintf("Unsupported media type %q in request.", r.Header.Get("Content-Type")))
 	}
-	f, err := decodeForm(r, "username", "password")
+	f, err := web.DecodeForm(r, "username", "password")
 	if err != nil {
 		return err
 	}
@@ -121,24 +121,13 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) error {
 	if err := f.Err(); err != nil {
 		return err
 	}
-	key := strings.ToLower(username) + "\x00" + clientIP(r)
-	if wait := max(u.throttle.wait(key), u.addrThrottle.wait(clientIP(r))); wait > 0 {
-		secs := int(math.Ceil(wait.Seconds()))
-		e := httpjson.Detail(http.StatusTooManyRequests, fmt.Sprintf("Too many failed logins; try again in %d s.", secs))
-		e.Header = http.Header{"Retry-After": {strconv.Itoa(secs)}}
-		return e
-	}
-	p, err := u.db.CheckPassword(r.Context(), username, password)
+	p, err := u.CheckLogin(r, username, password)
 	if errors.Is(err, store.ErrBadLogin) || errors.Is(err, store.ErrInactive) {
-		u.throttle.fail(key)
-		u.addrThrottle.fail(clientIP(r))
-		u.log.Warn("login failed", "username", username, "client_ip", clientIP(r), "inactive", errors.Is(err, store.ErrInactive))
-		return httpjson.Detail(http.StatusUnauthorized, "Invalid username or password.")
+		return web.Detail(http.StatusUnauthorized, "Invalid username or password.")
 	}
 	if err != nil {
 		return err
 	}
-	u.throttle.reset(key)
 	// A new id at every login, and the old session gone: a session id planted before the
 	// login (session fixation) is worth nothing after it.
 	if c, err := r.Cookie(cookieName); err == nil && len(c.Value) == sessionIDLen {
@@ -155,6 +144,52 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) error {
 	return u.writeSession(w, r, http.StatusOK, s)
 }
 
+// CheckLogin checks a username and password, counting failures per username and
+// client address, and per address alone: the web login and the API's token
+// provisioning both go through it, so neither gives more guesses than the other. A
+// wrong password is store.ErrBadLogin (store.ErrInactive for an inactive user), a
+// throttled client a 429 with Retry-After. A try is reserved before the password is
+// checked and counts while it runs, so that tries sent at once cannot all pass.
+func (u *UI) CheckLogin(r *http.Request, username, password string) (store.Principal, error) {
+	ip := clientIP(r)
+	key := strings.ToLower(username) + "\x00" + ip
+	if err := u.beginLogin(key, ip); err != nil {
+		return store.Principal{}, err
+	}
+	p, err := u.db.CheckPassword(r.Context(), username, password)
+	failed := errors.Is(err, store.ErrBadLogin) || errors.Is(err, store.ErrInactive)
+	u.throttle.end(key, failed)
+	u.addrThrottle.end(ip, failed)
+	if failed {
+		u.log.Warn("login failed", "username", username, "client_ip", ip, "inactive", errors.Is(err, store.ErrInactive),
+			"path", r.URL.Path)
+		return p, err
+	}
+	if err != nil {
+		return p, err
+	}
+	u.throttle.reset(key)
+	return p, nil
+}
+
+// beginLogin reserves a try of the username from the address, and of the address alone,
+// or answers 429.
+func (u *UI) beginLogin(key, ip string) error {
+	wait, ok := u.throttle.begin(key)
+	if ok {
+		if wait, ok = u.addrThrottle.begin(ip); !ok {
+			u.throttle.end(key, false)
+		}
+	}
+	if ok {
+		return nil
+	}
+	secs := int(math.Ceil(wait.Seconds()))
+	e := web.Detail(http.StatusTooManyRequests, fmt.Sprintf("Too many failed logins; try again in %d s.", secs))
+	e.Header = http.Header{"Retry-After": {strconv.Itoa(secs)}}
+	return e
+}
+
 // logout ends the session. Without a session there is nothing to end (and nothing a
 // forged request could do), so it answers 204 too and clears the cookie.
 func (u *UI) logout(w http.ResponseWriter, r *http.Request) error {
@@ -163,8 +198,9 @@ func (u *UI) logout(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if ok {
+		web.WithUser(r, s.Principal)
 		if !csrfMatches(r, s.CSRFToken) {
-			return errCSRF()
+			return web.CSRFFailed()
 		}
 	}
 	if c, err := r.Cookie(cookieName); err == nil && len(c.Value) == sessionIDLen {
@@ -173,7 +209,7 @@ func (u *UI) logout(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	http.SetCookie(w, u.cookie(r, "", -1))
-	writeJSON(w, http.StatusNoContent, nil)
+	web.Write(w, http.StatusNoContent, nil)
 	return nil
 }
 
@@ -192,11 +228,37 @@ func (u *UI) writeSession(w http.ResponseWriter, r *http.Request, status int, s 
 	if err != nil {
 		return err
 	}
-	writeJSON(w, status, map[string]any{
-		"user":        map[string]any{"id": s.Principal.ID, "username": s.Principal.Username, "is_superuser": s.Principal.IsSuperuser},
-		"csrf_token":  s.CSRFToken,
-		"permissions": perms,
+	admins, err := u.db.Administrators(r.Context(), maxContacts)
+	if err != nil {
+		return err
+	}
+	contacts := make([]map[string]string, len(admins))
+	for i, c := range admins {
+		contacts[i] = map[string]string{"username": c.Username, "name": c.Name, "email": c.Email}
+	}
+	web.Write(w, status, map[string]any{
+		"user":           map[string]any{"id": s.Principal.ID, "username": s.Principal.Username, "is_superuser": s.Principal.IsSuperuser},
+		"csrf_token":     s.CSRFToken,
+		"permissions":    perms,
+		"time_zone":      u.timeZone,
+		"administrators": contacts,
 	})
+	return nil
+}
+
+// maxContacts is how many administrators the session names: enough to find someone to
+// ask, not a directory of the install's superusers.
+const maxContacts = 5
+
+// firstRun answers GET /ui/first-run for the login page, without a session: whether the
+// install has no user yet, so the page can say how to create the first one. Once a user
+// exists it says only that.
+func (u *UI) firstRun(w http.ResponseWriter, r *http.Request) error {
+	has, err := u.db.HasUsers(r.Context())
+	if err != nil {
+		return err
+	}
+	web.Write(w, http.StatusOK, map[string]any{"needs_first_user": !has})
 	return nil
 }
 
@@ -205,12 +267,8 @@ func (u *UI) writeSession(w http.ResponseWriter, r *http.Request, status int, s 
 func (u *UI) permissions(ctx context.Context, p store.Principal) (map[string][]string, error) {
 	out := map[string][]string{}
 	for _, t := range store.ObjectTypes() {
-		actions := []string{"view", "add", "change", "delete"}
-		if t == store.TypeCommand {
-			actions = append(actions, "execute_show", "execute_config")
-		}
 		held := []string{}
-		for _, a := range actions {
+		for _, a := range store.ActionsOf(t) {
 			s, err := u.db.Scope(ctx, p, t, a)
 			if err != nil {
 				return nil, err
@@ -227,7 +285,7 @@ func (u *UI) permissions(ctx context.Context, p store.Principal) (map[string][]s
 // cookie is the session cookie; maxAge < 0 deletes it.
 func (u *UI) cookie(r *http.Request, value string, maxAge int) *http.Cookie {
 	return &http.Cookie{Name: cookieName, Value: value, Path: "/", MaxAge: maxAge,
-		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil}
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: web.Scheme(r) == "https"}
 }
 
 // clientIP is the peer's address. X-Forwarded-For is not trusted: anyone could send it

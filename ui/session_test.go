@@ -4,12 +4,15 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"fieldkit/store"
+	"fieldkit/web"
 )
 
 func TestLogin(t *testing.T) {
@@ -233,8 +236,9 @@ func TestSessionExpiryAndDeactivation(t *testing.T) {
 	if err := e.db.UpdateUser(context.Background(), id, store.UserInput{IsActive: &off}, store.All); err != nil {
 		t.Fatal(err)
 	}
-	wantDetail(t, b.do("GET", "/api/users/users/", nil), 401, "User inactive or deleted.")
-	wantDetail(t, b.do("GET", "/ui/session", nil), 401, "User inactive or deleted.")
+	// Deactivating ended the session itself.
+	wantDetail(t, b.do("GET", "/api/users/users/", nil), 401, "Authentication credentials were not provided.")
+	wantDetail(t, b.do("GET", "/ui/session", nil), 401, "Authentication credentials were not provided.")
 }
 
 func TestSessionPermissions(t *testing.T) {
@@ -258,5 +262,97 @@ func TestSessionPermissions(t *testing.T) {
 	}
 	if len(perms) != len(store.ObjectTypes()) {
 		t.Errorf("permission types: %v", perms)
+	}
+}
+
+// The API's token provisioning (pynetbox's create_token) checks passwords through the
+// same throttle as the web login: failures on either count against both.
+func TestProvisionSharesLoginThrottle(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	e.user("erin", "pw", false)
+	b := e.browser()
+	for i := 0; i < 3; i++ {
+		wantDetail(t, b.do("POST", "/api/users/tokens/provision/", map[string]any{"username": "erin", "password": "nope"}), 401, "Invalid username/password")
+	}
+	for i := 0; i < 2; i++ {
+		wantDetail(t, b.do("POST", "/ui/login", map[string]any{"username": "erin", "password": "nope"}), 401, "Invalid username or password.")
+	}
+	r := b.do("POST", "/api/users/tokens/provision/", map[string]any{"username": "erin", "password": "pw"})
+	wantDetail(t, r, 429, "Too many failed logins; try again in 900 s.")
+	e.clock.advance(15*time.Minute + time.Second)
+	r = b.do("POST", "/api/users/tokens/provision/", map[string]any{"username": "erin", "password": "pw"})
+	if r.status != 201 {
+		t.Fatalf("provision after the window: %d %s", r.status, r.body)
+	}
+}
+
+// A web request whose browser went away (a closed tab, a page left mid-load) is logged
+// at info, never as a failed request at error.
+func TestClientGoneIsNotAnError(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	e.user("alice", "correct horse", false)
+	b := e.browser()
+	b.login("alice", "correct horse")
+	u, _ := url.Parse(e.srv.URL)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	req := httptest.NewRequest("GET", "/ui/api/credential-sets/", nil).WithContext(ctx)
+	for _, c := range b.client.Jar.Cookies(u) {
+		req.AddCookie(c)
+	}
+	rec := httptest.NewRecorder()
+	e.srv.Config.Handler.ServeHTTP(rec, req)
+	if rec.Code != web.StatusClientClosed {
+		t.Errorf("status %d, want %d: %s", rec.Code, web.StatusClientClosed, rec.Body)
+	}
+	if logs := e.logs.String(); strings.Contains(logs, "level=ERROR") || !strings.Contains(logs, `level=INFO msg="request abandoned by the client"`) {
+		t.Errorf("log:\n%s", logs)
+	}
+}
+
+// An empty install's login page can say how to make the first user; once one exists the
+// answer says only that.
+func TestFirstRun(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	b := e.browser()
+	if m := b.must(200, "GET", "/ui/first-run", nil); m["needs_first_user"] != true {
+		t.Fatalf("empty install: %v", m)
+	}
+	e.user("root", "pw", true)
+	if m := b.must(200, "GET", "/ui/first-run", nil); m["needs_first_user"] != false || len(m) != 1 {
+		t.Fatalf("after the first user: %v", m)
+	}
+}
+
+// The session names the server's time zone and whom to ask for permissions: the active
+// superusers, never an inactive one or a plain user.
+func TestSessionNamesZoneAndAdministrators(t *testing.T) {
+	e := newEnv(t, envOptions{timeZone: "Europe/Paris"})
+	ctx := context.Background()
+	rootID, _ := e.user("root", "pw", true)
+	first, last, mail := "Ada", "Admin", "ada@example.net"
+	if err := e.db.UpdateUser(ctx, rootID, store.UserInput{FirstName: &first, LastName: &last, Email: &mail}, store.All); err != nil {
+		t.Fatal(err)
+	}
+	oldID, _ := e.user("old", "pw", true)
+	inactive := false
+	if err := e.db.UpdateUser(ctx, oldID, store.UserInput{IsActive: &inactive}, store.All); err != nil {
+		t.Fatal(err)
+	}
+	e.user("alice", "pw", false)
+	b := e.browser()
+	b.login("alice", "pw")
+	s := b.must(200, "GET", "/ui/session", nil)
+	if s["time_zone"] != "Europe/Paris" {
+		t.Errorf("time_zone %v", s["time_zone"])
+	}
+	got := fmt.Sprint(s["administrators"])
+	if got != "[map[email:ada@example.net name:Ada Admin username:root]]" {
+		t.Errorf("administrators %s", got)
+	}
+	for _, p := range s["permissions"].(map[string]any) {
+		if len(p.([]any)) != 0 {
+			t.Errorf("alice holds nothing, the hint says %v", s["permissions"])
+		}
 	}
 }

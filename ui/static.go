@@ -5,10 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fieldkit/web"
 	"io/fs"
 	"mime"
 	"net/http"
 	"path"
+	"strings"
 	"time"
 )
 
@@ -50,9 +52,10 @@ func (u *UI) page(w http.ResponseWriter, r *http.Request) error {
 // asset answers /ui/static/<name>. File names are not fingerprinted, so the browser keeps
 // a copy but revalidates it each time (ETag → 304): an upgrade never leaves old scripts
 // behind a new index.html, and an unchanged asset costs no transfer.
-func (u *UI) asset(w http.ResponseWriter, r *http.Request, name string) error {
+func (u *UI) asset(w http.ResponseWriter, r *http.Request) error {
+	name := strings.TrimPrefix(web.Param(r, "file"), "/")
 	if name == "" || !fs.ValidPath(name) {
-		return errNotFound()
+		return web.NotFound()
 	}
 	w.Header().Set("Cache-Control", "public, no-cache")
 	return u.serveFile(w, r, name)
@@ -61,8 +64,8 @@ func (u *UI) asset(w http.ResponseWriter, r *http.Request, name string) error {
 func (u *UI) serveFile(w http.ResponseWriter, r *http.Request, name string) error {
 	body, err := fs.ReadFile(u.static, name)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrInvalid) || isDir(u.static, name) {
-		w.Header().Del("Cache-Control")
-		return errNotFound()
+		w.Header().Set("Cache-Control", "no-store")
+		return web.NotFound()
 	}
 	if err != nil {
 		return err

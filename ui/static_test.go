@@ -24,7 +24,7 @@ func TestPagesAndAssets(t *testing.T) {
 	if r := b.do("GET", "/ui", nil); r.status != 301 || r.header.Get("Location") != "/ui/" {
 		t.Errorf("/ui: %d %q", r.status, r.header.Get("Location"))
 	}
-	for _, path := range []string{"/ui/", "/ui/devices/5", "/ui/login", "/ui/commands/new/", "/ui/static"} {
+	for _, path := range []string{"/ui/", "/ui/devices/5", "/ui/login", "/ui/commands/new/", "/ui/statistics"} {
 		r := b.do("GET", path, nil)
 		if r.status != 200 || string(r.body) != string(testStatic["index.html"].Data) {
 			t.Errorf("%s: %d %s", path, r.status, r.body)
@@ -50,6 +50,9 @@ func TestPagesAndAssets(t *testing.T) {
 		if r2 := b.do("GET", path, nil, "If-None-Match", r.header.Get("ETag")); r2.status != 304 {
 			t.Errorf("%s revalidation: %d", path, r2.status)
 		}
+	}
+	if r := b.do("GET", "/ui/static", nil); r.status != 301 || r.header.Get("Location") != "/ui/static/" {
+		t.Errorf("/ui/static: %d %q", r.status, r.header.Get("Location"))
 	}
 	// A missing asset is a 404, not the index page (a broken script tag must show).
 	for _, path := range []string{"/ui/static/js/missing.js", "/ui/static/js/", "/ui/static/", "/ui/static/../index.html"} {

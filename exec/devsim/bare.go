@@ -10,38 +10,72 @@ import (
 // BareRun is the least a client can do to run commands on a simulated device, the
 // baseline benchmarks measure a driver against: log in with a password, open a PTY
 // shell, wait for prompt, send each command and read to prompt again, hang up. It
-// trusts any host key, which is fine only for a simulator on 127.0.0.1.
+// trusts any host key, which is fine only for a device on 127.0.0.1.
 func BareRun(addr, user, password, prompt string, commands ...string) error {
+	b, err := OpenBare(addr, user, password, prompt)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	for _, c := range commands {
+		if err := b.Run(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// BareSession is BareRun kept open: the baseline of a command run in a session that is
+// already logged in.
+type BareSession struct {
+	client *ssh.Client
+	in     io.Writer
+	out    io.Reader
+	prompt []byte
+}
+
+// OpenBare logs in, opens the PTY shell and waits for the prompt.
+func OpenBare(addr, user, password, prompt string) (*BareSession, error) {
 	cfg := &ssh.ClientConfig{User: user, Auth: []ssh.AuthMethod{ssh.Password(password)},
 		HostKeyCallback: ssh.InsecureIgnoreHostKey()}
 	client, err := ssh.Dial("tcp", addr, cfg)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer client.Close()
-	sess, err := client.NewSession()
+	b := &BareSession{client: client, prompt: []byte(prompt)}
+	if err := b.shell(); err != nil {
+		client.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+func (b *BareSession) shell() error {
+	sess, err := b.client.NewSession()
 	if err != nil {
 		return err
 	}
 	if err := sess.RequestPty("vt100", 200, 511, ssh.TerminalModes{ssh.ECHO: 1}); err != nil {
 		return err
 	}
-	in, _ := sess.StdinPipe()
-	out, _ := sess.StdoutPipe()
+	b.in, _ = sess.StdinPipe()
+	b.out, _ = sess.StdoutPipe()
 	if err := sess.Shell(); err != nil {
 		return err
 	}
-	if err := readToPrompt(out, []byte(prompt)); err != nil {
+	return readToPrompt(b.out, b.prompt)
+}
+
+// Run sends one command and reads to the prompt.
+func (b *BareSession) Run(command string) error {
+	if _, err := io.WriteString(b.in, command+"\n"); err != nil {
 		return err
 	}
-	for _, c := range commands {
-		io.WriteString(in, c+"\n")
-		if err := readToPrompt(out, []byte(prompt)); err != nil {
-			return err
-		}
-	}
-	return nil
+	return readToPrompt(b.out, b.prompt)
 }
+
+// Close hangs up.
+func (b *BareSession) Close() error { return b.client.Close() }
 
 // readToPrompt reads until the output ends with prompt (trailing spaces aside).
 func readToPrompt(r io.Reader, prompt []byte) error {

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"sync"
 	"time"
 
@@ -132,6 +133,10 @@ type Device struct {
 	pending  *state // PAN-OS: a candidate configuration kept across sessions
 	// loginNames are the names of successful logins, as sent.
 	loginNames []string
+	// frozen connections read and drop what they are sent (Freeze); hangUp is the
+	// command line after which a session hangs up (HangUpAfter).
+	frozen map[net.Conn]bool
+	hangUp string
 }
 
 // Start validates cfg, fills in defaults and starts listening on a random
@@ -215,6 +220,64 @@ func (d *Device) SetFault(f Fault) {
 	d.mu.Lock()
 	d.fault = f
 	d.mu.Unlock()
+}
+
+// Connections returns the number of client connections open now.
+func (d *Device) Connections() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.conns)
+}
+
+// Drop closes every open connection, as a device that reloads or logs out its idle vty
+// lines does; it keeps listening.
+func (d *Device) Drop() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for c := range d.conns {
+		c.Close()
+	}
+}
+
+// Freeze makes every open connection stop answering without closing, as when a NAT or
+// firewall on the path forgets an idle connection: what the client sends there is read
+// and dropped (it never reaches the CLI and is not recorded), new channels are never
+// answered. Connections opened later work.
+func (d *Device) Freeze() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.frozen == nil {
+		d.frozen = map[net.Conn]bool{}
+	}
+	for c := range d.conns {
+		d.frozen[c] = true
+	}
+}
+
+func (d *Device) isFrozen(c net.Conn) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.frozen[c]
+}
+
+// HangUpAfter makes the next session that receives the command line run it and then
+// close its connection before answering: a device that dies with a change applied and
+// the client left not knowing. It applies once.
+func (d *Device) HangUpAfter(line string) {
+	d.mu.Lock()
+	d.hangUp = line
+	d.mu.Unlock()
+}
+
+// takeHangUp reports whether line is the one to hang up after, and forgets it.
+func (d *Device) takeHangUp(line string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.hangUp == "" || strings.TrimSpace(line) != d.hangUp {
+		return false
+	}
+	d.hangUp = ""
+	return true
 }
 
 // SetLatency changes the delay before every response.

@@ -135,6 +135,9 @@ func (d *Device) serveConn(nc net.Conn) {
 		ssh.DiscardRequests(reqs)
 	}()
 	for nch := range chans {
+		if d.isFrozen(nc) {
+			continue // never answered, as on a dead path
+		}
 		if nch.ChannelType() != "session" {
 			nch.Reject(ssh.UnknownChannelType, "only session channels are supported")
 			continue

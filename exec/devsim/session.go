@@ -52,7 +52,7 @@ func (s *session) startReader(eofHangsUp bool) (wait func()) {
 		buf := make([]byte, 4096)
 		for {
 			n, err := s.ch.Read(buf)
-			if n > 0 {
+			if n > 0 && !s.d.isFrozen(s.conn) {
 				b := append([]byte(nil), buf[:n]...)
 				s.d.record(b)
 				select {
@@ -365,6 +365,11 @@ func (s *session) runExec(command string) {
 	defer s.ch.Close()
 	s.d.record([]byte(command + "\n"))
 	s.d.recordCommand(command)
+	if s.d.takeHangUp(command) {
+		s.d.v.exec(s, command)
+		s.conn.Close()
+		return
+	}
 	fault, lat := s.d.snapshot()
 	if fault == FaultSilence {
 		s.hang()

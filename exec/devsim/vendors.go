@@ -179,6 +179,10 @@ func cliShell(s *session) error {
 		if s.cli.dead {
 			return nil
 		}
+		if s.d.takeHangUp(line) {
+			s.conn.Close()
+			return nil
+		}
 		if trimmed != "" {
 			s.cli.lines++
 		}

@@ -1,6 +1,7 @@
 package textfsm
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -264,5 +265,25 @@ func TestNoStateBetweenParses(t *testing.T) {
 	p := lib.Parse(eos, "show ip arp", "Address Age (sec) Hardware Addr Interface\n192.0.2.99 0:00:01 0000.5e00.5399 Vlan10\n")
 	if len(p.Data) != 1 || p.Data[0]["vrf"] != "" {
 		t.Errorf("got %+v, want one record with an empty vrf", p.Data)
+	}
+}
+
+// TestTemplateParseContext: a parse runs to the end on a live context and
+// stops, with the context's error, on a done one — what bounds a template
+// pasted into the parse endpoint.
+func TestTemplateParseContext(t *testing.T) {
+	tm, err := Compile("trial", "Value A (\\S+)\n\nStart\n  ^${A} -> Record\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := strings.Repeat("word\n", 10000)
+	data, err := tm.ParseContext(context.Background(), out)
+	if err != nil || len(data) != 10000 {
+		t.Fatalf("live context: %d records, %v", len(data), err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if data, err := tm.ParseContext(ctx, out); !errors.Is(err, context.Canceled) || data != nil {
+		t.Fatalf("done context: %d records, %v", len(data), err)
 	}
 }

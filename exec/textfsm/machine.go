@@ -1,6 +1,7 @@
 package textfsm
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -26,10 +27,14 @@ type slot struct {
 	list  []any // List: the items of the current record
 }
 
-// run parses text and returns the records in Value order.
-func (p *program) run(text string) ([][]any, error) {
+// run parses text and returns the records in Value order. It gives up
+// with ctx's error once ctx is done, looking every checkEvery lines.
+func (p *program) run(ctx context.Context, text string) ([][]any, error) {
 	m := &machine{p: p, state: p.states["Start"], name: "Start", slots: make([]slot, len(p.values))}
-	for _, line := range splitLines(text) {
+	for i, line := range splitLines(text) {
+		if i%checkEvery == 0 && ctx.Err() != nil {
+			return nil, fmt.Errorf("parse stopped at line %d: %w", i+1, context.Cause(ctx))
+		}
 		if err := m.checkLine(line); err != nil {
 			return nil, err
 		}
@@ -46,6 +51,11 @@ func (p *program) run(text string) ([][]any, error) {
 	}
 	return m.records, nil
 }
+
+// checkEvery is how many lines a parse runs between two looks at its
+// context: often enough to stop within milliseconds, rarely enough to cost
+// nothing.
+const checkEvery = 64
 
 // splitLines splits text at the line boundaries of Python's
 // str.splitlines(), which include \r, \v, \f, \x1c-\x1e, \x85, U+2028 and

@@ -1,6 +1,7 @@
 package textfsm
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"slices"
@@ -21,11 +22,11 @@ type table struct {
 // any. With a key, a base record takes the new columns from the first
 // later record with equal key values; without one, records pair up by
 // position. A base record with no partner gets "" in the new columns.
-func runRow(tmpls []*template, output string) (table, error) {
+func runRow(ctx context.Context, tmpls []*template, output string) (table, error) {
 	var keys []string
 	var out table
 	for i, t := range tmpls {
-		rows, err := t.prog.run(output)
+		rows, err := t.prog.run(ctx, output)
 		if err != nil {
 			return table{}, fmt.Errorf("%s: %w", t.name, err)
 		}

@@ -13,6 +13,7 @@
 package textfsm
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -161,7 +162,7 @@ func (l *Library) Parse(platforms []string, command, output string) Parsed {
 	case err != nil:
 		return failed("template error: " + err.Error())
 	}
-	t, err := runRow(tmpls, output)
+	t, err := runRow(context.Background(), tmpls, output)
 	if err != nil {
 		return failed("template error: " + err.Error())
 	}
@@ -212,7 +213,15 @@ func (t *Template) Columns() []string { return t.t.columns }
 
 // Parse runs output through the template. It is safe for concurrent use.
 func (t *Template) Parse(output string) ([]map[string]any, error) {
-	tbl, err := runRow([]*template{t.t}, output)
+	return t.ParseContext(context.Background(), output)
+}
+
+// ParseContext is Parse bounded by ctx: once ctx is done the parse stops
+// between two lines with an error wrapping ctx's cause. A template
+// someone pastes is parsed so, since its rules may take any time (one
+// regex match is bounded on its own, at 5 s).
+func (t *Template) ParseContext(ctx context.Context, output string) ([]map[string]any, error) {
+	tbl, err := runRow(ctx, []*template{t.t}, output)
 	if err != nil {
 		return nil, err
 	}

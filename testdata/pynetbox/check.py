@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """FieldKit's API as a real pynetbox client sees it.
 
-Usage: check.py BASE_URL TOKEN
+Usage: check.py BASE_URL TOKEN [ADMIN_PASSWORD]
 
 Run by pynetbox_test.go against a started `fieldkit serve` whose database
 holds a superuser (TOKEN) and the command logs seeded by the test (see
@@ -294,8 +294,31 @@ def check_logs(nb, base, token):
     check(bad.status_code == 400 and "bom" in bad.json(), "bom with json", bad.status_code, bad.text)
 
 
+def check_netbox_clients(nb, base, password):
+    """What NetBox clients beyond FieldKit's own use: choices() from OPTIONS,
+    create_token() with a password, the read-only NetBox object types."""
+    statuses = [c["value"] for c in nb.dcim.devices.choices()["status"]]
+    check("active" in statuses and "offline" in statuses, "devices.choices() status", statuses)
+    modes = [c["value"] for c in nb.dcim.interfaces.choices()["mode"]]
+    check("access" in modes, "interfaces.choices() mode", modes)
+    check(list(nb.dcim.regions.all()) == [], "regions are an empty list")
+    check(nb.virtualization.virtual_machines.count() == 0, "no virtual machines")
+    if not password:
+        return
+    fresh = pynetbox.api(base)
+    made = fresh.create_token("admin", password)
+    check(fresh.token == made.key and len(made.key) == 40, "create_token sets the key", made.key)
+    check(fresh.dcim.sites.count() >= 1, "the provisioned token reads the inventory")
+    try:
+        pynetbox.api(base).create_token("admin", "not-the-password")
+        raise AssertionError("create_token with a wrong password succeeded")
+    except pynetbox.RequestError as e:
+        check(e.req.status_code == 401, "wrong password is 401", e.req.status_code)
+
+
 def main():
     base, token = sys.argv[1].rstrip("/"), sys.argv[2]
+    password = sys.argv[3] if len(sys.argv) > 3 else ""
     nb = pynetbox.api(base, token=token)
     check_api_root(nb)
     ios, eos, _ = build_inventory(nb)
@@ -303,6 +326,7 @@ def main():
     check_bulk(nb, ios)
     check_pagination(nb, ios)
     check_logs(nb, base, token)
+    check_netbox_clients(nb, base, password)
     bad = pynetbox.api(base, token="0" * 40)
     try:
         bad.plugins.toolkit.commands.count()

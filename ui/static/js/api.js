@@ -96,19 +96,29 @@ export const del = (path) => api('DELETE', path);
 const described = new Map();
 
 /**
- * describeFields is what the server says of a resource's fields (OPTIONS, as Django REST
- * framework answers it): {name: {type, label, required, choices, list_url, …}} in the
- * order forms show them, for a create (a list path) or an update (an object path).
- * One request per path and page load.
+ * metadata is what the server says of a resource (OPTIONS, as Django REST framework
+ * answers it, plus the orderings its list accepts). One request per path and page load.
  */
-export function describeFields(path) {
+export function metadata(path) {
   if (!described.has(path)) {
-    described.set(path, api('OPTIONS', path).then((m) => {
-      const a = (m && m.actions) || {};
-      return a.POST || a.PUT || {};
-    }).catch((err) => { described.delete(path); throw err; }));
+    described.set(path, api('OPTIONS', path).catch((err) => { described.delete(path); throw err; }));
   }
   return described.get(path);
+}
+
+/**
+ * describeFields is a resource's fields: {name: {type, label, required, choices,
+ * list_url, …}} in the order forms show them, for a create (a list path) or an update
+ * (an object path).
+ */
+export async function describeFields(path) {
+  const a = ((await metadata(path)) || {}).actions || {};
+  return a.POST || a.PUT || {};
+}
+
+/** orderings are the names a list's ?ordering= accepts. */
+export async function orderings(path) {
+  return new Set(((await metadata(path)) || {}).ordering || []);
 }
 
 /** qs builds a query string from an object, leaving out empty values. */

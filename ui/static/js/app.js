@@ -4,37 +4,32 @@
 import { h, clear, errorBox, spinner, pageHead, link } from './dom.js';
 import { api, get, setCsrf, setUnauthorizedHandler, ApiError } from './api.js';
 import { start, onRender, match, navigate, route } from './router.js';
-import { session, setSession, isSuper, can } from './session.js';
+import { session, setSession } from './session.js';
 import { registerResources } from './resources.js';
 import { registerCommands } from './commands.js';
 import { registerDevice } from './device.js';
 import { registerCredentials } from './credentials.js';
 import { registerLogs } from './logs.js';
+import { registerParse } from './parse.js';
+import { navItems, homePath, notAllowed, registerHome } from './home.js';
+import { searchBox, registerSearch } from './search.js';
+import { registerImport } from './import.js';
 
 const root = document.getElementById('app');
 
-const NAV = [
-  ['Run', [['Devices', '/ui/devices/', 'dcim.device'], ['Commands', '/ui/commands/', 'netbox_toolkit_plugin.command'],
-    ['Credentials', '/ui/credentials/'], ['Logs', '/ui/logs/', 'netbox_toolkit_plugin.commandlog'], ['Statistics', '/ui/statistics/', 'netbox_toolkit_plugin.commandlog']]],
-  ['Inventory', [['Sites', '/ui/sites/', 'dcim.site'], ['Platforms', '/ui/platforms/', 'dcim.platform'], ['Interfaces', '/ui/interfaces/', 'dcim.interface'],
-    ['VLANs', '/ui/vlans/', 'ipam.vlan'], ['IP addresses', '/ui/ip-addresses/', 'ipam.ipaddress'], ['Tags', '/ui/tags/', 'extras.tag']]],
-  ['Admin', [['Users', '/ui/users/'], ['Groups', '/ui/groups/'], ['API tokens', '/ui/tokens/'], ['Permissions', '/ui/permissions/']], true],
-];
-
 function shell() {
   const nav = h('nav', { class: 'nav', id: 'nav', 'aria-label': 'Main' },
-    NAV.filter(([, , admin]) => !admin || isSuper()).map(([title, items]) => {
-      const shown = items.filter(([, , type]) => !type || can(type, 'view'));
-      return shown.length ? h('div', { class: 'nav-group' }, h('div', { class: 'nav-title' }, title),
-        h('ul', {}, shown.map(([label, href]) => h('li', {}, h('a', { href, 'data-nav': href }, label))))) : null;
-    }));
-  const menu = h('button', { type: 'button', class: 'btn small menu-btn', 'aria-controls': 'nav', 'aria-expanded': 'false', onclick: () => {
+    navItems().map(([title, items]) => h('div', { class: 'nav-group' }, h('div', { class: 'nav-title' }, title),
+      h('ul', {}, items.map(([label, href]) => h('li', {}, h('a', { href, 'data-nav': href }, label)))))));
+  const menu = h('button', { type: 'button', class: 'btn small menu-btn', 'aria-label': 'Menu', 'aria-controls': 'nav', 'aria-expanded': 'false', onclick: () => {
     const open = document.body.classList.toggle('nav-open');
     menu.setAttribute('aria-expanded', String(open));
-  } }, '☰ Menu');
+  } }, h('span', { 'aria-hidden': 'true' }, '☰'), h('span', { class: 'menu-word' }, ' Menu'));
   const bar = h('header', { class: 'topbar' },
     menu,
-    h('a', { href: '/ui/devices/', class: 'brand' }, h('span', { class: 'logo', 'aria-hidden': 'true' }, '▚'), ' FieldKit'),
+    h('a', { href: homePath(), class: 'brand' }, h('span', { class: 'logo', 'aria-hidden': 'true' }, '▚'), ' FieldKit'),
+    searchBox(),
+    h('a', { href: '/ui/search', class: 'btn small search-link', 'aria-label': 'Search' }, 'Search'),
     h('div', { class: 'session' },
       h('span', { class: 'user', title: 'Logged in' }, session.user.username, session.user.is_superuser ? h('span', { class: 'badge info' }, 'superuser') : null),
       h('button', { type: 'button', class: 'btn small', id: 'logout', onclick: logout }, 'Log out')));
@@ -82,7 +77,7 @@ function loginPage() {
       setSession(s);
       setCsrf(s.csrf_token);
       const next = new URLSearchParams(location.search).get('next');
-      navigate(next && next.startsWith('/ui/') && !next.startsWith('/ui/login') ? next : '/ui/devices/', { replace: true });
+      navigate(next && next.startsWith('/ui/') && !next.startsWith('/ui/login') ? next : homePath(), { replace: true });
     } catch (ex) {
       err.append(errorBox(ex, ex.status === 429 ? 'Too many attempts' : ex.status === 401 ? 'Login failed' : 'Error'));
       form.elements.password.select();
@@ -93,17 +88,29 @@ function loginPage() {
   });
   clear(root, h('div', { class: 'login-wrap' }, form));
   form.elements.username.focus();
+  firstRunHint(err);
+}
+
+/** firstRunHint tells the login page of an empty install how to make the first user. */
+async function firstRunHint(box) {
+  let r;
+  try { r = await get('/ui/first-run', { auth: false }); } catch { return; }
+  if (!r.needs_first_user) return;
+  box.append(h('div', { class: 'msg info first-run', role: 'status' },
+    h('strong', {}, 'No user exists yet.'),
+    h('p', {}, 'On the machine FieldKit runs on, create the first administrator:'),
+    h('pre', { class: 'cmd' }, 'fieldkit user create admin --superuser'),
+    h('p', {}, 'It prints the new password. Give it the same --config (or --data) as the server when the server runs with one. Then log in here as admin.')));
 }
 
 function notFound(main) {
-  clear(main, pageHead('Not found'), h('p', {}, 'There is no page here. ', link('/ui/devices/', 'Go to devices')));
+  clear(main, pageHead('Not found'), h('p', {}, 'There is no page here. ', link(homePath(), 'Go to the start page')));
 }
 
 let renderSeq = 0;
 
 async function render() {
   const seq = ++renderSeq;
-  if (location.pathname === '/ui' || location.pathname === '/ui/') history.replaceState(null, '', '/ui/devices/');
   const path = location.pathname;
   if (path === '/ui/login') { loginPage(); return; }
   if (!session.user) {
@@ -118,6 +125,7 @@ async function render() {
     }
   }
   if (seq !== renderSeq) return;
+  if (path === '/ui' || path === '/ui/') { navigate(homePath() + location.search, { replace: true }); return; }
   let main = document.getElementById('main');
   if (!main) main = shell();
   document.body.classList.remove('nav-open');
@@ -130,7 +138,9 @@ async function render() {
   try {
     if (m) await m.view(main, m.params); else notFound(main);
   } catch (err) {
-    if (seq === renderSeq && !(err instanceof ApiError && err.status === 401)) clear(main, pageHead(err.status === 404 ? 'Not found' : 'Something went wrong'), errorBox(err));
+    if (seq !== renderSeq || (err instanceof ApiError && err.status === 401)) return;
+    if (err instanceof ApiError && err.status === 403) notAllowed(main, err);
+    else clear(main, pageHead(err.status === 404 ? 'Not found' : 'Something went wrong'), errorBox(err));
   } finally {
     main.removeAttribute('aria-busy');
   }
@@ -149,6 +159,10 @@ registerCommands();
 registerDevice();
 registerCredentials();
 registerLogs();
+registerParse();
+registerHome();
+registerSearch();
+registerImport();
 route('/ui/login', () => {});
 onRender(render);
 start();

@@ -5,7 +5,7 @@ import { h, clear, link, badge, loading, pageHead, dl, refText, fmtTime, table, 
 import { get, post, patch, T, describeFields } from './api.js';
 import { route, navigate } from './router.js';
 import { buildForm, metaFields } from './forms.js';
-import { listPage } from './list.js';
+import { listPage, emptyState } from './list.js';
 import { can } from './session.js';
 import { deleteButton } from './resources.js';
 
@@ -51,13 +51,15 @@ async function listView(main) {
   const desc = await describeFields(CMD.path);
   return listPage(main, {
     title: 'Commands', path: CMD.path,
+    empty: emptyState('No commands yet. A command is a CLI line (show or config) for one or more platforms, with variables filled in when it runs.',
+      can(CMD.type, 'add') ? link('/ui/commands/new', 'Create a command', { class: 'btn primary' }) : h('p', { class: 'muted' }, 'You may not create commands: ask an administrator.')),
     actions: can(CMD.type, 'add') ? [link('/ui/commands/new', 'New command', { class: 'btn primary' })] : [],
     filters: [{ name: 'q', label: 'Search' }, { name: 'name', label: 'Name (exact)' },
       { name: 'command_type', label: 'Type', type: 'select', options: choicesOf(desc.command_type) },
       { name: 'platform_id', label: 'Platform', type: 'ref', ref: { path: '/api/dcim/platforms/' } }],
     columns: [
-      { label: 'Name', cell: (c) => link(`/ui/commands/${c.id}`, c.name) },
-      { label: 'Type', cell: (c) => typeBadge(c.command_type) },
+      { sort: 'name', label: 'Name', cell: (c) => link(`/ui/commands/${c.id}`, c.name) },
+      { sort: 'command_type', label: 'Type', cell: (c) => typeBadge(c.command_type) },
       { label: 'Command', cell: (c) => h('code', { class: 'clip' }, c.command) },
       { label: 'Platforms', cell: (c) => c.platforms.map((p) => p.name).join(', ') },
       { label: 'Variables', cell: (c) => c.variables.map((v) => v.name).join(', ') || '—' },
@@ -80,7 +82,8 @@ async function detailView(main, { id }) {
   h('section', { class: 'card' }, h('h2', {}, 'Variables'),
     table([{ label: 'Name', cell: (v) => h('code', {}, `<${v.name}>`) }, { label: 'Label', cell: (v) => v.display_name },
       { label: 'Type', cell: (v) => v.variable_type }, { label: 'Required', cell: (v) => (v.required ? 'yes' : 'no') },
-      { label: 'Default', cell: (v) => v.default_value || '—' }, { label: 'Help', cell: (v) => v.help_text || '—' }],
+      { label: 'Default', cell: (v) => v.default_value || '—' }, { label: 'Pattern', cell: (v) => (v.pattern ? h('code', {}, v.pattern) : '—') },
+      { label: 'Help', cell: (v) => v.help_text || '—' }],
     c.variables, 'No variables: the command runs as written.')),
   h('section', { class: 'card' }, h('h2', {}, 'Run it'),
     h('p', {}, 'Commands run from a device page. ', link(`/ui/devices/?platform_id=${c.platforms[0] ? c.platforms[0].id : ''}`, 'Pick a device →')),
@@ -88,7 +91,7 @@ async function detailView(main, { id }) {
 }
 
 /** variablesEditor edits the variable rows and checks them against the command text. */
-function variablesEditor(initial, getText, types) {
+function variablesEditor(initial, getText, types, patternHelp) {
   const rows = h('div', { class: 'var-rows' });
   const status = h('div', { class: 'var-status', 'aria-live': 'polite' });
   const box = h('fieldset', { class: 'field vars' }, h('legend', {}, 'Variables'),
@@ -109,6 +112,8 @@ function variablesEditor(initial, getText, types) {
         h('select', { id: `var-${i}-type`, class: 'v-type' }, types.map(([t, l]) => h('option', { value: t, selected: t === (v.variable_type || 'text') }, l)))),
       h('div', { class: 'vf' }, h('label', { for: `var-${i}-default` }, 'Default'), h('input', { id: `var-${i}-default`, class: 'v-default', value: v.default_value || '' })),
       h('div', { class: 'vf' }, h('label', { for: `var-${i}-help` }, 'Help text'), h('input', { id: `var-${i}-help`, class: 'v-help', value: v.help_text || '' })),
+      h('div', { class: 'vf' }, h('label', { for: `var-${i}-pattern` }, 'Pattern'),
+        h('input', { id: `var-${i}-pattern`, class: 'v-pattern mono', value: v.pattern || '', placeholder: 'e.g. [0-9]{1,4}', title: patternHelp || '', autocomplete: 'off' })),
       h('div', { class: 'vf vf-tail' }, h('label', {}, h('input', { type: 'checkbox', class: 'v-required', checked: v.required !== false }), ' required'),
         h('button', { type: 'button', class: 'btn small danger-text', 'aria-label': 'Remove variable', onclick: () => { row.remove(); check(); } }, 'Remove')),
       err);
@@ -157,6 +162,7 @@ function variablesEditor(initial, getText, types) {
         name, display_name: row.querySelector('.v-label').value.trim() || name,
         variable_type: row.querySelector('.v-type').value, required: row.querySelector('.v-required').checked,
         default_value: row.querySelector('.v-default').value, help_text: row.querySelector('.v-help').value,
+        pattern: row.querySelector('.v-pattern').value,
       };
     });
   }
@@ -179,7 +185,8 @@ async function formView(main, { id }) {
       platforms: { help: undefined },
       custom_fields: false,
     }),
-    extra: (editor = variablesEditor(c.variables, () => form.elements.command.value, varTypes)).el,
+    extra: (editor = variablesEditor(c.variables, () => form.elements.command.value, varTypes,
+      desc.variables && desc.variables.child.children.pattern && desc.variables.child.children.pattern.help_text)).el,
     collect: (v) => {
       const problems = editor.check();
       if (problems.length) throw new Error(problems.join(' '));

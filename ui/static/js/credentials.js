@@ -6,6 +6,7 @@ import { h, clear, link, badge, loading, pageHead, fmtAgo, table, errorBox, conf
 import { get, post, patch, del } from './api.js';
 import { route, navigate } from './router.js';
 import { buildForm } from './forms.js';
+import { emptyState } from './list.js';
 
 const BASE = '/ui/api/credential-sets/';
 
@@ -55,19 +56,20 @@ async function listView(main) {
   try {
     const sets = await listCredentialSets();
     clear(body, table([
-      { label: 'Name', class: 'wrap', cell: (s) => link(`/ui/credentials/${s.id}/edit`, s.name) },
-      { label: 'Username', cell: (s) => s.username },
+      { label: 'Name', class: 'wrap', value: (s) => s.name.toLowerCase(), cell: (s) => link(`/ui/credentials/${s.id}/edit`, s.name) },
+      { label: 'Username', value: (s) => s.username.toLowerCase(), cell: (s) => s.username },
       { label: 'Platforms', class: 'wrap', cell: (s) => (s.platforms.length ? s.platforms.map((p) => p.name).join(', ') : 'all') },
-      { label: 'Status', cell: (s) => (s.is_active ? badge('active', 'ok') : badge('inactive')) },
+      { label: 'Status', value: (s) => (s.is_active ? 0 : 1), cell: (s) => (s.is_active ? badge('active', 'ok') : badge('inactive')) },
       { label: 'Secrets', class: 'wrap', cell: (s) => [s.has_password ? 'password' : null, s.has_enable_secret ? 'enable' : null, s.has_private_key ? 'key' : null].filter(Boolean).join(', ') || '—' },
       { label: 'Token', cell: (s) => h('code', {}, `${s.token_prefix}…`) },
-      { label: 'Last used', cell: (s) => fmtAgo(s.last_used) },
+      { label: 'Last used', value: (s) => s.last_used || '', cell: (s) => fmtAgo(s.last_used) },
       { label: 'Actions', class: 'actions-cell', cell: (s) => h('div', { class: 'actions' },
         h('button', { type: 'button', class: 'btn small', onclick: () => toggle(s, main) }, s.is_active ? 'Deactivate' : 'Activate'),
         h('button', { type: 'button', class: 'btn small', onclick: () => regenerate(s, main) }, 'Regenerate token'),
         link(`/ui/credentials/${s.id}/edit`, 'Edit', { class: 'btn small' }),
         h('button', { type: 'button', class: 'btn small danger', onclick: () => remove(s, main) }, 'Delete')) },
-    ], sets, 'No credential sets yet. Create one to run commands on devices.', { stack: true }),
+    ], sets, emptyState('No credential sets yet. A set holds your login to devices (username, password or key, enable secret); you need one to run commands.',
+      link('/ui/credentials/new', 'Create a credential set', { class: 'btn primary' })), { stack: true }),
     h('p', { class: 'muted count' }, `${sets.length} ${sets.length === 1 ? 'set' : 'sets'}`));
   } catch (err) {
     clear(body, errorBox(err));

@@ -3,8 +3,8 @@
 // the user may execute, active credential sets for the platform); the server still
 // checks everything and its refusals are shown where they apply.
 
-import { h, add, clear, link, badge, okBadge, loading, pageHead, dl, refText, fmtAgo, fmtSeconds, table, errorBox, spinner, copyButton, notice } from './dom.js';
-import { get, post, T, ApiError, getAll } from './api.js';
+import { h, add, clear, link, badge, okBadge, loading, pageHead, dl, refText, fmtAgo, fmtSeconds, table, scrollBox, errorBox, spinner, copyButton, notice } from './dom.js';
+import { get, post, T, ApiError, getAll, describeFields } from './api.js';
 import { route } from './router.js';
 import { can } from './session.js';
 import { RESOURCES, deleteButton } from './resources.js';
@@ -13,7 +13,11 @@ import { listCredentialSets } from './credentials.js';
 
 const CMD_TYPE = 'netbox_toolkit_plugin.command';
 
-/** parsedTable renders parsed records; columns follow the server's key order (the template's when it sends columns). */
+/**
+ * parsedTable renders parsed records; columns follow the server's key order (the
+ * template's when it sends columns). One record (show version and the like) is shown as
+ * field/value rows: a single row of twenty columns reads badly on any screen.
+ */
 export function parsedTable(parsed) {
   if (!parsed) return null;
   if (!parsed.success) return notice(`Not parsed: ${parsed.error || 'no template'}`, 'muted');
@@ -22,16 +26,37 @@ export function parsedTable(parsed) {
   const cols = Array.isArray(parsed.columns) && parsed.columns.length ? parsed.columns : Object.keys(data[0]);
   for (const r of data) for (const k of Object.keys(r)) if (!cols.includes(k)) cols.push(k);
   const cell = (v) => (v == null ? '' : Array.isArray(v) ? v.map((x) => (typeof x === 'object' ? JSON.stringify(x) : x)).join(', ') : typeof v === 'object' ? JSON.stringify(v) : String(v));
+  const body = data.length === 1
+    ? scrollBox(h('table', { class: 'record' }, h('tbody', {}, cols.map((c) => h('tr', {}, h('th', { scope: 'row' }, c), h('td', {}, cell(data[0][c])))))))
+    : table(cols.map((c) => ({ label: c, cell: (r) => cell(r[c]) })), data);
   return h('div', { class: 'parsed' },
-    h('p', { class: 'muted' }, `${data.length} record${data.length === 1 ? '' : 's'} · template ${parsed.template}`),
-    table(cols.map((c) => ({ label: c, cell: (r) => cell(r[c]) })), data));
+    h('p', { class: 'muted' }, `${data.length} record${data.length === 1 ? '' : 's'} · template ${parsed.template}`), body);
 }
 
-/** outputBlock is the raw output: monospace, scrollable, with a copy button. */
+const WRAP_KEY = 'fieldkit.wrapOutput';
+
+/** wrapPreferred is the remembered choice between wrapping and scrolling raw output. */
+function wrapPreferred() {
+  try { return localStorage.getItem(WRAP_KEY) === '1'; } catch { return false; }
+}
+
+/**
+ * outputBlock is the raw output: monospace, with a copy button and a toggle between
+ * wrapping long lines and scrolling sideways (remembered in this browser).
+ */
 export function outputBlock(text, truncated) {
+  const pre = h('pre', { class: wrapPreferred() ? 'output wrap' : 'output', tabindex: '0', 'aria-label': 'Raw output' }, text || '(no output)');
+  const toggle = h('button', { type: 'button', class: 'btn small wrap-toggle', 'aria-pressed': String(wrapPreferred()) }, 'Wrap lines');
+  toggle.addEventListener('click', () => {
+    const on = !pre.classList.contains('wrap');
+    try { localStorage.setItem(WRAP_KEY, on ? '1' : '0'); } catch { /* private mode: this page only */ }
+    for (const p of document.querySelectorAll('pre.output')) p.classList.toggle('wrap', on);
+    for (const b of document.querySelectorAll('.wrap-toggle')) b.setAttribute('aria-pressed', String(on));
+  });
   return h('div', { class: 'output-wrap' },
-    h('div', { class: 'output-bar' }, h('span', { class: 'muted' }, 'Raw output', truncated ? ' (cut at the size limit)' : ''), copyButton(() => text, 'Copy output')),
-    h('pre', { class: 'output', tabindex: '0', 'aria-label': 'Raw output' }, text || '(no output)'));
+    h('div', { class: 'output-bar' }, h('span', { class: 'muted' }, 'Raw output', truncated ? ' (cut at the size limit)' : ''),
+      h('div', { class: 'actions' }, toggle, copyButton(() => text, 'Copy output'))),
+    pre);
 }
 
 /** syntaxBanner shows a detected device syntax error with its guidance. */
@@ -98,7 +123,7 @@ async function loadHistory(box, id) {
     const page = await get(`${T}/command-logs/?device_id=${id}&limit=10`);
     clear(box, head, page.results.length ? h('ul', { class: 'history' }, page.results.map((l) => h('li', {},
       okBadge(l.success), ' ', link(`/ui/logs/${l.id}`, l.command ? l.command.name : '(deleted command)'),
-      h('span', { class: 'muted' }, ` · ${l.username} · ${fmtAgo(l.created)}`)))) : h('p', { class: 'muted' }, 'Nothing has run on this device yet.'),
+      h('span', { class: 'muted' }, ` · ${l.username} · `, fmtAgo(l.created))))) : h('p', { class: 'muted' }, 'Nothing has run on this device yet.'),
     page.count > 10 ? link(`/ui/logs/?device_id=${id}`, `All ${page.count} logs →`) : null);
   } catch (err) {
     clear(box, head, errorBox(err));
@@ -110,11 +135,12 @@ async function buildRunner(box, d, refresh) {
     box.append(notice('This device has no platform, so no command can run on it. Edit the device and set its platform.', 'warn'));
     return;
   }
-  let cmds, sets;
+  let cmds, sets, types;
   try {
-    [cmds, sets] = await Promise.all([
+    [cmds, sets, types] = await Promise.all([
       getAll(`${T}/commands/`, { platform_id: d.platform.id }).then((x) => x.rows),
       listCredentialSets(),
+      describeFields(`${T}/commands/`).then((f) => (f.command_type || {}).choices || [], () => []),
     ]);
   } catch (err) {
     box.append(errorBox(err));
@@ -129,13 +155,17 @@ async function buildRunner(box, d, refresh) {
       can(CMD_TYPE, 'add') ? link('/ui/commands/new', 'Create a command →') : null);
     return;
   }
+  // One group per command type: in the server's order and with its labels where it
+  // describes them (to a user who may add commands), else as the commands name them.
+  const kinds = [...types.map((c) => [c.value, c.display_name]), ...runnable.map((c) => [c.command_type, c.command_type])]
+    .filter(([v], i, all) => all.findIndex(([w]) => w === v) === i);
   const form = h('form', { class: 'form run-form', novalidate: true });
   const top = h('div', { class: 'form-top' });
   const cmdSel = h('select', { id: 'run-command', name: 'command', required: true },
     h('option', { value: '' }, 'Choose a command…'),
-    ['show', 'config'].map((t) => {
+    kinds.map(([t, label]) => {
       const group = runnable.filter((c) => c.command_type === t);
-      return group.length ? h('optgroup', { label: t === 'show' ? 'Show (read-only)' : 'Config (changes the device)' },
+      return group.length ? h('optgroup', { label },
         group.map((c) => h('option', { value: c.id }, c.name))) : null;
     }));
   const cmdErr = h('div', { class: 'field-error', id: 'run-command-err' });

@@ -2,6 +2,8 @@
 // node), plus the small widgets every page shares: messages, dialogs, copy buttons,
 // pagination and tables.
 
+import { session } from './session.js';
+
 /**
  * h creates an element. attrs: class, on<event> handlers, boolean attributes (true/false),
  * anything else as an attribute; children: nodes, strings, numbers, arrays, null (skipped).
@@ -42,24 +44,63 @@ export function clear(el, ...children) {
   return el;
 }
 
+/** lowerFirst lower-cases a title for use inside a sentence, leaving acronyms (IP, VLANs, API) alone. */
+export const lowerFirst = (t) => (/^[A-Z][a-z]/.test(t) ? t[0].toLowerCase() + t.slice(1) : t);
+
 /** link is an in-app link; the router intercepts its clicks. */
 export const link = (href, text, attrs = {}) => h('a', { href, ...attrs }, text);
 
+const stampFormats = new Map();
+
+/** stampIn writes a date as "YYYY-MM-DD HH:MM:SS" in an IANA zone (undefined: the browser's). */
+function stampIn(d, zone) {
+  const key = zone || '';
+  if (!stampFormats.has(key)) {
+    stampFormats.set(key, new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit',
+      hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23', timeZoneName: 'short' }));
+  }
+  const p = Object.fromEntries(stampFormats.get(key).formatToParts(d).map((x) => [x.type, x.value]));
+  return { text: `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second}`, zone: p.timeZoneName || '' };
+}
+
+/** browserZone is the IANA name of the zone this browser shows times in. */
+export const browserZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+
+/** zoneLabel is the short name of the browser's zone at d (CET, GMT+1, UTC). */
+export const zoneLabel = (d = new Date()) => stampIn(d, undefined).zone;
+
+/**
+ * timeTitle is what a time says on hover: the instant in UTC and, when the server's zone
+ * (server.time_zone: schedules, export days) differs, in that zone too.
+ */
+function timeTitle(d) {
+  const lines = [`${stampIn(d, 'UTC').text} UTC`];
+  const server = session.timeZone;
+  if (server && server !== 'UTC' && server !== browserZone()) {
+    try { lines.push(`${stampIn(d, server).text} ${server} (the server's zone)`); } catch { /* an unknown zone: UTC says enough */ }
+  }
+  return lines.join('\n');
+}
+
+/** fmtTime shows a time in the browser's zone, with the zone's name, UTC on hover. */
 export function fmtTime(iso) {
   if (!iso) return '—';
   const d = new Date(iso);
   if (isNaN(d)) return iso;
-  const pad = (n) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+  const local = stampIn(d, undefined);
+  return h('time', { datetime: d.toISOString(), title: timeTitle(d) }, `${local.text} ${local.zone}`);
 }
 
+/** fmtAgo shows how long ago a time was, the time itself (with its zone) on hover. */
 export function fmtAgo(iso) {
   if (!iso) return 'never';
-  const s = Math.round((Date.now() - new Date(iso)) / 1000);
-  if (s < 60) return `${Math.max(s, 0)} s ago`;
-  if (s < 3600) return `${Math.round(s / 60)} min ago`;
-  if (s < 86400) return `${Math.round(s / 3600)} h ago`;
-  return fmtTime(iso);
+  const d = new Date(iso);
+  if (isNaN(d)) return iso;
+  const s = Math.round((Date.now() - d) / 1000);
+  if (s >= 86400) return fmtTime(iso);
+  const text = s < 60 ? `${Math.max(s, 0)} s ago` : s < 3600 ? `${Math.round(s / 60)} min ago` : `${Math.round(s / 3600)} h ago`;
+  const local = stampIn(d, undefined);
+  return h('time', { datetime: d.toISOString(), title: `${local.text} ${local.zone}\n${timeTitle(d)}` }, text);
 }
 
 export function fmtSeconds(x) {
@@ -77,7 +118,8 @@ export function errorBox(err, title) {
   const extra = [];
   if (err && err.status === 429) {
     const wait = err.retryAfter ?? err.body?.details?.retry_after_seconds;
-    if (wait != null) extra.push(h('p', {}, `Try again in ${wait} s.`));
+    // The login throttle's message already says how long to wait; say it once.
+    if (wait != null && !/try again in/i.test(msg)) extra.push(h('p', {}, `Try again in ${wait} s.`));
   }
   return h('div', { class: 'msg error', role: 'alert' },
     h('strong', {}, title || (err && err.status === 403 ? 'Not allowed' : 'Error')), ' ', msg, extra);
@@ -156,15 +198,62 @@ export function pager(count, offset, limit, go) {
 }
 
 /**
- * table renders rows with columns [{label, cell(row) → node|string, class}]. stack: on
- * narrow screens each row becomes a card of label/value lines instead of scrolling.
+ * table renders rows with columns [{label, cell(row) → node|string, class, title(row),
+ * value(row)}]. stack: on narrow screens each row becomes a card of label/value lines
+ * instead of scrolling. head: the content of a column's header cell (a sort button that
+ * asks the server). Columns with a value, in a table without head, sort here in the
+ * page (a list that is never paginated).
  */
-export function table(columns, rows, empty = 'Nothing here yet.', { stack = false } = {}) {
-  if (!rows.length) return h('p', { class: 'empty' }, empty);
-  return h('div', { class: stack ? 'table-wrap stack' : 'table-wrap' },
-    h('table', {},
-      h('thead', {}, h('tr', {}, columns.map((c) => h('th', { scope: 'col', class: c.class }, c.label)))),
-      h('tbody', {}, rows.map((r) => h('tr', {}, columns.map((c) => h('td', { class: c.class, 'data-label': c.label }, c.cell(r))))))));
+export function table(columns, rows, empty = 'Nothing here yet.', { stack = false, head } = {}) {
+  if (!rows.length) return typeof empty === 'string' ? h('p', { class: 'empty' }, empty) : empty;
+  const tbody = h('tbody');
+  const fill = (list) => clear(tbody, list.map((r) => h('tr', {}, columns.map((c) => h('td', { class: c.class, 'data-label': c.label, title: c.title ? c.title(r) : undefined }, c.cell(r))))));
+  fill(rows);
+  const ths = columns.map((c) => h('th', { scope: 'col', class: c.class, 'aria-sort': c.ariaSort || (!head && c.value ? 'none' : undefined) }));
+  columns.forEach((c, i) => {
+    if (head) add(ths[i], head(c));
+    else if (c.value) add(ths[i], sortButton(c.label, () => localSort(i)));
+    else add(ths[i], c.label);
+  });
+  function localSort(i) {
+    const c = columns[i];
+    const dir = ths[i].getAttribute('aria-sort') === 'ascending' ? -1 : 1;
+    ths.forEach((th, j) => { if (columns[j].value) th.setAttribute('aria-sort', 'none'); });
+    ths[i].setAttribute('aria-sort', dir > 0 ? 'ascending' : 'descending');
+    const key = (r) => { const v = c.value(r); return v == null ? '' : v; };
+    fill([...rows].sort((a, b) => dir * (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0)));
+  }
+  const t = h('table', {}, h('thead', {}, h('tr', {}, ths)), tbody);
+  return scrollBox(t, stack ? 'stack' : '');
+}
+
+/** sortButton is a column header that sorts; its mark follows the th's aria-sort. */
+export function sortButton(label, onclick) {
+  return h('button', { type: 'button', class: 'sort', title: `Sort by ${lowerFirst(label)}`, onclick },
+    label, h('span', { class: 'sort-mark', 'aria-hidden': 'true' }));
+}
+
+/**
+ * scrollBox puts wide content (a table) in a box that scrolls sideways inside the page,
+ * never making the page wider than the window. While the content is wider than the box,
+ * a line above it says so and the edges fade where more is hidden.
+ */
+export function scrollBox(content, cls = '') {
+  const wrap = h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': 'Table, scrolls sideways' }, content);
+  const box = h('div', { class: `scroll-box ${cls}`.trim() },
+    h('p', { class: 'scroll-hint', 'aria-hidden': 'true' }, 'Scroll sideways for more ⇆'),
+    h('div', { class: 'scroll-frame' }, wrap));
+  const update = () => {
+    const over = wrap.scrollWidth > wrap.clientWidth + 1;
+    box.classList.toggle('overflowing', over);
+    box.classList.toggle('more-left', over && wrap.scrollLeft > 1);
+    box.classList.toggle('more-right', over && wrap.scrollLeft + wrap.clientWidth < wrap.scrollWidth - 1);
+  };
+  wrap.addEventListener('scroll', update, { passive: true });
+  const ro = new ResizeObserver(update);
+  ro.observe(wrap);
+  ro.observe(content);
+  return box;
 }
 
 /** dl renders a definition list from [label, value] pairs. */

@@ -1,8 +1,11 @@
 // forms.js: one form builder for every create/edit page. Fields are data; server 400
-// errors land next to the field they name, anything else above the buttons.
+// errors land next to the field they name, anything else above the buttons. An edit
+// sends only the fields the user changed (a PATCH): a value the page never had cannot
+// be written back by accident.
 
-import { h, clear, errorBox, spinner, refText } from './dom.js';
-import { getAll, ApiError } from './api.js';
+import { h, clear, errorBox, spinner, zoneLabel } from './dom.js';
+import { ApiError } from './api.js';
+import { picker } from './picker.js';
 
 let uid = 0;
 
@@ -73,13 +76,8 @@ function checkList(name, options, selected) {
       h('input', { type: 'checkbox', name, value, checked: sel.has(String(value)) }), ' ', label)));
 }
 
-async function refOptions(f) {
-  const { rows } = await getAll(f.ref.path, f.ref.params || {});
-  return rows.map((o) => [o.id, f.ref.label ? f.ref.label(o) : refText(o)]);
-}
-
-/** control builds the input for one field; async because references load their options. */
-async function control(f, value, id) {
+/** control builds the input for one field; raw is the value as the API read it. */
+function control(f, value, id, raw) {
   const common = { id, name: f.name, required: !!f.required, 'aria-describedby': `${id}-err` };
   switch (f.type) {
     case 'textarea':
@@ -97,18 +95,14 @@ async function control(f, value, id) {
       return h('select', common,
         f.required || f.noEmpty ? null : h('option', { value: '' }, f.emptyLabel || '—'),
         f.options.map(([v, l]) => h('option', { value: v, selected: String(v) === String(value) }, l)));
-    case 'ref': {
-      const opts = await refOptions(f);
-      return h('select', common,
-        h('option', { value: '' }, f.required ? 'Choose…' : '— none —'),
-        opts.map(([v, l]) => h('option', { value: v, selected: String(v) === String(value) }, l)));
-    }
+    case 'ref':
     case 'refs':
-      return checkList(f.name, await refOptions(f), value);
+      return picker({ name: f.name, id, ref: f.ref, many: f.type === 'refs', value: raw === undefined ? (f.default ?? null) : raw,
+        required: !!f.required, placeholder: f.placeholder, describedBy: `${id}-err` });
     case 'multi':
       return checkList(f.name, f.options, value);
     default:
-      return h('input', { ...common, type: f.inputType || 'text', value, placeholder: f.placeholder, autocomplete: f.autocomplete || 'off', maxlength: f.maxlength });
+      return h('input', { ...common, type: f.inputType || 'text', value, placeholder: f.placeholder, autocomplete: f.autocomplete || 'off', maxlength: f.maxlength, list: f.list });
   }
 }
 
@@ -119,7 +113,7 @@ function read(form, f) {
     case 'bool': return el.checked;
     case 'number': return el.value === '' ? null : Number(el.value);
     case 'ref': return el.value === '' ? null : Number(el.value);
-    case 'refs': return [...form.querySelectorAll(`input[name="${f.name}"]:checked`)].map((x) => Number(x.value));
+    case 'refs': return [...form.querySelectorAll(`input[name="${f.name}"]`)].map((x) => Number(x.value));
     case 'multi': return [...form.querySelectorAll(`input[name="${f.name}"]:checked`)].map((x) => x.value);
     case 'json': {
       if (el.value.trim() === '') return null;
@@ -135,17 +129,21 @@ function read(form, f) {
  * buildForm renders fields for initial (a read object or {}) and calls
  * onSubmit(values) on submit (Enter works). It returns the <form>; extra is a node
  * placed before the buttons (e.g. the variables editor) and collect(values) may add to
- * or veto (throw) the values.
+ * or veto (throw) the values. busyLabel shows on the button while onSubmit runs;
+ * errorTitle heads a refusal. A field's list names a <datalist> of suggestions.
  */
-export async function buildForm({ fields, initial = {}, onSubmit, submitLabel = 'Save', cancelHref, extra, collect, isEdit = false }) {
+export async function buildForm({ fields, initial = {}, onSubmit, submitLabel = 'Save', busyLabel = 'Saving…', errorTitle = 'Not saved', cancelHref, extra, collect, isEdit = false }) {
   const form = h('form', { class: 'form', novalidate: true });
   const top = h('div', { class: 'form-top' });
   const errs = {};
   form.append(top);
+  const initialOf = {};
+  let advanced = null;
   for (const f of fields) {
-    if (f.createOnly && isEdit) continue;
+    if ((f.createOnly && isEdit) || (f.editOnly && !isEdit)) continue;
     const id = `f${++uid}-${f.name}`;
-    const ctl = await control(f, toInput(f, initial[f.name]), id);
+    initialOf[f.name] = comparable(f, toInput(f, initial[f.name]));
+    const ctl = control(f, toInput(f, initial[f.name]), id, initial[f.name]);
     const err = h('div', { class: 'field-error', id: `${id}-err`, 'aria-live': 'polite' });
     errs[f.name] = err;
     if (f.type === 'json') {
@@ -154,13 +152,19 @@ export async function buildForm({ fields, initial = {}, onSubmit, submitLabel = 
       });
     }
     const help = f.help ? h('div', { class: 'help' }, isEdit && f.editHelp ? f.editHelp : f.help) : null;
-    const isGroup = f.type === 'refs' || f.type === 'multi';
-    form.append(f.type === 'bool'
+    const isGroup = f.type === 'multi';
+    const row = f.type === 'bool'
       ? h('div', { class: 'field check-field' }, h('label', { for: id }, ctl, ' ', f.label), help, err)
       : h(isGroup ? 'fieldset' : 'div', { class: 'field' },
-        isGroup ? h('legend', {}, f.label, f.required ? h('span', { class: 'req' }, ' *') : null) : h('label', { for: id }, f.label, f.required ? h('span', { class: 'req', 'aria-hidden': 'true' }, ' *') : null),
-        ctl, help, err));
+        isGroup ? h('legend', {}, f.label, f.required ? h('span', { class: 'req' }, ' *') : null) : h('label', { for: id }, f.label, f.type === 'datetime' ? ` (${zoneLabel()})` : '', f.required ? h('span', { class: 'req', 'aria-hidden': 'true' }, ' *') : null),
+        ctl, help, err);
+    // Settings most objects never need wait behind "More settings".
+    if (f.advanced) {
+      if (!advanced) form.append(advanced = h('details', { class: 'more' }, h('summary', {}, 'More settings')));
+      advanced.append(row);
+    } else form.append(row);
   }
+  slugFromName(form, isEdit && initial.slug);
   if (extra) form.append(extra);
   const submit = h('button', { type: 'submit', class: 'btn primary' }, submitLabel);
   form.append(h('div', { class: 'actions form-actions' }, submit,
@@ -174,10 +178,11 @@ export async function buildForm({ fields, initial = {}, onSubmit, submitLabel = 
     const values = {};
     let bad = false;
     for (const f of fields) {
-      if (f.createOnly && isEdit) continue;
+      if ((f.createOnly && isEdit) || (f.editOnly && !isEdit)) continue;
       try {
         const v = read(form, f);
         if (f.type === 'password' && v === '' && (isEdit || !f.required)) continue;
+        if (isEdit && f.type !== 'password' && comparable(f, v) === initialOf[f.name]) continue;
         values[f.name] = v;
       } catch (err) {
         errs[f.name].textContent = `Not valid JSON: ${err.message}`;
@@ -188,11 +193,11 @@ export async function buildForm({ fields, initial = {}, onSubmit, submitLabel = 
     if (bad) { form.querySelector('[aria-invalid], .field-error:not(:empty)')?.scrollIntoView({ block: 'center' }); return; }
     submit.disabled = true;
     const label = submit.textContent;
-    clear(submit, spinner(), ' Saving…');
+    clear(submit, spinner(), ` ${busyLabel}`);
     try {
       await onSubmit(values);
     } catch (err) {
-      showErrors(err, top, errs, form);
+      showErrors(err, top, errs, form, errorTitle);
     } finally {
       submit.disabled = false;
       submit.textContent = label;
@@ -201,11 +206,59 @@ export async function buildForm({ fields, initial = {}, onSubmit, submitLabel = 
   return form;
 }
 
+/**
+ * comparable turns a field's value (as toInput gives it or read returns it) into a
+ * string that is equal for equal values: a number or an empty text box, JSON however it
+ * is spaced, a list of ids in any order.
+ */
+function comparable(f, v) {
+  if (v === undefined || v === null || v === '') return '';
+  switch (f.type) {
+    case 'json':
+      if (typeof v === 'string') { try { v = JSON.parse(v); } catch { return v; } }
+      return JSON.stringify(sortKeys(v));
+    case 'refs':
+    case 'multi':
+      return JSON.stringify([...v].map(String).sort());
+    default:
+      return String(v);
+  }
+}
+
+function sortKeys(v) {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys(v[k])]));
+  return v;
+}
+
+/**
+ * slugFromName fills a form's slug from its name as the name is typed, as NetBox does,
+ * until the slug is edited by hand. An edit keeps the slug it has unless it was empty.
+ */
+function slugFromName(form, keep) {
+  const name = form.elements.name;
+  const slug = form.elements.slug;
+  if (!name || !slug || !(name instanceof HTMLInputElement) || !(slug instanceof HTMLInputElement)) return;
+  let touched = !!keep;
+  slug.addEventListener('input', () => { touched = slug.value !== ''; });
+  name.addEventListener('input', () => { if (!touched) slug.value = slugify(name.value); });
+}
+
+/**
+ * slugify is a slug for a name, as the server makes one for an import: lower case,
+ * accents dropped (é → e, ß → ss), every run of other characters one "-".
+ */
+export function slugify(text) {
+  return text.toLowerCase().replace(/æ/g, 'ae').replace(/œ/g, 'oe').replace(/ß/g, 'ss').replace(/ø/g, 'o')
+    .normalize('NFKD').replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^a-z0-9_]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 100).replace(/-+$/, '');
+}
+
 /** showErrors puts a server error's field messages next to their fields. */
-export function showErrors(err, top, errs, form) {
+export function showErrors(err, top, errs, form, title = 'Not saved') {
   if (err instanceof ApiError && err.status === 400) {
     const fe = err.fieldErrors();
-    const unplaced = [];
+    const unplaced = err.body && err.body.non_field_errors ? [].concat(err.body.non_field_errors).map(String) : [];
     for (const [k, msg] of Object.entries(fe)) {
       if (errs[k]) {
         errs[k].textContent = msg;
@@ -213,9 +266,9 @@ export function showErrors(err, top, errs, form) {
         if (c && c.setAttribute) c.setAttribute('aria-invalid', 'true');
       } else unplaced.push(`${k}: ${msg}`);
     }
-    top.append(errorBox(unplaced.length || err.body?.detail ? new Error(err.body?.detail || unplaced.join(' · ')) : new Error('Fix the highlighted fields.'), 'Not saved'));
+    top.append(errorBox(unplaced.length || err.body?.detail ? new Error(err.body?.detail || unplaced.join(' · ')) : new Error('Fix the highlighted fields.'), title));
   } else {
-    top.append(errorBox(err, 'Not saved'));
+    top.append(errorBox(err, title));
   }
   top.scrollIntoView({ block: 'nearest' });
 }

@@ -1,10 +1,10 @@
 // logs.js: command logs (filtered list, detail with output and parsed data, one log's
 // CSV) and the statistics page with its hand-drawn 24-hour chart.
 
-import { h, add, clear, link, okBadge, loading, pageHead, dl, fmtTime, fmtSeconds, table, errorBox } from './dom.js';
+import { h, add, clear, link, okBadge, loading, pageHead, dl, fmtTime, fmtSeconds, table, errorBox, zoneLabel } from './dom.js';
 import { get, T, qs } from './api.js';
 import { route } from './router.js';
-import { listPage } from './list.js';
+import { listPage, emptyState } from './list.js';
 import { parsedTable, outputBlock, syntaxBanner } from './device.js';
 import { typeBadge } from './commands.js';
 
@@ -20,20 +20,21 @@ function listView(main) {
       { name: 'command_id', label: 'Command', type: 'ref', ref: { path: `${T}/commands/`, label: (c) => c.name } },
       { name: 'username', label: 'User' },
       { name: 'success', label: 'Result', type: 'select', options: [['true', 'success'], ['false', 'failed']] },
-      { name: 'from', label: 'From', type: 'datetime', param: 'created__gte', toParam: localToISO },
-      { name: 'to', label: 'To', type: 'datetime', param: 'created__lte', toParam: localToISO },
+      { name: 'from', label: `From (${zoneLabel()})`, type: 'datetime', param: 'created__gte', toParam: localToISO },
+      { name: 'to', label: `To (${zoneLabel()})`, type: 'datetime', param: 'created__lte', toParam: localToISO },
     ],
     columns: [
-      { label: '#', cell: (l) => link(`/ui/logs/${l.id}`, String(l.id)) },
-      { label: 'When', cell: (l) => fmtTime(l.created) },
+      { sort: 'id', label: '#', cell: (l) => link(`/ui/logs/${l.id}`, String(l.id)) },
+      { sort: 'created', label: 'When', cell: (l) => fmtTime(l.created) },
       { label: 'Command', cell: (l) => h('span', {}, l.command && l.command.id ? link(`/ui/commands/${l.command.id}`, l.command.name) : (l.command ? l.command.name : '—'), ' ', typeBadge(l.command_type)) },
       { label: 'Device', cell: (l) => (l.device && l.device.id ? link(`/ui/devices/${l.device.id}`, l.device.name) : (l.device ? l.device.name : '—')) },
-      { label: 'User', cell: (l) => l.username },
-      { label: 'Result', cell: (l) => okBadge(l.success) },
-      { label: 'Time', cell: (l) => fmtSeconds(l.execution_duration) },
-      { label: 'Error', cell: (l) => h('span', { class: 'clip' }, l.error_message || '') },
+      { sort: 'username', label: 'User', cell: (l) => l.username },
+      { sort: 'success', label: 'Result', cell: (l) => okBadge(l.success) },
+      { sort: 'execution_duration', label: 'Duration', cell: (l) => fmtSeconds(l.execution_duration) },
+      { label: 'Error', class: 'clamp', title: (l) => l.error_message || undefined, cell: (l) => h('span', {}, l.error_message || '') },
     ],
-    empty: 'No logs match.',
+    empty: emptyState('No command logs yet. Every command run, from a device page or the API, leaves one here with its output.',
+      link('/ui/devices/', 'Pick a device to run a command on', { class: 'btn primary' })),
   });
 }
 
@@ -61,9 +62,12 @@ async function detailView(main, { id }) {
     h('section', { class: 'card' }, h('h2', {}, 'Output'), outputBlock(l.output)));
 }
 
-/** chart draws successes and failures per hour over the last 24 hours as inline SVG. */
-export function chart(buckets) {
-  const W = 720, H = 220, padL = 36, padB = 28, padT = 12;
+/**
+ * chart draws successes and failures per hour over the last 24 hours as inline SVG,
+ * width units wide (the box it is drawn for, so that its labels keep their size).
+ */
+export function chart(buckets, width = 720) {
+  const W = Math.max(300, Math.round(width)), H = 220, padL = 36, padB = 28, padT = 12;
   const max = Math.max(1, ...buckets.map((b) => b.ok + b.bad));
   const step = niceStep(max);
   const top = Math.ceil(max / step) * step;
@@ -81,7 +85,7 @@ export function chart(buckets) {
     const tip = `${b.label}: ${b.ok} successful, ${b.bad} failed`;
     if (b.ok) svg.append(h('svg:rect', { x, y: y(b.ok), width: w, height: y(0) - y(b.ok), class: 'bar-ok' }, h('svg:title', {}, tip)));
     if (b.bad) svg.append(h('svg:rect', { x, y: y(b.ok + b.bad), width: w, height: y(b.ok) - y(b.ok + b.bad), class: 'bar-bad' }, h('svg:title', {}, tip)));
-    if ((buckets.length - 1 - i) % 3 === 0) svg.append(h('svg:text', { x: x + w / 2, y: H - 8, class: 'axis', 'text-anchor': 'middle' }, b.label));
+    if ((buckets.length - 1 - i) % (W < 480 ? 6 : 3) === 0) svg.append(h('svg:text', { x: x + w / 2, y: H - 8, class: 'axis', 'text-anchor': 'middle' }, b.label));
   });
   return svg;
 }
@@ -121,10 +125,10 @@ async function statsView(main) {
   ]);
   const card = (label, value, sub, kind = '') => h('div', { class: `stat ${kind}` }, h('div', { class: 'stat-label' }, label), h('div', { class: 'stat-value' }, value), sub ? h('div', { class: 'stat-sub' }, sub) : null);
   const d = stats.last_24h;
-  const chartBox = h('section', { class: 'card' }, h('h2', {}, 'Last 24 hours, per hour'));
+  const chartBox = h('section', { class: 'card' }, h('h2', {}, `Last 24 hours, per hour (${zoneLabel()})`));
   if (recent.err) chartBox.append(errorBox(recent.err));
   else {
-    add(chartBox, chart(bucket(recent.results)),
+    add(chartBox, chart(bucket(recent.results), main.clientWidth - 64),
       h('div', { class: 'legend' }, h('span', { class: 'key ok' }), ' successful ', h('span', { class: 'key bad' }), ' failed'));
   }
   const maxTop = Math.max(1, ...stats.top_commands.map((c) => c.count));
@@ -141,7 +145,7 @@ async function statsView(main) {
           const fill = h('span', { class: 'hbar-fill' });
           fill.style.width = `${Math.round((c.count / maxTop) * 100)}%`;
           return h('li', {}, h('span', { class: 'hbar-label' }, c.command_name), h('span', { class: 'hbar' }, fill), h('span', { class: 'hbar-n' }, String(c.count)));
-        })) : h('p', { class: 'empty' }, 'Nothing has run yet.')),
+        })) : emptyState('Nothing has run yet: the commands run most often show here.', link('/ui/devices/', 'Run a command from a device page'))),
       h('section', { class: 'card' }, h('h2', {}, 'Common errors'),
         table([{ label: 'Error', cell: (e) => h('code', { class: 'wrap' }, e.error) }, { label: 'Count', class: 'num', cell: (e) => String(e.count) }],
           stats.common_errors, 'No failures. ✓'))));

@@ -3,12 +3,13 @@
 // come from the server (api.describeFields), with overrides for presentation only. One set of
 // pages (list, detail, create, edit, delete) serves them all.
 
-import { h, clear, link, badge, errorBox, loading, pageHead, dl, refText, fmtTime, fmtAgo, confirmDialog, toast, copyButton } from './dom.js';
+import { h, clear, link, badge, errorBox, loading, pageHead, dl, refText, fmtTime, fmtAgo, confirmDialog, toast, copyButton, lowerFirst } from './dom.js';
 import { get, post, patch, del, describeFields } from './api.js';
 import { route, navigate } from './router.js';
 import { buildForm, metaFields } from './forms.js';
-import { listPage } from './list.js';
+import { listPage, emptyState } from './list.js';
 import { can } from './session.js';
+import { syncButton } from './sync.js';
 
 const val = (x) => (x && typeof x === 'object' && 'label' in x ? x.label : x);
 const yes = (b) => (b ? badge('yes', 'ok') : badge('no'));
@@ -16,94 +17,122 @@ const yes = (b) => (b ? badge('yes', 'ok') : badge('no'));
 const refSite = { path: '/api/dcim/sites/' };
 const refPlatform = { path: '/api/dcim/platforms/' };
 const refDevice = { path: '/api/dcim/devices/' };
-const refIface = { path: '/api/dcim/interfaces/', label: (i) => `${i.device ? i.device.name : '?'} · ${i.name}` };
+const refIface = { path: '/api/dcim/interfaces/' };
 const refUser = { path: '/api/users/users/', label: (u) => u.username };
 const refGroup = { path: '/api/users/groups/' };
 
-/** RESOURCES: key (URL segment) → definition. A filter with choices takes the named field's. */
+// ADVANCED are the connection settings most devices and platforms never change: the form
+// keeps them under "More settings".
+const ADVANCED = Object.fromEntries(['custom_fields', 'legacy_algorithms', 'connect_timeout', 'command_timeout', 'prompt_pattern']
+  .map((k) => [k, { advanced: true }]));
+
+/**
+ * RESOURCES: key (URL segment) → definition. A filter with choices takes the named
+ * field's. form adjusts the fields the server describes (or is a function of the
+ * object's id giving the adjustments).
+ */
 export const RESOURCES = {
   devices: {
-    title: 'Devices', one: 'device', path: '/api/dcim/devices/', type: 'dcim.device', section: 'inventory',
+    title: 'Devices', one: 'device', blank: 'Devices are what commands run on: each needs a site, a platform and a primary IP address to connect to.', path: '/api/dcim/devices/', type: 'dcim.device', section: 'inventory',
     columns: [
-      ['Name', (d) => link(`/ui/devices/${d.id}`, d.name)],
-      ['Site', (d) => refText(d.site)], ['Platform', (d) => refText(d.platform)],
-      ['Primary IP', (d) => (d.primary_ip ? d.primary_ip.address : '—')], ['Status', (d) => statusBadge(d.status)],
+      ['Name', (d) => link(`/ui/devices/${d.id}`, d.name), 'name'],
+      ['Site', (d) => refText(d.site), 'site'], ['Platform', (d) => refText(d.platform), 'platform'],
+      ['Primary IP', (d) => (d.primary_ip ? d.primary_ip.address : '—')], ['Status', (d) => statusBadge(d.status), 'status'],
+      ['Source', (d) => (d.netbox_id ? badge('NetBox', 'info') : 'local'), 'netbox_id'],
     ],
     filters: [{ name: 'q', label: 'Search' }, { name: 'site_id', label: 'Site', type: 'ref', ref: refSite },
       { name: 'platform_id', label: 'Platform', type: 'ref', ref: refPlatform },
       { name: 'status', label: 'Status', type: 'select', choices: 'status' }],
+    // One form onboards a device: its management address and SSH port are fields of
+    // their own (the server keeps the interface and the address behind them); the
+    // primary IPs are picked among the device's own addresses once it exists.
+    form: (id) => ({
+      mgmt_ip: { placeholder: '10.0.0.1/24', help: 'the address SSH connects to, with its prefix length; FieldKit keeps it on the interface mgmt0 and makes it the primary IP' },
+      ssh_port: { placeholder: '22', help: 'empty: 22' },
+      primary_ip4: { editOnly: true, ref: { path: '/api/ipam/ip-addresses/', params: { device_id: id, family: 4 } } },
+      primary_ip6: { editOnly: true, ref: { path: '/api/ipam/ip-addresses/', params: { device_id: id, family: 6 } } },
+      ...ADVANCED,
+    }),
   },
   sites: {
-    title: 'Sites', one: 'site', path: '/api/dcim/sites/', type: 'dcim.site', section: 'inventory',
-    columns: [['Name', (s) => link(`/ui/sites/${s.id}`, s.name)], ['Slug', (s) => s.slug], ['Description', (s) => s.description],
+    title: 'Sites', one: 'site', blank: 'Sites group devices by place; every device belongs to one.', path: '/api/dcim/sites/', type: 'dcim.site', section: 'inventory',
+    columns: [['Name', (s) => link(`/ui/sites/${s.id}`, s.name), 'name'], ['Slug', (s) => s.slug, 'slug'], ['Description', (s) => s.description],
       ['Devices', (s) => link(`/ui/devices/?site_id=${s.id}`, 'devices')]],
     filters: [{ name: 'q', label: 'Search' }],
   },
   platforms: {
-    title: 'Platforms', one: 'platform', path: '/api/dcim/platforms/', type: 'dcim.platform', section: 'inventory',
-    columns: [['Name', (p) => link(`/ui/platforms/${p.id}`, p.name)], ['Slug', (p) => p.slug], ['Driver', (p) => p.driver || '(from slug)'],
+    title: 'Platforms', one: 'platform', blank: 'A platform names a device\'s software (Cisco IOS, Junos…) and picks how FieldKit talks to it; commands are written for platforms.', path: '/api/dcim/platforms/', type: 'dcim.platform', section: 'inventory',
+    columns: [['Name', (p) => link(`/ui/platforms/${p.id}`, p.name), 'name'], ['Slug', (p) => p.slug, 'slug'], ['Driver', (p) => p.driver || '(from slug)', 'driver'],
       ['Commands', (p) => link(`/ui/commands/?platform_id=${p.id}`, 'commands')]],
     filters: [{ name: 'q', label: 'Search' }],
+    form: ADVANCED,
+    localSettings: true,
   },
   interfaces: {
-    title: 'Interfaces', one: 'interface', path: '/api/dcim/interfaces/', type: 'dcim.interface', section: 'inventory',
-    columns: [['Device', (i) => (i.device ? link(`/ui/devices/${i.device.id}`, i.device.name) : '—')], ['Name', (i) => link(`/ui/interfaces/${i.id}`, i.name)],
-      ['Enabled', (i) => yes(i.enabled)], ['Mode', (i) => val(i.mode) || '—'], ['Untagged VLAN', (i) => refText(i.untagged_vlan)], ['Description', (i) => i.description]],
+    title: 'Interfaces', one: 'interface', blank: 'Interfaces belong to devices; a command\'s interface variable offers a device\'s interfaces.', path: '/api/dcim/interfaces/', type: 'dcim.interface', section: 'inventory',
+    columns: [['Device', (i) => (i.device ? link(`/ui/devices/${i.device.id}`, i.device.name) : '—'), 'device'], ['Name', (i) => link(`/ui/interfaces/${i.id}`, i.name), 'name'],
+      ['Enabled', (i) => yes(i.enabled), 'enabled'], ['Mode', (i) => val(i.mode) || '—', 'mode'], ['Untagged VLAN', (i) => refText(i.untagged_vlan)], ['Description', (i) => i.description]],
     filters: [{ name: 'q', label: 'Search' }, { name: 'device_id', label: 'Device', type: 'ref', ref: refDevice }],
     form: { type: { placeholder: 'other' } },
   },
   vlans: {
-    title: 'VLANs', one: 'VLAN', path: '/api/ipam/vlans/', type: 'ipam.vlan', section: 'inventory',
-    columns: [['VID', (v) => link(`/ui/vlans/${v.id}`, String(v.vid))], ['Name', (v) => v.name], ['Site', (v) => refText(v.site)], ['Status', (v) => statusBadge(v.status)]],
+    title: 'VLANs', one: 'VLAN', blank: 'A command\'s VLAN variable offers the VLANs of the device\'s site.', path: '/api/ipam/vlans/', type: 'ipam.vlan', section: 'inventory',
+    columns: [['VID', (v) => link(`/ui/vlans/${v.id}`, String(v.vid)), 'vid'], ['Name', (v) => v.name, 'name'], ['Site', (v) => refText(v.site), 'site'], ['Status', (v) => statusBadge(v.status), 'status']],
     filters: [{ name: 'q', label: 'Search' }, { name: 'site_id', label: 'Site', type: 'ref', ref: refSite }],
   },
   'ip-addresses': {
-    title: 'IP addresses', one: 'IP address', path: '/api/ipam/ip-addresses/', type: 'ipam.ipaddress', section: 'inventory',
-    columns: [['Address', (ip) => link(`/ui/ip-addresses/${ip.id}`, ip.address)], ['Status', (ip) => statusBadge(ip.status)],
-      ['Interface', (ip) => (ip.assigned_object ? `${ip.assigned_object.device ? ip.assigned_object.device.name + ' · ' : ''}${ip.assigned_object.name}` : '—')], ['DNS name', (ip) => ip.dns_name]],
+    title: 'IP addresses', one: 'IP address', blank: 'A device is reached at its primary IP address, an address on one of its interfaces.', path: '/api/ipam/ip-addresses/', type: 'ipam.ipaddress', section: 'inventory',
+    columns: [['Address', (ip) => link(`/ui/ip-addresses/${ip.id}`, ip.address), 'address'], ['Status', (ip) => statusBadge(ip.status), 'status'],
+      ['Interface', (ip) => (ip.assigned_object ? `${ip.assigned_object.device ? ip.assigned_object.device.name + ' · ' : ''}${ip.assigned_object.name}` : '—')], ['DNS name', (ip) => ip.dns_name, 'dns_name']],
     filters: [{ name: 'q', label: 'Search' }, { name: 'device_id', label: 'Device', type: 'ref', ref: refDevice }],
     form: { address: { placeholder: '10.0.0.1/24' }, assigned_object_type: false, assigned_object_id: { type: 'ref', ref: refIface, help: undefined } },
-    collect: (v) => { v.assigned_object_type = v.assigned_object_id ? 'dcim.interface' : null; },
+    collect: (v) => { if ('assigned_object_id' in v) v.assigned_object_type = v.assigned_object_id ? 'dcim.interface' : null; },
   },
   tags: {
-    title: 'Tags', one: 'tag', path: '/api/extras/tags/', type: 'extras.tag', section: 'inventory',
-    columns: [['Name', (t) => h('span', {}, swatch(t.color), link(`/ui/tags/${t.id}`, t.name))], ['Slug', (t) => t.slug], ['Description', (t) => t.description]],
+    title: 'Tags', one: 'tag', blank: 'Tags label devices, sites and commands so lists can be filtered by them.', path: '/api/extras/tags/', type: 'extras.tag', section: 'inventory',
+    columns: [['Name', (t) => h('span', {}, swatch(t.color), link(`/ui/tags/${t.id}`, t.name)), 'name'], ['Slug', (t) => t.slug, 'slug'], ['Description', (t) => t.description]],
     filters: [{ name: 'q', label: 'Search' }],
     form: { color: { placeholder: '9e9e9e' } },
   },
   users: {
-    title: 'Users', one: 'user', path: '/api/users/users/', type: 'users.user', section: 'admin',
-    columns: [['Username', (u) => link(`/ui/users/${u.id}`, u.username)], ['Name', (u) => `${u.first_name || ''} ${u.last_name || ''}`.trim() || '—'],
-      ['Active', (u) => yes(u.is_active)], ['Superuser', (u) => yes(u.is_superuser)], ['Groups', (u) => (u.groups || []).map(refText).join(', ') || '—'], ['Last login', (u) => fmtAgo(u.last_login)]],
+    title: 'Users', one: 'user', blank: 'Users log in to the web interface and own API tokens.', path: '/api/users/users/', type: 'users.user', section: 'admin',
+    columns: [['Username', (u) => link(`/ui/users/${u.id}`, u.username), 'username'], ['Name', (u) => `${u.first_name || ''} ${u.last_name || ''}`.trim() || '—'],
+      ['Active', (u) => yes(u.is_active), 'is_active'], ['Superuser', (u) => yes(u.is_superuser), 'is_superuser'], ['Groups', (u) => (u.groups || []).map(refText).join(', ') || '—'], ['Last login', (u) => fmtAgo(u.last_login), 'last_login']],
     filters: [{ name: 'q', label: 'Search' }, { name: 'group_id', label: 'Group', type: 'ref', ref: refGroup }],
     form: { password: { editHelp: 'leave empty to keep the current password' }, email: { inputType: 'email' } },
   },
   groups: {
-    title: 'Groups', one: 'group', path: '/api/users/groups/', type: 'users.group', section: 'admin',
-    columns: [['Name', (g) => link(`/ui/groups/${g.id}`, g.name)], ['Members', (g) => link(`/ui/users/?group_id=${g.id}`, 'users')]],
+    title: 'Groups', one: 'group', blank: 'Groups give many users the same permissions at once.', path: '/api/users/groups/', type: 'users.group', section: 'admin',
+    columns: [['Name', (g) => link(`/ui/groups/${g.id}`, g.name), 'name'], ['Members', (g) => link(`/ui/users/?group_id=${g.id}`, 'users')]],
     filters: [{ name: 'q', label: 'Search' }],
   },
   tokens: {
-    title: 'API tokens', one: 'token', path: '/api/users/tokens/', type: 'users.token', section: 'admin',
-    columns: [['Token', (t) => link(`/ui/tokens/${t.id}`, t.display)], ['User', (t) => refText(t.user)], ['Write', (t) => yes(t.write_enabled)],
-      ['Expires', (t) => (t.expires ? fmtTime(t.expires) : 'never')], ['Last used', (t) => fmtAgo(t.last_used)], ['Description', (t) => t.description]],
+    title: 'API tokens', one: 'token', blank: 'Scripts, pynetbox and Ansible call the API with a token.', path: '/api/users/tokens/', type: 'users.token', section: 'admin',
+    columns: [['Token', (t) => link(`/ui/tokens/${t.id}`, t.display)], ['User', (t) => refText(t.user), 'user'], ['Write', (t) => yes(t.write_enabled), 'write_enabled'],
+      ['Expires', (t) => (t.expires ? fmtTime(t.expires) : 'never'), 'expires'], ['Last used', (t) => fmtAgo(t.last_used), 'last_used'], ['Description', (t) => t.description]],
     filters: [{ name: 'user_id', label: 'User', type: 'ref', ref: refUser }],
     form: { user: { help: 'empty = you' }, key: false },
     collect: (v) => { if (v.user == null) delete v.user; },
     secret: 'key',
   },
   permissions: {
-    title: 'Permissions', one: 'permission', path: '/api/users/permissions/', type: 'users.objectpermission', section: 'admin',
-    columns: [['Name', (p) => link(`/ui/permissions/${p.id}`, p.name)], ['Enabled', (p) => yes(p.enabled)], ['Object types', (p) => (p.object_types || []).join(', ')],
+    title: 'Permissions', one: 'permission', blank: 'Users who are not superusers see and run only what a permission grants them.', path: '/api/users/permissions/', type: 'users.objectpermission', section: 'admin',
+    columns: [['Name', (p) => link(`/ui/permissions/${p.id}`, p.name), 'name'], ['Enabled', (p) => yes(p.enabled), 'enabled'], ['Object types', (p) => (p.object_types || []).join(', ')],
       ['Actions', (p) => (p.actions || []).join(', ')], ['Users', (p) => (p.users || []).map(refText).join(', ') || '—'], ['Groups', (p) => (p.groups || []).map(refText).join(', ') || '—']],
     filters: [{ name: 'q', label: 'Search' }, { name: 'user_id', label: 'User', type: 'ref', ref: refUser }],
     form: { constraints: { help: 'an object (all lookups hold) or a list of objects (any holds), Django lookup syntax; "$user" is the requesting user; empty = none. Example: {"platforms__slug": "cisco_ios"}' } },
   },
 };
 
+/** addOrAsk is the way to fill an empty list of r: its create page, or whom to ask. */
+export function addOrAsk(r, href) {
+  if (can(r.type, 'add')) return link(href, `Add ${/^[aeiou]/i.test(r.one) ? 'an' : 'a'} ${r.one}`, { class: 'btn primary' });
+  return h('p', { class: 'muted' }, `You may not add ${lowerFirst(r.title)}: ask an administrator.`);
+}
+
 /** formFields are a resource's form fields, as the server describes them for a create or an update of id. */
 export async function formFields(r, id) {
-  return metaFields(await describeFields(id ? `${r.path}${id}/` : r.path), r.form);
+  return metaFields(await describeFields(id ? `${r.path}${id}/` : r.path), typeof r.form === 'function' ? r.form(id) : r.form);
 }
 
 /** listFilters are a resource's filters, those with choices given the field's. */
@@ -176,10 +205,13 @@ async function detailPage(main, key, id) {
   clear(main, loading());
   const obj = await get(`${r.path}${id}/`);
   const order = Object.keys(await describeFields(r.path).catch(() => ({})));
+  const synced = obj.netbox_id != null;
   clear(main, pageHead(`${r.one[0].toUpperCase()}${r.one.slice(1)}: ${obj.display || obj.name || obj.id}`,
-    can(r.type, 'change') ? link(`/ui/${key}/${id}/edit`, 'Edit', { class: 'btn' }) : null,
-    can(r.type, 'delete') ? deleteButton(r, obj, `/ui/${key}/`) : null),
-  h('p', {}, link(`/ui/${key}/`, `← all ${r.title.toLowerCase()}`)),
+    can(r.type, 'change') && (!synced || r.localSettings) ? link(`/ui/${key}/${id}/edit`, synced ? 'Edit FieldKit settings' : 'Edit', { class: 'btn' }) : null,
+    can(r.type, 'delete') && !synced ? deleteButton(r, obj, `/ui/${key}/`) : null),
+  h('p', {}, link(`/ui/${key}/`, `← all ${lowerFirst(r.title)}`)),
+  synced ? h('div', { class: 'msg info', role: 'status' }, `This ${r.one} comes from NetBox (NetBox id ${obj.netbox_id}): change it there; the next sync brings the change here.`,
+    r.localSettings ? ' Its FieldKit settings (SSH driver, timeouts, prompt) stay editable here.' : '') : null,
   h('section', { class: 'card' }, dl(detailPairs(obj, order))));
   if (key === 'sites') main.append(h('p', {}, link(`/ui/devices/?site_id=${id}`, 'Devices at this site →')));
 }
@@ -221,8 +253,10 @@ export function registerResources() {
   for (const [key, r] of Object.entries(RESOURCES)) {
     route(`/ui/${key}`, async (main) => listPage(main, {
       title: r.title, path: r.path, filters: await listFilters(r),
-      columns: r.columns.map(([label, cell]) => ({ label, cell })),
-      actions: can(r.type, 'add') ? [link(`/ui/${key}/new`, `New ${r.one}`, { class: 'btn primary' })] : [],
+      columns: r.columns.map(([label, cell, sort]) => ({ label, cell, sort })),
+      actions: [key === 'devices' ? await syncButton(() => navigate(location.pathname + location.search, { replace: true })) : null,
+        can(r.type, 'add') ? link(`/ui/${key}/new`, `New ${r.one}`, { class: 'btn primary' }) : null].filter(Boolean),
+      empty: emptyState(`No ${lowerFirst(r.title)} yet. ${r.blank}`, addOrAsk(r, `/ui/${key}/new`)),
     }));
     route(`/ui/${key}/new`, (main) => formPage(main, key, null));
     route(`/ui/${key}/:id/edit`, (main, p) => formPage(main, key, p.id));

@@ -1,0 +1,94 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"fieldkit/web"
+)
+
+// pathImport takes a file of inventory objects (see Import).
+const pathImport = "/api/plugins/toolkit/import/"
+
+// importFile serves POST /api/plugins/toolkit/import/: {"data": the file's text,
+// "filename", "type", "format", "dry_run"}. It answers 200 with what was done (or
+// would be, on a dry run), 400 with every problem by row and column (nothing written),
+// 403 when a row needs a permission the user lacks.
+func (a *API) importFile(w http.ResponseWriter, r *http.Request) error {
+	f, err := web.DecodeForm(r, "data", "filename", "type", "format", "dry_run")
+	if err != nil {
+		return err
+	}
+	data, _ := f.Str("data", false, 0) // an empty file is the import's to refuse
+	if !f.Has("data") {
+		f.Errs.Add("data", "This field is required.")
+	}
+	name, _ := f.Str("filename", false, 255)
+	kind, _ := f.Str("type", false, 50)
+	format, _ := f.Choice("format", false, append([]string{""}, importFormats...)...)
+	dry, _ := f.Boolean("dry_run")
+	if kind != "" && importKindNamed(kind) == nil {
+		f.Errs.Add("type", "Unknown object type; one of "+strings.Join(importKindNames(), ", ")+".")
+	}
+	if err := f.Err(); err != nil {
+		return err
+	}
+	rep, err := a.Import(r.Context(), web.User(r.Context()), ImportInput{Name: name, Data: []byte(data), Type: kind, Format: format, DryRun: dry})
+	var ie *ImportError
+	if errors.As(err, &ie) {
+		return &web.Error{Status: http.StatusBadRequest, Body: map[string]any{
+			"detail": "Nothing was imported: " + problems(len(ie.Problems)) + ".", "errors": ie.Problems}}
+	}
+	if err != nil {
+		return err
+	}
+	web.Write(w, http.StatusOK, rep)
+	return nil
+}
+
+// problems is "1 problem", "3 problems".
+func problems(n int) string {
+	if n == 1 {
+		return "1 problem"
+	}
+	return itoa(int64(n)) + " problems"
+}
+
+// accents folds the accented Latin letters of site and device names to plain ones.
+var accents = strings.NewReplacer("à", "a", "á", "a", "â", "a", "ã", "a", "ä", "a", "å", "a", "æ", "ae", "ç", "c",
+	"è", "e", "é", "e", "ê", "e", "ë", "e", "ì", "i", "í", "i", "î", "i", "ï", "i", "ñ", "n", "ò", "o", "ó", "o",
+	"ô", "o", "õ", "o", "ö", "o", "ø", "o", "œ", "oe", "ù", "u", "ú", "u", "û", "u", "ü", "u", "ý", "y", "ÿ", "y", "ß", "ss")
+
+// slugify makes a slug of a name as the web UI does: lower case, accents dropped, every
+// run of other characters a single "-".
+func slugify(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range accents.Replace(strings.ToLower(name)) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '_':
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(r)
+			dash = false
+		default:
+			dash = true
+		}
+	}
+	s := b.String()
+	if len(s) > 100 {
+		s = strings.TrimRight(s[:100], "-")
+	}
+	return s
+}
+
+// importKindEnum lists the import's object types for the schema.
+func importKindEnum() []any {
+	var out []any
+	for _, n := range importKindNames() {
+		out = append(out, n)
+	}
+	return out
+}
