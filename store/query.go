@@ -473,8 +473,16 @@ func (db *DB) ListIDs(ctx context.Context, q Query) ([]int64, int, error) {
 		// already keep the number.
 		countSQL, countArgs = "SELECT total FROM command_log_totals WHERE id = 1", nil
 	}
-	if err := db.reader(ctx).QueryRowContext(ctx, countSQL, countArgs...).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("store: count %s: %w", m.Table, err)
+	counted := false
+	if m.Table == "command_logs" && where != True.SQL {
+		// A condition on the device alone (a viewer's site, a device filter) is a sum of
+		// the per-device counters.
+		total, counted = countByDevice(ctx, db.reader(ctx), Expr{SQL: where, Args: args})
+	}
+	if !counted {
+		if err := db.reader(ctx).QueryRowContext(ctx, countSQL, countArgs...).Scan(&total); err != nil {
+			return nil, 0, fmt.Errorf("store: count %s: %w", m.Table, err)
+		}
 	}
 	if total == 0 || q.Offset >= total {
 		return nil, total, nil
