@@ -363,3 +363,46 @@ func BenchmarkLogPageUnfiltered(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLogWalk is the cost of one page of a walk over every log, 100 logs per page,
+// at its start and 100 logs before its end: by offset (each page skips all the rows
+// before it) and by cursor (each page seeks to where the last one stopped).
+func BenchmarkLogWalk(b *testing.B) {
+	a := benchAPI(b)
+	var created string
+	const before = 100
+	if err := bench.db.Reader().QueryRow(`SELECT created FROM command_logs WHERE id = ?`, before).Scan(&created); err != nil {
+		b.Fatal(err)
+	}
+	end := encodeCursor("", []any{created, int64(before)})
+	for _, c := range []struct{ name, query string }{
+		{"offset-start", "limit=100"},
+		{"offset-end", fmt.Sprintf("limit=100&offset=%d", benchLogs()-before)},
+		{"cursor-start", "limit=100&cursor="},
+		{"cursor-end", "limit=100&cursor=" + end},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				serve(b, a, httptest.NewRecorder(), pathCommandLogs+"?"+c.query, benchAdminKey)
+			}
+		})
+	}
+}
+
+// BenchmarkLogPageConstrained is a viewer who sees one site's logs (a fifth): their
+// first page, a page 100,000 logs in, a device filter and a search.
+func BenchmarkLogPageConstrained(b *testing.B) {
+	a := benchAPI(b)
+	for _, c := range []struct{ name, query string }{
+		{"first", "limit=50"},
+		{"offset-100k", "limit=50&offset=100000"},
+		{"device", "limit=50&device_id=2"},
+		{"q", "limit=50&q=command%20042"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				serve(b, a, httptest.NewRecorder(), pathCommandLogs+"?"+c.query, benchViewKey)
+			}
+		})
+	}
+}

@@ -121,6 +121,9 @@ func listParamsOf(res *Resource) []any {
 	ps := []any{
 		queryParam("limit", "Number of results to return per page (default 50, at most 1000; 0 means 1000).", obj{"type": "integer", "minimum": 0}, false),
 		queryParam("offset", "The initial index from which to return the results.", obj{"type": "integer", "minimum": 0}, false),
+		queryParam("cursor", "Cursor pagination, for clients that walk a whole list: send it empty for the first page, then "+
+			"follow the next links, which carry the cursor (previous is null). Each page costs the same however far the walk "+
+			"is, and rows written meanwhile are neither repeated nor skipped. Not with offset.", obj{"type": "string"}, false),
 	}
 	m := res.Model
 	var enum []any
