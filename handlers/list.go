@@ -66,12 +66,7 @@ func (a *API) resScope(r *http.Request, res *Resource, action string) (store.Sco
 
 // listParams are the reserved (non-filter) query parameters.
 var listParams = map[string]bool{"limit": true, "offset": true, "ordering": true, "brief": true, "q": true, "format": true,
-	"exclude": true, "cursor": true}
-
-// excludable are the values of ?exclude= a list accepts. NetBox clients send
-// exclude=config_context to speed up device lists, often on every list call (a common
-// pynetbox wrapper); FieldKit has no config contexts, so it changes nothing.
-var excludable = map[string]bool{"config_context": true}
+	"exclude": true, "fields": true, "cursor": true}
 
 type page struct {
 	limit, offset int
@@ -80,6 +75,7 @@ type page struct {
 	// page); ordering is the ordering parameter a cursor belongs to.
 	keyed    bool
 	ordering string
+	sel      selection // ?fields= and ?exclude=
 }
 
 // cursor is what a cursor carries: the ordering it belongs to and the sort key of the
@@ -163,12 +159,7 @@ func (res *Resource) parseList(r *http.Request) (store.Query, page, error) {
 		}
 		pg.brief = b
 	}
-	for _, v := range vals["exclude"] {
-		if !excludable[v] {
-			fe.Add("exclude", "Only config_context can be excluded.")
-			break
-		}
-	}
+	pg.sel = res.parseSelection(r, fe)
 	if _, ok := vals["cursor"]; ok {
 		pg.keyed, pg.ordering = true, vals.Get("ordering")
 		switch {
@@ -318,7 +309,7 @@ func listHandler[T any](a *API, res *Resource, load Loader[T], id IDOf[T], rende
 		}
 		results := make([]any, len(objs))
 		for i, o := range objs {
-			results[i] = render(r, o, pg.brief)
+			results[i] = pg.sel.apply(render(r, o, pg.brief))
 		}
 		if !res.Cache {
 			web.Write(w, http.StatusOK, paginate(r, total, pg, results, next))
@@ -407,12 +398,17 @@ func detailHandler[T any](a *API, res *Resource, load Loader[T], render Renderer
 		if err != nil {
 			return err
 		}
+		fe := web.FieldErrors{}
+		sel := res.parseSelection(r, fe)
+		if err := fe.Err(); err != nil {
+			return err
+		}
 		obj, err := visible(a, r, res, id, load)
 		if err != nil {
 			return err
 		}
 		brief, _ := boolParam(r.URL.Query().Get("brief"))
-		web.Write(w, http.StatusOK, render(r, obj, brief))
+		web.Write(w, http.StatusOK, sel.apply(render(r, obj, brief)))
 		return nil
 	}
 }
