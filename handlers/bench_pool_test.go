@@ -40,7 +40,15 @@ func TestMain(m *testing.M) {
 	if spec := os.Getenv("FIELDKIT_BENCH_DEVSIM"); spec != "" {
 		os.Exit(serveDevices(spec))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if code == 0 && coverageWanted() {
+		if missing := checkCoverage(); len(missing) > 0 {
+			fmt.Fprintf(os.Stderr, "FAIL: operations of /api/schema/ not validated both ways (conformance_test.go):\n  %s\n",
+				strings.Join(missing, "\n  "))
+			code = 1
+		}
+	}
+	os.Exit(code)
 }
 
 // serveDevices starts "n,latency_ms" IOS devices, prints their ports as one JSON line and

@@ -23,6 +23,8 @@ type env struct {
 	srv   *httptest.Server
 	admin string // a superuser's token
 	logs  *bytes.Buffer
+
+	schemaDoc *apiDocument // the served schema responses are validated against (conformance_test.go)
 }
 
 func newEnv(t testing.TB, tune ...func(db *store.DB, o *Options)) *env {
@@ -129,6 +131,7 @@ func (e *env) do(method, path, token string, body any) resp {
 	}
 	defer res.Body.Close()
 	raw, _ := io.ReadAll(res.Body)
+	e.conform(method, path, res.StatusCode, res.Header, raw)
 	return resp{status: res.StatusCode, header: res.Header, body: raw}
 }
 

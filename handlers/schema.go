@@ -163,7 +163,8 @@ type operation struct {
 	okStatus                        string
 	ok                              obj // the success response
 	rateLimited                     bool
-	bulk                            bool // the body may be a list: a 400 lists each element's errors
+	bulk                            bool              // the body may be a list: a 400 lists each element's errors
+	errors                          map[string]string // further error statuses, to the name of their shared response
 }
 
 func (a *API) put(paths obj, op operation) {
@@ -204,6 +205,9 @@ func (a *API) put(paths obj, op operation) {
 	}
 	if op.rateLimited {
 		resp["429"] = respRef("RateLimited")
+	}
+	for code, name := range op.errors {
+		resp[code] = respRef(name)
 	}
 	o["responses"] = resp
 	item[strings.ToLower(op.method)] = o

@@ -18,6 +18,7 @@ type opDoc struct {
 	OK                obj    // success response
 	OKStatus          string // default "200"
 	RateLimited       bool
+	Errors            map[string]string // further error statuses, to the name of their shared response
 }
 
 // opDocs is every non-CRUD endpoint; each is in the schema only once it is routed.
@@ -56,7 +57,8 @@ var opDocs = []opDoc{
 			"An interrupted fetch resumes at the next sync. 400 when no NetBox is configured, 409 when a sync runs, " +
 			"502 with the reason when NetBox refused or the data could not be applied (nothing changed). Needs add and " +
 			"change on every device.",
-		OK: jsonResponse("What the sync did.", ref("SyncReport"))},
+		OK:     jsonResponse("What the sync did.", ref("SyncReport")),
+		Errors: map[string]string{"400": "NotConfigured", "409": "Conflict", "502": "BadGateway"}},
 	{Method: http.MethodGet, Path: pathInventorySync, ID: "plugins_toolkit_inventory_sync_retrieve", Summary: "NetBox sync status",
 		Desc: "Whether a NetBox is configured (its URL and filter, never the token), what a sync is doing now and the last " +
 			"five runs. Needs view on devices.",
@@ -65,7 +67,8 @@ var opDocs = []opDoc{
 		Desc: "No authentication: a username and password buy a new API token of that user (pynetbox's create_token). " +
 			"The response is the only one that shows the key. A wrong username or password is a 401, counted by the " +
 			"web login's throttle (429 with Retry-After after repeated failures).",
-		Body: ref("TokenProvisionRequest"), OKStatus: "201", OK: jsonResponse("The token, with its key.", ref("Token"))},
+		Body: ref("TokenProvisionRequest"), OKStatus: "201", OK: jsonResponse("The token, with its key.", ref("CreatedToken")),
+		Errors: map[string]string{"401": "Unauthorized", "429": "TooManyAttempts"}},
 	{Method: http.MethodGet, Path: "/api/status/", ID: "status_retrieve", Summary: "Service status",
 		Desc: "Versions, uptime and object counts. No authentication needed.",
 		OK:   jsonResponse("The status.", ref("Status"))},
@@ -115,7 +118,8 @@ var opDocs = []opDoc{
 		Body: ref("ParseRequest"), OK: jsonResponse("The parsed output.", ref("ParseResponse"))},
 	{Method: http.MethodGet, Path: pathCommandLogs + "statistics/",
 		ID: "plugins_toolkit_command_logs_statistics_retrieve", Summary: "Command log statistics",
-		Desc: "Over the logs the user may view.", OK: jsonResponse("The statistics.", ref("CommandLogStatistics"))},
+		Desc: "Over the logs the user may view. It takes no query parameters (a 400 names any sent).",
+		OK:   jsonResponse("The statistics.", ref("CommandLogStatistics")), Errors: map[string]string{"400": "BadRequest"}},
 	{Method: http.MethodGet, Path: pathCommandLogs + "export/",
 		ID: "plugins_toolkit_command_logs_export_retrieve", Summary: "Export command logs",
 		Desc: "Streams every matching log (no page limit) as JSON or as a CSV download. Every filter of the log list applies.",
@@ -151,7 +155,7 @@ func (a *API) addOp(paths, schemas obj, op opDoc) {
 		status = "200"
 	}
 	a.put(paths, operation{method: op.Method, path: op.Path, id: op.ID, summary: op.Summary, desc: op.Desc,
-		params: params, body: op.Body, okStatus: status, ok: op.OK, rateLimited: op.RateLimited})
+		params: params, body: op.Body, okStatus: status, ok: op.OK, rateLimited: op.RateLimited, errors: op.Errors})
 }
 
 // errorResponses are the shared error answers.
@@ -165,6 +169,8 @@ func errorResponses() obj {
 	unauth["headers"] = obj{"WWW-Authenticate": obj{"schema": obj{"type": "string", "example": "Token"}}}
 	limited := jsonResponse("Rate limit exceeded for the device.", ref("RateLimitError"))
 	limited["headers"] = obj{"Retry-After": obj{"description": "Seconds until a slot frees.", "schema": obj{"type": "integer"}}}
+	throttled := detail("Too many failed logins for the user: wait and retry.", "Too many failed logins; try again in 840 s.")
+	throttled["headers"] = obj{"Retry-After": obj{"description": "Seconds to wait.", "schema": obj{"type": "integer"}}}
 	return obj{
 		"BulkBadRequest":  jsonResponse("Invalid body: for a list, the errors of each element in request order.", ref("BulkValidationError")),
 		"BadRequest":      jsonResponse("Invalid parameters or body: messages by field (nested for nested objects), or non_field_errors.", ref("ValidationError")),
@@ -173,6 +179,12 @@ func errorResponses() obj {
 		"NotFound":        detail("No such object, or not visible to the user.", "Not found."),
 		"PayloadTooLarge": detail("The body is over 1 MiB.", "Request body exceeds 1048576 bytes."),
 		"RateLimited":     limited,
+		"TooManyAttempts": throttled,
+		"InvalidPage":     detail("The offset is past the last page.", "Invalid page."),
+		"NotDeletable":    jsonResponse("The object may not be deleted here (your own account; an object synced from NetBox): non_field_errors says why.", ref("ValidationError")),
+		"Conflict":        detail("Other objects depend on it, or the work is already running.", "Unable to delete object: other objects depend on it."),
+		"NotConfigured":   detail("No NetBox is configured.", "no NetBox to sync from: set inventory.netbox_url and inventory.netbox_token."),
+		"BadGateway":      detail("NetBox refused, or what it sent could not be applied; nothing changed.", "netbox: GET /api/dcim/devices/…: 503 Service Unavailable"),
 		"ServerError":     jsonResponse("Internal error; quote the request_id (also in X-Request-ID) when reporting it.", ref("ServerError")),
 	}
 }

@@ -15,11 +15,11 @@ func (a *API) resourcePaths(paths, schemas obj, res *Resource) {
 	write := ref("Writable" + name + "Request")
 	ops := []operation{
 		{method: http.MethodGet, path: list, id: opID(list, "list"), summary: "List " + plural(name),
-			params: listParamsOf(res), okStatus: "200", ok: jsonResponse("A page of "+plural(name)+".", ref("Paginated"+name+"List"))},
+			params: listParamsOf(res), errors: map[string]string{"404": "InvalidPage"}, okStatus: "200", ok: jsonResponse("A page of "+plural(name)+" (brief forms with brief=true).", ref("Paginated"+name+"List"))},
 		{method: http.MethodPost, path: list, id: opID(list, "create"), summary: "Create a " + name + " or several",
 			desc: "One object, or a list of them (a bulk create: " + bulkDoc + ").",
 			body: obj{"oneOf": []any{write, bulkOf(write)}}, okStatus: "201", bulk: true,
-			ok: jsonResponse("The created "+name+", or the list of them in request order.", obj{"oneOf": []any{ref(name), bulkOf(ref(name))}})},
+			ok: jsonResponse("The created "+name+", or the list of them in request order.", obj{"oneOf": []any{ref(createdName(res)), bulkOf(ref(createdName(res)))}})},
 		{method: http.MethodPut, path: list, id: opID(list, "bulk_update"), summary: "Replace several " + plural(name),
 			desc: "Full update of each listed object (required fields must be sent); " + bulkDoc + ". An id that " +
 				"does not exist or is not visible is that element's 400.",
@@ -32,18 +32,19 @@ func (a *API) resourcePaths(paths, schemas obj, res *Resource) {
 			ok: jsonResponse("The updated "+plural(name)+", in request order.", bulkOf(ref(name)))},
 		{method: http.MethodDelete, path: list, id: opID(list, "bulk_destroy"), summary: "Delete several " + plural(name),
 			desc: "Each element is {\"id\": n}; " + bulkDoc + ".",
-			body: bulkOf(ref("BulkObjectID")), okStatus: "204", bulk: true, ok: obj{"description": "Deleted; no body."}},
+			body: bulkOf(ref("BulkObjectID")), okStatus: "204", bulk: true, ok: obj{"description": "Deleted; no body."},
+			errors: map[string]string{"409": "Conflict"}},
 		{method: http.MethodGet, path: detail, id: opID(list, "retrieve"), summary: "Get a " + name,
 			params: []any{queryParam("brief", "Return the brief form: id, url, display and key fields.", obj{"type": "boolean"}, false),
 				fieldsParam(res, "fields", "Return only these fields (comma-separated)."),
 				fieldsParam(res, "exclude", "Leave these fields out (comma-separated).")},
-			okStatus: "200", ok: jsonResponse("The "+name+".", ref(name))},
+			okStatus: "200", ok: jsonResponse("The "+name+"; its brief form with brief=true, the fields chosen with fields= or exclude=.", fullOrBrief(name))},
 		{method: http.MethodPut, path: detail, id: opID(list, "update"), summary: "Replace a " + name,
 			desc: "Full update: required fields must be sent.", body: write, okStatus: "200", ok: jsonResponse("The updated "+name+".", ref(name))},
 		{method: http.MethodPatch, path: detail, id: opID(list, "partial_update"), summary: "Update some fields of a " + name,
 			body: ref("PatchedWritable" + name + "Request"), okStatus: "200", ok: jsonResponse("The updated "+name+".", ref(name))},
 		{method: http.MethodDelete, path: detail, id: opID(list, "destroy"), summary: "Delete a " + name,
-			okStatus: "204", ok: obj{"description": "Deleted; no body."}},
+			okStatus: "204", ok: obj{"description": "Deleted; no body."}, errors: map[string]string{"400": "NotDeletable", "409": "Conflict"}},
 		{method: http.MethodOptions, path: list, id: opID(list, "metadata"), summary: "Describe the fields a create takes",
 			desc: "Django REST framework's metadata: actions.POST lists each field with its type, label, help, limits " +
 				"and choices, in order; it is absent when the user may not create.",
@@ -82,16 +83,64 @@ func addResourceSchemas(schemas obj, res *Resource) {
 			"count":    obj{"type": "integer", "example": 123},
 			"next":     obj{"type": "string", "format": "uri", "nullable": true, "description": "Absolute URL of the next page."},
 			"previous": obj{"type": "string", "format": "uri", "nullable": true, "description": "Absolute URL of the previous page."},
-			"results":  obj{"type": "array", "items": ref(name)},
+			"results":  obj{"type": "array", "items": fullOrBrief(name)},
 		},
 	}
 	addBrief(schemas, name)
+	partial := obj{"type": "object", "properties": read["properties"], "description": "The fields chosen by fields= or exclude=."}
+	schemas[name+"Fields"] = partial
+	if created := createdSchema(schemas, res, read); created != nil {
+		schemas["Created"+name] = created
+	}
 	if write != nil {
 		schemas["Writable"+name+"Request"] = write
 		schemas["PatchedWritable"+name+"Request"] = patch
 		schemas["BulkWritable"+name+"Request"] = withID(write)
 		schemas["BulkPatchedWritable"+name+"Request"] = withID(patch)
 	}
+}
+
+// createdSchema is the object as its create answers it, when that shows more than a
+// read does: the fields written on create only (a token's key), shown that once. It is
+// nil when a create answers as a read.
+func createdSchema(schemas obj, res *Resource, read obj) obj {
+	var extra []FieldDoc
+	for _, f := range fieldDocs(res, res.Model) {
+		if f.CreateOnly {
+			f.WriteOnly, f.ReadOnly = false, true
+			extra = append(extra, f)
+		}
+	}
+	if len(extra) == 0 {
+		return nil
+	}
+	p := obj{}
+	for k, v := range read["properties"].(obj) {
+		p[k] = v
+	}
+	r, _ := read["required"].([]any)
+	req := append([]any{}, r...)
+	for _, f := range extra {
+		p[f.Name] = fieldSchema(schemas, f, false)
+		req = append(req, f.Name)
+	}
+	return obj{"type": "object", "properties": p, "required": req}
+}
+
+// createdName is the schema a create of the resource answers with.
+func createdName(res *Resource) string {
+	for _, f := range res.Model.Fields {
+		if f.Access == store.CreateOnly {
+			return "Created" + res.Name()
+		}
+	}
+	return res.Name()
+}
+
+// fullOrBrief is an object as a read answers it: whole, its brief form when the request
+// says brief=true, or the fields fields= or exclude= chose (<Name>Fields).
+func fullOrBrief(name string) obj {
+	return obj{"anyOf": []any{ref(name), ref("Brief" + name), ref(name + "Fields")}}
 }
 
 // bulkDoc is what every bulk write shares.
@@ -195,6 +244,16 @@ func fieldSchema(schemas obj, f FieldDoc, write bool) obj {
 			s = obj{}
 		}
 	}
+	if f.Labeled && !write {
+		// A choice reads as {"value", "label"} (null when empty) and is written as its value.
+		value := obj{"type": "string"}
+		if len(f.Enum) > 0 {
+			value["enum"] = enumValues(f)
+		}
+		s = obj{"type": "object", "required": []any{"value", "label"},
+			"properties": obj{"value": value, "label": obj{"type": "string"}}}
+		f.Enum, f.MaxLength = nil, 0
+	}
 	deco := obj{}
 	if f.Doc != "" {
 		deco["description"] = f.Doc
@@ -222,7 +281,7 @@ func fieldSchema(schemas obj, f FieldDoc, write bool) obj {
 		} else {
 			deco["nullable"] = true
 		}
-		if _, isRef := s["$ref"]; isRef {
+		if r, isRef := s["$ref"].(string); isRef && !composite(schemas, r) {
 			s = obj{"type": "object", "allOf": []any{s}}
 		}
 		if e, ok := deco["enum"].([]any); ok {
@@ -248,6 +307,13 @@ func fieldSchema(schemas obj, f FieldDoc, write bool) obj {
 	return s
 }
 
+// composite reports whether a referenced component is a choice of schemas (anyOf,
+// oneOf) with no type of its own: its alternatives say whether null is one.
+func composite(schemas obj, ref string) bool {
+	c, _ := schemas[strings.TrimPrefix(ref, "#/components/schemas/")].(obj)
+	return c["type"] == nil && (c["anyOf"] != nil || c["oneOf"] != nil)
+}
+
 func enumValues(f FieldDoc) []any {
 	out := make([]any, 0, len(f.Enum))
 	for _, e := range f.Enum {
@@ -267,6 +333,12 @@ func enumValues(f FieldDoc) []any {
 func namedSchema(schemas obj, name string, write bool) obj {
 	if s, ok := primitive(name); ok {
 		return s
+	}
+	if m := keptModel(name); m != nil {
+		if _, done := schemas[name]; !done {
+			schemas[name] = keptRefSchema(m)
+		}
+		return ref(name)
 	}
 	if c := childModel(name); c != nil {
 		addEmbedded(schemas, c)
@@ -296,6 +368,20 @@ func namedSchema(schemas obj, name string, write bool) obj {
 	return ref("Brief" + name)
 }
 
+// keptModel is the model of a kept reference's schema name ("KeptDevice"), or nil.
+func keptModel(name string) *store.Model {
+	rest, ok := strings.CutPrefix(name, "Kept")
+	if !ok {
+		return nil
+	}
+	for _, t := range store.ObjectTypes() {
+		if m := store.ModelFor(t); m != nil && m.Name == rest {
+			return m
+		}
+	}
+	return nil
+}
+
 func resourceNamed(name string) (*Resource, bool) {
 	for _, r := range resources {
 		if r.Name() == name {
@@ -318,7 +404,8 @@ func childModel(name string) *store.Model {
 }
 
 // addBrief adds Brief<name>: id, url, display and the nested fields of the resource
-// named, or id, url and display alone.
+// named, or id, url and display alone. It is the form a reference reads as; ?brief=true
+// reads the same and also the fields marked Brief, which a reference leaves out.
 func addBrief(schemas obj, name string) {
 	key := "Brief" + name
 	if _, ok := schemas[key]; ok {
@@ -332,7 +419,7 @@ func addBrief(schemas obj, name string) {
 	}
 	if res, ok := resourceNamed(name); ok {
 		for _, f := range res.Model.Fields {
-			if f.Nested && f.Readable() {
+			if (f.Nested || f.Brief) && f.Readable() {
 				d := docOf(res, &f)
 				d.ReadOnly, d.Required, d.MaxLength, d.Doc = false, false, 0, ""
 				props[f.Name] = fieldSchema(schemas, d, false)
@@ -351,6 +438,7 @@ type FieldDoc struct {
 	ReadOnly   bool
 	WriteOnly  bool
 	CreateOnly bool // written on create only (a token's key)
+	Labeled    bool // a choice read as {"value", "label"}, written as its value
 	Required   bool
 	Nullable   bool
 	Enum       []string
@@ -395,7 +483,7 @@ func apiDoc(f *store.Field) string {
 func docOf(res *Resource, f *store.Field) FieldDoc {
 	d := FieldDoc{Name: f.Name, ReadOnly: f.Access == store.ReadOnly, Required: f.Required, Nullable: f.Null,
 		WriteOnly: f.Access == store.WriteOnly || f.Access == store.CreateOnly, CreateOnly: f.Access == store.CreateOnly,
-		MaxLength: f.MaxLen, Doc: apiDoc(f)}
+		MaxLength: f.MaxLen, Doc: apiDoc(f), Labeled: f.Labeled}
 	switch f.Default.(type) {
 	case string, bool:
 		d.Default = f.Default
@@ -407,6 +495,8 @@ func docOf(res *Resource, f *store.Field) FieldDoc {
 		d.Type, d.Items = "array", f.Child.Name
 	case f.Join != nil:
 		d.Type, d.Items = "array", store.ModelFor(f.Rel).Name
+	case f.KeptName != "":
+		d.Type, d.Ref = "object", "Kept"+store.ModelFor(f.Rel).Name
 	case f.Rel != "":
 		d.Type, d.Ref = "object", store.ModelFor(f.Rel).Name
 	default:

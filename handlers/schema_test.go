@@ -181,7 +181,11 @@ func TestSchemaFromTables(t *testing.T) {
 	schema := func(name string) string { return string(d.Components.Schemas[name]) }
 	for _, c := range []struct{ schema, want string }{
 		{"Command", `"platforms":{"description":"the platforms the command is written for","items":{"$ref":"#/components/schemas/BriefPlatform"}`},
-		{"Device", `"status":{"description":"read as {\"value\", \"label\"}","enum":["active","offline","planned","staged","failed","inventory","decommissioning"]`},
+		{"Device", `"status":{"description":"read as {\"value\", \"label\"}","properties":{"label":{"type":"string"},"value":{"enum":["active","offline","planned","staged","failed","inventory","decommissioning"],"type":"string"}},"required":["value","label"],"type":"object"}`},
+		{"WritableDeviceRequest", `"status":{"default":"active","description":"read as {\"value\", \"label\"}","enum":["active","offline","planned","staged","failed","inventory","decommissioning"],"type":"string"}`},
+		{"CommandLog", `"credential_set":{"allOf":[{"$ref":"#/components/schemas/KeptCredentialSet"}]`},
+		{"CreatedToken", `"key":{`},
+		{"ObjectPermission", `"constraints":{"allOf":[{"$ref":"#/components/schemas/PermissionConstraints"}]`},
 		{"WritableDeviceRequest", `"default":"active"`},
 		{"WritableCommandRequest", `"items":{"$ref":"#/components/schemas/WritableCommandVariableRequest"}`},
 		{"WritableCommandRequest", `"oneOf":[{"description":"The id of the Platform.","type":"integer"}`},

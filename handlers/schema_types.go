@@ -1,6 +1,10 @@
 package handlers
 
-import "fieldkit/store"
+import (
+	"strings"
+
+	"fieldkit/store"
+)
 
 // Component schemas of the non-CRUD endpoints and of the error bodies.
 
@@ -29,12 +33,14 @@ func described(s obj, desc string) obj {
 	return out
 }
 
-// logRefSchema is a command log's command or device: its name survives the object's deletion.
-func logRefSchema(what string) obj {
-	return props([]string{"id", "name", "display"}, obj{
-		"id":   obj{"type": "integer", "nullable": true, "description": "null once the " + what + " is deleted"},
-		"url":  obj{"type": "string", "format": "uri", "description": "absent once the " + what + " is deleted"},
-		"name": tStr, "display": tStr,
+// keptRefSchema is a reference that outlives its object (a log's command, device, user
+// or credential set): its name as it was, with the id while the object exists.
+func keptRefSchema(m *store.Model) obj {
+	what, name := strings.ToLower(m.Name), m.NameField()
+	return props([]string{"id", name, "display"}, obj{
+		"id":  obj{"type": "integer", "nullable": true, "description": "null once the " + what + " is deleted"},
+		"url": obj{"type": "string", "format": "uri", "description": "absent once the " + what + " is deleted, and for objects the API does not serve"},
+		name:  described(tStr, "as it was when the log was written"), "display": tStr,
 	})
 }
 
@@ -74,9 +80,7 @@ func opSchemas() obj {
 			"list_url": described(tStr, "For a reference: the list its objects come from."),
 			"child":    described(tAnyObj, "For a list: its elements' description."),
 		}),
-		"NestedLogCommand": logRefSchema("command"),
-		"NestedLogDevice":  logRefSchema("device"),
-		"IPFamily":         props([]string{"value", "label"}, obj{"value": obj{"type": "integer", "enum": []any{4, 6}}, "label": tStr}),
+		"IPFamily": props([]string{"value", "label"}, obj{"value": obj{"type": "integer", "enum": []any{4, 6}}, "label": tStr}),
 		"APIRoot": props(nil, obj{"dcim": tStr, "extras": tStr, "ipam": tStr, "plugins": tStr, "status": tStr, "users": tStr,
 			"tenancy": tStr, "virtualization": tStr}),
 		"SectionIndex": obj{"type": "object", "additionalProperties": tStr, "description": "Endpoint name to its absolute URL."},
@@ -102,7 +106,7 @@ func opSchemas() obj {
 		"ExecuteRequest": props([]string{"device_id", "credential_token"}, obj{
 			"device_id": tInt, "credential_token": token, "variables": vars, "timeout": timeout,
 		}),
-		"ExecuteResult": props([]string{"success", "output", "error_message", "execution_time", "command", "device", "syntax_error", "parsed_output", "command_log_id"}, obj{
+		"ExecuteResult": props([]string{"success", "output", "error_message", "execution_time", "command", "device", "syntax_error", "parsed_output", "command_log_id", "output_truncated"}, obj{
 			"success":        tBool,
 			"output":         described(tStr, "The device's output, without the echoed command and the trailing prompt."),
 			"error_message":  described(tStr, "Empty when successful."),
@@ -110,10 +114,11 @@ func opSchemas() obj {
 			"command": props([]string{"id", "name", "command_type"}, obj{
 				"id": tInt, "name": tStr, "command_type": obj{"type": "string", "enum": anyStrings(store.ChoiceValues(store.CommandTypes))},
 			}),
-			"device":         props([]string{"id", "name"}, obj{"id": tInt, "name": tStr}),
-			"syntax_error":   ref("SyntaxError"),
-			"parsed_output":  ref("ParsedOutput"),
-			"command_log_id": described(tInt, "The command log entry written."),
+			"device":           props([]string{"id", "name"}, obj{"id": tInt, "name": tStr}),
+			"syntax_error":     ref("SyntaxError"),
+			"parsed_output":    ref("ParsedOutput"),
+			"command_log_id":   described(tInt, "The command log entry written."),
+			"output_truncated": described(tBool, "The output was cut at the configured maximum (exec.max_output_bytes)."),
 		}),
 		"SyntaxError": props([]string{"detected"}, obj{
 			"detected": tBool,
@@ -168,10 +173,15 @@ func opSchemas() obj {
 			"device_id": tInt, "device_name": tStr, "command_id": tInt, "command_name": tStr,
 			"variables": obj{"type": "object", "additionalProperties": ref("VariableChoice"), "description": "Keyed by variable name."},
 		}),
-		"VariableChoice": props([]string{"type", "choices", "help_text", "default_value"}, obj{
+		"VariableChoice": props([]string{"type", "choices", "help_text", "default_value", "required", "display_name"}, obj{
 			"type": obj{"type": "string", "enum": anyStrings(store.VariableTypes)}, "choices": obj{"type": "array", "items": ref("Choice")},
-			"help_text": tStr, "default_value": tStr,
+			"help_text": tStr, "default_value": tStr, "required": tBool, "display_name": tStr,
 		}),
+		"PortNumbers": obj{"type": "array", "items": obj{"type": "integer", "minimum": 1, "maximum": 65535}},
+		"PermissionConstraints": obj{"anyOf": []any{
+			obj{"type": "object", "additionalProperties": true, "nullable": true, "description": "Every lookup must hold."},
+			obj{"type": "array", "items": tAnyObj, "nullable": true, "description": "Any of the objects may hold."},
+		}},
 		"Choice": described(props([]string{"value", "display"}, obj{
 			"value": tStr, "display": tStr, "id": tInt,
 			"enabled": described(tBool, "Interfaces."), "name": described(tStr, "VLANs."), "status": described(tStr, "IP addresses."),

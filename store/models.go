@@ -375,6 +375,10 @@ func (m *Model) OwnedBy(userID int64) (Expr, bool) {
 
 // nameField is the name of the field that names an object in its nested form: the first
 // nested string ("name", "username", "address").
+// NameField is the field a reference to the model's objects is named by ("name",
+// "username"): the one a kept reference (Field.KeptName) reads its name as.
+func (m *Model) NameField() string { return m.nameField() }
+
 func (m *Model) nameField() string {
 	for _, f := range m.Fields {
 		if f.Nested && f.Kind == KindString {

@@ -138,7 +138,7 @@ var (
 			nameField(100, ""),
 			{Name: "protocol", Column: "protocol", Kind: KindString, Choices: []Choice{{"tcp", "TCP"}, {"udp", "UDP"}, {"sctp", "SCTP"}},
 				Labeled: true, Nested: true, Filter: FilterLookups, Sort: true},
-			{Name: "ports", Column: "ports", Kind: KindJSON, Default: []any{}, Nested: true, Doc: "port numbers"},
+			{Name: "ports", Column: "ports", Kind: KindJSON, Default: []any{}, Nested: true, Schema: "PortNumbers", Doc: "port numbers"},
 			description(200)},
 		Filters: map[string]Filter{
 			"device_id":          {Path: "device", Lookups: true, Doc: "device id"},

@@ -20,7 +20,7 @@ var Permissions = declare(&Model{
 			Doc: `"app.model" names the permission applies to.`},
 		{Name: "actions", Column: "actions", Kind: KindStrings, Required: true, Choices: plainChoices(PermissionActions),
 			Doc: "execute_show and execute_config apply only to netbox_toolkit_plugin.command, clear_host_key only to dcim.device."},
-		{Name: "constraints", Column: "constraints", Kind: KindJSON, Null: true, Check: checkConstraints,
+		{Name: "constraints", Column: "constraints", Kind: KindJSON, Null: true, Check: checkConstraints, Schema: "PermissionConstraints",
 			Doc: `A JSON object (all lookups must hold) or a list of objects (any may hold), in Django lookup syntax; "$user" is the requesting user's id; null = no constraint.`},
 		{Name: "users", Kind: KindInt, Rel: TypeUser, Join: &Join{"permission_users", "permission_id", "user_id"}},
 		{Name: "groups", Kind: KindInt, Rel: TypeGroup, Join: &Join{"permission_groups", "permission_id", "group_id"}},
