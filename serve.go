@@ -33,6 +33,30 @@ type serveOptions struct {
 	reload <-chan struct{}
 	// load reads the configuration again, as at start-up.
 	load func() (Config, error)
+	// headerTimeout and bodyTimeout replace headerTimeout and web.BodyTimeout when set
+	// (tests of the deadlines).
+	headerTimeout, bodyTimeout time.Duration
+}
+
+// headerTimeout is how long a client may take to send a request's line and headers; its
+// body then has web.BodyTimeout (set by the router, lifted once the body is read).
+const headerTimeout = 10 * time.Second
+
+// newHTTPServer is the server serve runs. A slow client is cut off while it sends its
+// request: the headers have header (0: headerTimeout), the body the router's deadline.
+// There is deliberately no ReadTimeout or WriteTimeout: they cover the whole exchange
+// and would cut an execution (which runs to its own timeout, up to 300 s) or a long
+// export in the middle of its answer; each request's work has its own bound instead.
+func newHTTPServer(h http.Handler, logger *slog.Logger, header time.Duration) *http.Server {
+	if header <= 0 {
+		header = headerTimeout
+	}
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: header,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
 }
 
 func cmdServe(ctx context.Context, e env, o *opts) error {
@@ -129,19 +153,15 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 		TimeZone: cfg.Server.TimeZone, Sessions: pool})
 	api := handlers.New(handlers.Options{DB: db, Logger: logger, Version: version, Location: loc,
 		Session: web.Session, Login: web.CheckLogin, UI: web.Routes, Metrics: metricsHandler, Observer: metrics,
-		Health: health(db, dbFile, sched), NetBox: syncer,
+		BodyTimeout: so.bodyTimeout,
+		Health:      health(db, dbFile, sched), NetBox: syncer,
 		Exec: handlers.ExecOptions{Keyring: keyring, Limiter: limiter, TextFSM: templates,
 			HostKeyPolicy: exec.HostKeyPolicy(cfg.SSH.HostKeyPolicy), MaxOutputBytes: cfg.Exec.MaxOutputBytes,
 			BulkMax: cfg.Exec.BulkMax, BulkConcurrency: cfg.Exec.BulkConcurrency, Pool: pool, Context: execCtx}})
 	bgCtx, stopBackground := context.WithCancel(context.Background())
 	defer stopBackground()
 	sched.start(bgCtx, loc, jobs(cfg, db, loc, logger, syncer))
-	srv := &http.Server{
-		Handler:           observe.Access(api, logger, metrics),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-	}
+	srv := newHTTPServer(observe.Access(api, logger, metrics), logger, so.headerTimeout)
 	errc := make(chan error, 1)
 	go func() {
 		if cfg.Server.TLSCert != "" {
