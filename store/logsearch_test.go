@@ -50,6 +50,22 @@ func TestLogSearchIndexesExistingLogs(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
+	// The logs written before read as such: nothing sent recorded, no variables, set or
+	// source, no address; the rest of each log is as it was.
+	ids, _, err := db.ListIDs(ctx, Query{Model: TypeCommandLog, Limit: 10})
+	if err != nil || len(ids) != 2 {
+		t.Fatalf("logs after the upgrade: %v %v", ids, err)
+	}
+	rows, err := db.Rows(ctx, CommandLogs, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if r["sent_command"] != "" || r["variables"] != nil || r["credential_set"] != nil || r["source"] != nil ||
+			r["client_address"] != "" || (r["output"] == "" && r["error_message"] == "") {
+			t.Errorf("a log written before the upgrade reads %v", r)
+		}
+	}
 	for q, want := range map[string]int{"17.9.4a": 1, "router-7": 1, "authentication": 1, "ALICE": 1, "version": 1, "nothing": 0} {
 		ids, total, err := db.ListIDs(ctx, Query{Model: TypeCommandLog, Where: []Expr{CommandLogs.Search(q)}, Limit: 10})
 		if err != nil || total != want || len(ids) != want {
