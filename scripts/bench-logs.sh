@@ -52,6 +52,9 @@ wait_ready() {
 start
 wait_ready
 echo "== $logs logs: request rates (wrk -t2 -c16 -d10s, after a 2 s warm-up)"
+# The ceiling on this machine at this moment: the server's cheapest endpoint.
+wrk -t2 -c16 -d2s "$base/api/status/" >/dev/null
+echo "ceiling /api/status/: $(wrk -t2 -c16 -d10s "$base/api/status/" | awk '/Requests\/sec/ {print $2}') req/s"
 for path in "?limit=50" "?limit=50&exclude=output" "?limit=50&device_id=7" "?limit=50&device_id=7&exclude=output" \
 	"?limit=50&cursor="; do
 	for key in $admin $viewer; do
