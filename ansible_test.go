@@ -24,16 +24,26 @@ import (
 // and the netbox_device module creates a device with `status: active` (reading the
 // choices from OPTIONS), then finds it unchanged on a second run.
 func TestAnsibleNetBoxCollection(t *testing.T) {
-	inventoryBin, err := exec.LookPath("ansible-inventory")
-	if err != nil {
-		msg := "ansible-inventory not found: apt-get install ansible python3-tz (bash .ci/peers.sh install)"
+	missing := func(msg string) {
+		t.Helper()
 		if os.Getenv("CI") == "true" {
 			t.Fatal(msg)
 		}
 		t.Skip(msg)
 	}
+	inventoryBin, err := exec.LookPath("ansible-inventory")
+	if err != nil {
+		missing("ansible-inventory not found: apt-get install ansible python3-tz (bash .ci/peers.sh install)")
+	}
 	if testing.Short() {
 		t.Skip("starts the server and runs Ansible: not in -short")
+	}
+	// Debian's ansible bundles the collection; ansible-core alone (pip's) does not.
+	galaxy := filepath.Join(filepath.Dir(inventoryBin), "ansible-galaxy")
+	if out, err := exec.Command(galaxy, "collection", "list", "netbox.netbox").CombinedOutput(); err != nil ||
+		!regexp.MustCompile(`(?m)^netbox\.netbox\s`).Match(out) {
+		missing("the netbox.netbox collection is not installed: apt-get install ansible (Debian's bundles it), " +
+			"or ansible-galaxy collection install netbox.netbox")
 	}
 	t.Parallel() // Ansible's start-up is slow; let the other tests run meanwhile
 	dir := t.TempDir()

@@ -106,8 +106,10 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 	}
 	dbFile := filepath.Join(cfg.Server.Data, "fieldkit.db")
 	var metrics *observe.Metrics
+	var metricsHandler http.Handler
 	if cfg.Metrics.Enabled {
 		metrics = observe.NewMetrics(version, observe.Files{Database: dbFile, WAL: dbFile + "-wal"})
+		metricsHandler = metrics.Handler(cfg.Metrics.Token)
 	}
 	sched := newScheduler(logger)
 	syncer := netbox.NewSyncer(db, cfg.Inventory.netboxConfig(), logger)
@@ -135,8 +137,8 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 			return x, nil
 		}})
 	api = handlers.New(handlers.Options{DB: db, Logger: logger, Version: version, Location: loc,
-		Session: web.Session, Login: web.CheckLogin, UI: web.Routes, Observer: metrics, Health: health(db, dbFile, sched),
-		NetBox: syncer,
+		Session: web.Session, Login: web.CheckLogin, UI: web.Routes, Metrics: metricsHandler, Observer: metrics,
+		Health: health(db, dbFile, sched), NetBox: syncer,
 		Exec: handlers.ExecOptions{Keyring: keyring, Limiter: limiter, TextFSM: templates,
 			HostKeyPolicy: exec.HostKeyPolicy(cfg.SSH.HostKeyPolicy), MaxOutputBytes: cfg.Exec.MaxOutputBytes,
 			BulkMax: cfg.Exec.BulkMax, BulkConcurrency: cfg.Exec.BulkConcurrency, Pool: pool, Context: execCtx}})
@@ -144,7 +146,7 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 	defer stopBackground()
 	sched.start(bgCtx, loc, jobs(cfg, db, loc, logger, syncer))
 	srv := &http.Server{
-		Handler:           observe.Access(withMetrics(api, metrics, cfg.Metrics.Token), logger, metrics),
+		Handler:           observe.Access(api, logger, metrics),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
@@ -191,21 +193,6 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 	sched.wait()
 	logger.Info("stopped")
 	return nil
-}
-
-// withMetrics serves /metrics beside the API when metrics are on.
-func withMetrics(api http.Handler, m *observe.Metrics, token string) http.Handler {
-	if m == nil {
-		return api
-	}
-	metricsHandler := observe.Route("/metrics", m.Handler(token))
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/metrics" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
-			metricsHandler.ServeHTTP(w, r)
-			return
-		}
-		api.ServeHTTP(w, r)
-	})
 }
 
 // newLimiter builds the rate limiter, seeded with the window's successes from the logs

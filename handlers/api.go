@@ -38,6 +38,8 @@ type Options struct {
 	Exec ExecOptions
 	// UI registers the web interface's routes (ui.UI.Routes) on the same router.
 	UI func(rt *web.Router)
+	// Metrics serves /metrics (observe.Metrics.Handler); nil: no such route.
+	Metrics http.Handler
 	// Observer is told of executions, rate-limit refusals and the bulk queue; nil: none.
 	Observer Observer
 	// Health adds the server's health (database, schedules) to /api/status/; nil: none.

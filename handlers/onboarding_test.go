@@ -30,7 +30,8 @@ func TestOneRequestOnboarding(t *testing.T) {
 		t.Fatalf("interfaces: %v", ifs)
 	}
 	cmd := x.command("Version", "show version", "show")
-	res := x.must(200, "POST", execPath(cmd), x.admin, map[string]any{"device_id": id, "credential_token": x.token})
+	// The id as a string, as Ansible's uri module sends a templated value.
+	res := x.must(200, "POST", execPath(cmd), x.admin, map[string]any{"device_id": fmt.Sprint(id), "credential_token": x.token})
 	if res["success"] != true {
 		t.Fatalf("execute on the onboarded device: %v", res)
 	}

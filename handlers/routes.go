@@ -125,6 +125,12 @@ func (a *API) routes(rt *web.Router) {
 	a.public(rt, http.MethodGet, "/api/redoc/", a.redocPage)
 	a.public(rt, http.MethodGet, "/api/redoc/:file", a.redocAsset)
 
+	// The Prometheus metrics, when they are on (they check their own token).
+	if a.Metrics != nil {
+		rt.HandleHTTP(http.MethodGet, "/metrics", a.Metrics)
+		rt.HandleHTTP(http.MethodHead, "/metrics", a.Metrics)
+	}
+
 	// The web interface.
 	if a.UI != nil {
 		a.UI(rt)

@@ -5,6 +5,7 @@ import (
 	"fieldkit/ui"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -82,7 +83,8 @@ func TestSchemaDocument(t *testing.T) {
 func TestRouteTable(t *testing.T) {
 	e := newEnv(t)
 	u := ui.New(ui.Options{DB: e.db, Logger: slog.New(slog.DiscardHandler)})
-	api := New(Options{DB: e.db, Logger: slog.New(slog.DiscardHandler), Version: "test", Session: u.Session, UI: u.Routes})
+	api := New(Options{DB: e.db, Logger: slog.New(slog.DiscardHandler), Version: "test", Session: u.Session, UI: u.Routes,
+		Metrics: http.NotFoundHandler()})
 	r := httptest.NewRecorder()
 	api.ServeHTTP(r, httptest.NewRequest("GET", "/api/schema/", nil))
 	var doc struct{ Paths map[string]map[string]any }
@@ -110,7 +112,7 @@ func TestRouteTable(t *testing.T) {
 			}
 		}
 	}
-	if !api.router.Routed("GET", "/ui/session") || !api.router.Routed("GET", pathCommandLogs+"export/") {
+	if !api.router.Routed("GET", "/ui/session") || !api.router.Routed("GET", pathCommandLogs+"export/") || !api.router.Routed("GET", "/metrics") {
 		t.Error("the table lacks the web interface's or the API's routes")
 	}
 }

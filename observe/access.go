@@ -88,7 +88,7 @@ func Access(next http.Handler, log *slog.Logger, m *Metrics) http.Handler {
 			user = "-"
 		}
 		if id == "" {
-			id = "-" // /metrics, which the API's router does not see
+			id = "-" // a request that never reached the router
 		}
 		attrs := []slog.Attr{
 			slog.String("method", r.Method), slog.String("path", r.URL.Path),

@@ -55,7 +55,12 @@ export async function inventory() {
   const far = await api('POST', '/api/dcim/devices/', { name: 'e2e-far', site: { slug: 'paris-nord-2' }, mgmt_ip: '10.250.0.9/24' });
   check((await api('GET', '/api/ipam/ip-addresses/?limit=1')).count > 5000, 'more than 5,000 addresses');
   const sent = [];
-  page.on('request', (req) => { if (req.method() === 'PATCH' && req.url().includes(`/api/dcim/devices/${far.id}/`)) sent.push(req.postDataJSON()); });
+  const asked = []; // the address lists the page asked for while editing
+  const watch = (req) => {
+    if (req.method() === 'PATCH' && req.url().includes(`/api/dcim/devices/${far.id}/`)) sent.push(req.postDataJSON());
+    if (req.method() === 'GET' && new URL(req.url()).pathname === '/api/ipam/ip-addresses/') asked.push(new URL(req.url()).searchParams);
+  };
+  page.on('request', watch);
   await page.goto(`${BASE}/ui/devices/${far.id}/edit`);
   const farForm = page.locator('form.form');
   const ipBox = farForm.locator('.picker[data-name=primary_ip4] [role=combobox]');
@@ -65,6 +70,9 @@ export async function inventory() {
   await ipBox.fill('10.250');
   await farForm.getByRole('option', { name: '10.250.0.9/24 — e2e-far · mgmt0' }).waitFor();
   await ipBox.press('Escape');
+  check(asked.some((q) => q.get('q') === '10.250'), `the select searched the server for what was typed: ${asked.map(String)}`);
+  check(asked.every((q) => Number(q.get('limit')) > 0 && Number(q.get('limit')) <= 50),
+    `every address request is one small page, none loads them all: ${asked.map(String)}`);
   await farForm.locator('[name=description]').fill('edited among many addresses');
   await shot('14-device-edit-many-ips');
   await farForm.getByRole('button', { name: 'Save' }).click();
@@ -73,6 +81,7 @@ export async function inventory() {
   check(after.primary_ip4 && after.primary_ip4.id === far.primary_ip4.id && after.description === 'edited among many addresses',
     `after the edit: ${JSON.stringify(after.primary_ip4)} ${after.description}`);
   check(sent.length === 1 && JSON.stringify(Object.keys(sent[0])) === '["description"]', `the form sent ${JSON.stringify(sent)}`);
+  page.off('request', watch);
 
   step('import: a preview names each problem by row and column; a good file imports');
   await nav('Import');
