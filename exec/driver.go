@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"fieldkit/exec/platform"
 )
 
 // driver describes one platform as data; the rows are in drivers.go.
@@ -130,16 +132,13 @@ func ValueRulesFor(name string) ValueRules {
 }
 
 // DriverFor chooses the driver of a platform: its explicit driver wins;
-// otherwise the driver is inferred from the slug, "generic" when unknown.
+// otherwise the driver is inferred from the slug through the aliases of
+// package platform, "generic" when it names no driver here.
 func DriverFor(platformDriver, platformSlug string) string {
 	if d := strings.ToLower(strings.TrimSpace(platformDriver)); d != "" {
 		return d
 	}
-	slug := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(platformSlug)), "-", "_")
-	if _, ok := drivers[slug]; ok {
-		return slug
-	}
-	if d, ok := slugDrivers[slug]; ok {
+	if d := platform.Driver(platformSlug); drivers[d] != nil {
 		return d
 	}
 	return "generic"

@@ -324,27 +324,3 @@ var guidance = map[string]string{
 	PermissionDenied:  "The account is not authorised for this command; use credentials with a higher privilege level or an enable password.",
 	ConfigRejected:    "The device refused the configuration change; fix the rejected line and run the command again, the lines after it were not sent.",
 }
-
-// slugDrivers maps platform slugs to driver names. Keys use "_" for "-".
-var slugDrivers = map[string]string{
-	"ios": "cisco_ios", "iosxe": "cisco_ios", "ios_xe": "cisco_ios", "cisco_xe": "cisco_ios",
-	"cisco_iosxe": "cisco_ios", "cisco_ios_xe": "cisco_ios",
-	"nxos": "cisco_nxos", "nx_os": "cisco_nxos", "cisco_nx_os": "cisco_nxos",
-	"iosxr": "cisco_iosxr", "ios_xr": "cisco_iosxr", "cisco_xr": "cisco_iosxr", "cisco_ios_xr": "cisco_iosxr",
-	"eos":   "arista_eos",
-	"junos": "juniper_junos", "juniper": "juniper_junos",
-	"asa":      "cisco_asa",
-	"procurve": "hp_procurve", "aruba_procurve": "hp_procurve", "aruba_osswitch": "hp_procurve",
-	"arubaos_switch": "hp_procurve", "aruba_os_switch": "hp_procurve", "aos_s": "hp_procurve",
-	"aoscx": "aruba_aoscx", "aos_cx": "aruba_aoscx", "arubaos_cx": "aruba_aoscx", "aruba_cx": "aruba_aoscx",
-	"os10": "dell_os10", "dellos10": "dell_os10", "dell_emc_os10": "dell_os10",
-	"fastiron": "brocade_fastiron", "ruckus_fastiron": "brocade_fastiron", "icx": "brocade_fastiron",
-	"ruckus_icx": "brocade_fastiron", "brocade_icx": "brocade_fastiron",
-	"huawei": "huawei_vrp", "vrp": "huawei_vrp", "huawei_vrpv8": "huawei_vrp", "vrpv8": "huawei_vrp",
-	"huawei_ce": "huawei_vrp", "huawei_cloudengine": "huawei_vrp",
-	"exos": "extreme_exos", "extreme": "extreme_exos", "extremexos": "extreme_exos", "xos": "extreme_exos",
-	"fortios": "fortinet", "fortigate": "fortinet", "fortinet_fortios": "fortinet",
-	"panos": "paloalto_panos", "pan_os": "paloalto_panos", "paloalto": "paloalto_panos", "palo_alto": "paloalto_panos",
-	"paloalto_pan_os": "paloalto_panos",
-	"routeros":        "mikrotik_routeros", "mikrotik": "mikrotik_routeros", "mikrotik_ros": "mikrotik_routeros",
-}

@@ -5,9 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"fieldkit/exec/platform"
 )
 
 func TestDriverFor(t *testing.T) {
@@ -54,6 +58,12 @@ func TestDriverFor(t *testing.T) {
 		{"", "panos", "paloalto_panos"},
 		{"", "routeros", "mikrotik_routeros"},
 		{"", "mikrotik", "mikrotik_routeros"},
+		{"", "nexus", "cisco_nxos"},
+		{"", "arista", "arista_eos"},
+		{"", "cisco-iosxr", "cisco_iosxr"},
+		{"", "ruckus-icx", "brocade_fastiron"},
+		{"", "Cisco IOS", "cisco_ios"},
+		{"", "comware", "generic"},
 	}
 	for _, tt := range tests {
 		if got := DriverFor(tt.driver, tt.slug); got != tt.want {
@@ -62,11 +72,75 @@ func TestDriverFor(t *testing.T) {
 	}
 }
 
-// Every slug the inference knows leads to a driver that exists.
-func TestSlugsNameDrivers(t *testing.T) {
-	for slug, name := range slugDrivers {
-		if drivers[name] == nil {
-			t.Errorf("slug %q infers the unknown driver %q", slug, name)
+// Every alias of package platform leads to a driver here, unless its
+// platform is marked parse-only there, which then leads to none; every
+// driver but generic has its platform, which leads back to the driver.
+func TestPlatformNamesReachDrivers(t *testing.T) {
+	for alias, name := range platform.Aliases() {
+		d := DriverFor("", alias)
+		if platform.ParseOnly(name) {
+			if d != "generic" {
+				t.Errorf("alias %q: %s is marked parse-only but has the driver %s", alias, name, d)
+			}
+			continue
+		}
+		if d == "generic" {
+			t.Errorf("alias %q: %s names no driver and is not marked parse-only", alias, name)
+		}
+	}
+	for _, d := range Drivers() {
+		p := platform.NTC(d)
+		if d == "generic" {
+			if p != "" {
+				t.Errorf("generic has the platform %q", p)
+			}
+			continue
+		}
+		if p == "" {
+			t.Errorf("driver %s has no platform", d)
+		}
+		if back := DriverFor("", p); back != d {
+			t.Errorf("driver %s: its platform %s infers %s", d, p, back)
+		}
+	}
+}
+
+// TestReadmeListsEveryPlatformAlias holds the README's slug table to
+// package platform: every alias has a row, and each slug of a row gives
+// the row's driver and ntc platform.
+func TestReadmeListsEveryPlatformAlias(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(readme), "| slug | driver | ntc platform |\n|---|---|---|\n")
+	if !ok {
+		t.Fatal("README has no slug table")
+	}
+	table, _, _ = strings.Cut(table, "\n\n")
+	row := regexp.MustCompile("^\\| (.+?) \\| `(\\w+)` \\| `(\\w+)`[^|]* \\|$")
+	quoted := regexp.MustCompile("`([^`]+)`")
+	listed := map[string]bool{}
+	for _, line := range strings.Split(table, "\n") {
+		m := row.FindStringSubmatch(line)
+		if m == nil {
+			t.Errorf("README slug table: cannot read %q", line)
+			continue
+		}
+		for _, q := range quoted.FindAllStringSubmatch(m[1], -1) {
+			slug := q[1]
+			listed[platform.Normalize(slug)] = true
+			if d := DriverFor("", slug); d != m[2] {
+				t.Errorf("README: slug %s drives %s, not %s", slug, d, m[2])
+			}
+			if p := platform.Canonical(slug); p != m[3] {
+				t.Errorf("README: slug %s is parsed as %s, not %s", slug, p, m[3])
+			}
+		}
+	}
+	for alias := range platform.Aliases() {
+		if !listed[alias] {
+			t.Errorf("README's slug table lacks the alias %s", alias)
 		}
 	}
 }

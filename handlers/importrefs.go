@@ -321,6 +321,7 @@ type keyIndex struct {
 	fields []string
 	all    []store.Row
 	rows   map[string][]store.Row
+	byID   map[int64]store.Row
 }
 
 // keyFields are the fields an import finds objects of a type by.
@@ -344,7 +345,7 @@ func (im *importer) keys(ctx context.Context, typ string) (*keyIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix := &keyIndex{fields: fields, rows: map[string][]store.Row{}}
+	ix := &keyIndex{fields: fields, rows: map[string][]store.Row{}, byID: map[int64]store.Row{}}
 	for _, r := range rows {
 		ix.put(r)
 	}
@@ -359,13 +360,14 @@ func (im *importer) keys(ctx context.Context, typ string) (*keyIndex, error) {
 func (im *importer) index(ctx context.Context, typ string) *keyIndex {
 	ix, err := im.keys(ctx, typ)
 	if err != nil {
-		return &keyIndex{rows: map[string][]store.Row{}}
+		return &keyIndex{rows: map[string][]store.Row{}, byID: map[int64]store.Row{}}
 	}
 	return ix
 }
 
 func (ix *keyIndex) put(r store.Row) {
 	ix.all = append(ix.all, r)
+	ix.byID[r.ID()] = r
 	for _, f := range []string{"name", "slug", "address"} {
 		if s, ok := r[f].(string); ok && slices.Contains(ix.fields, f) {
 			ix.rows[strings.ToLower(s)] = append(ix.rows[strings.ToLower(s)], r)
@@ -479,7 +481,11 @@ func normalAddress(v any) string {
 	return fmt.Sprint(v)
 }
 
-// matchIP finds the address on the same interface (or unassigned, as the record is).
+// matchIP finds the address on the same interface (or unassigned, as the record is),
+// else the same address on another interface of the same device, which the record
+// then moves: a device's management address that an import of devices put on mgmt0
+// and a later file puts on the interface it really is on stays one address (and the
+// device's primary IP) rather than becoming two.
 func matchIP(ctx context.Context, im *importer, c *converted) (int64, error) {
 	ix, err := im.keys(ctx, store.TypeIPAddress)
 	if err != nil {
@@ -487,13 +493,28 @@ func matchIP(ctx context.Context, im *importer, c *converted) (int64, error) {
 	}
 	addr := normalAddress(c.raw["address"])
 	iface, _ := c.raw["assigned_object_id"].(int64)
-	for _, r := range ix.rows[strings.ToLower(addr)] {
-		ri, _ := r["assigned_object_id"].(int64)
-		if r["address"] == addr && ri == iface {
-			return r.ID(), nil
+	var ifx *keyIndex
+	if iface != 0 {
+		if ifx, err = im.keys(ctx, store.TypeInterface); err != nil {
+			return 0, err
 		}
 	}
-	return 0, nil
+	deviceOf := func(id int64) int64 {
+		d, _ := ifx.byID[id]["device"].(int64)
+		return d
+	}
+	var moved int64
+	for _, r := range ix.rows[strings.ToLower(addr)] {
+		ri, _ := r["assigned_object_id"].(int64)
+		switch {
+		case r["address"] != addr:
+		case ri == iface:
+			return r.ID(), nil
+		case moved == 0 && iface != 0 && ri != 0 && deviceOf(ri) != 0 && deviceOf(ri) == deviceOf(iface):
+			moved = r.ID()
+		}
+	}
+	return moved, nil
 }
 
 // assignIP assigns an address to the interface its device and interface columns name.

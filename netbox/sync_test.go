@@ -345,3 +345,75 @@ func TestSyncedObjectsAreReadOnly(t *testing.T) {
 		t.Errorf("a platform made here with NetBox's name and another slug is adopted: %d platforms, netbox_id %v", n, nbID)
 	}
 }
+
+// TestSyncApplyFailureRollsBack: a sync whose data cannot be applied (NetBox renamed a
+// device to the name of one made here at the same site) changes nothing, not even
+// what it had applied before the refusal, and says which object and why; once the
+// clash is gone the next sync applies it all.
+func TestSyncApplyFailureRollsBack(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	nb := fakenetbox.Start(t, fixtures, false)
+	s := newSyncer(db, nb, "tag=managed")
+	if _, err := s.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	paris := device(t, db, "par-core-1")["site"].(store.Row).ID()
+	local, err := db.Create(ctx, store.Devices, store.Values{"name": "par-core-9", "site": paris}, store.All)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const later = "2024-06-01T08:00:00.000000Z"
+	nb.Change("sites", func(ss []map[string]any) []map[string]any {
+		for _, st := range ss {
+			if st["slug"] == "paris-1" {
+				st["description"], st["last_updated"] = "moved to hall 2", later
+			}
+		}
+		return ss
+	})
+	nb.Change("devices", func(ds []map[string]any) []map[string]any {
+		for _, d := range ds {
+			if d["name"] == "par-core-1" {
+				d["name"], d["last_updated"] = "par-core-9", later
+			}
+		}
+		return ds
+	})
+	_, err = s.Sync(ctx, nil)
+	if err == nil || !strings.Contains(err.Error(), "nothing was changed: device 101") || !strings.Contains(err.Error(), "already has this name") {
+		t.Fatalf("error: %v", err)
+	}
+	var desc string
+	db.Reader().QueryRow(`SELECT description FROM sites WHERE slug = 'paris-1'`).Scan(&desc)
+	if desc != "Paris data centre, hall 1" {
+		t.Errorf("the site's change, applied before the refusal, stayed: %q", desc)
+	}
+	if d := device(t, db, "par-core-1"); d["netbox_id"] != int64(101) {
+		t.Errorf("par-core-1: %v", d)
+	}
+	if d := device(t, db, "par-core-9"); d.ID() != local || d["netbox_id"] != nil {
+		t.Errorf("the device made here: %v", d)
+	}
+	runs, _ := db.SyncRuns(ctx, 1)
+	if len(runs) != 1 || runs[0].State != "failed" || !strings.Contains(runs[0].Error, "already has this name") {
+		t.Errorf("the failed run: %+v", runs)
+	}
+	if err := db.Delete(ctx, store.Devices, local); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := s.Sync(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := rep.Objects["devices"]; c.Updated != 1 {
+		t.Errorf("devices: %+v", c)
+	}
+	if d := device(t, db, "par-core-9"); d["netbox_id"] != int64(101) {
+		t.Errorf("renamed: %v", d)
+	}
+	db.Reader().QueryRow(`SELECT description FROM sites WHERE slug = 'paris-1'`).Scan(&desc)
+	if desc != "moved to hall 2" {
+		t.Errorf("the site after the good sync: %q", desc)
+	}
+}

@@ -11,7 +11,8 @@ import (
 // runeSet is a set of characters as sorted, disjoint, non-adjacent ranges.
 // It is used where a Python character set mixes a negated category (\S,
 // \W, \D) with other members: .NET cannot write that union as one set,
-// and an alternation in its place backtracks badly under a repeat.
+// and an alternation in its place backtracks badly under a repeat. Both
+// engines get the set as plain ranges.
 type runeSet []runeRange
 
 type runeRange struct{ lo, hi rune }
@@ -110,6 +111,33 @@ func (s runeSet) String() string {
 	return b.String()
 }
 
+// re2 writes the set as a character class of Go's regexp, which takes
+// the same ranges: such a set needs no backtracking engine.
+func (s runeSet) re2() string {
+	if len(s) == 0 {
+		return `[^\x00-\x{10ffff}]`
+	}
+	var b strings.Builder
+	b.WriteByte('[')
+	for _, r := range s {
+		writeRE2Rune(&b, r.lo)
+		if r.hi > r.lo {
+			b.WriteByte('-')
+			writeRE2Rune(&b, r.hi)
+		}
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+func writeRE2Rune(b *strings.Builder, r rune) {
+	if r <= 0x7f {
+		b.WriteString(classRune(r))
+		return
+	}
+	fmt.Fprintf(b, `\x{%x}`, r)
+}
+
 // writeSetRune writes any character, surrogates included, so that
 // regexp2 reads it back as that code point.
 func writeSetRune(b *strings.Builder, r rune) {
@@ -126,7 +154,7 @@ func writeSetRune(b *strings.Builder, r rune) {
 // class translates a [...] set. Python reads '[' inside a set as a
 // literal, where .NET would start a subtraction, so every literal is
 // escaped. A set with a negated category (\S, \W, \D) among other members
-// is computed exactly and written as plain ranges.
+// is computed exactly and written as plain ranges, for both engines.
 func (t *pyTranslator) class() error {
 	negate := t.accept("^")
 	body := dual{re2OK: true}
@@ -177,8 +205,8 @@ func (t *pyTranslator) class() error {
 		ranges = append(ranges, runeRange{lo, hi})
 	}
 	if len(negCats) > 0 {
-		t.out.noRE2()
-		t.out.WriteString(t.exactSet(negate, ranges, cats, negCats).String())
+		set := t.exactSet(negate, ranges, cats, negCats)
+		t.out.both(set.String(), set.re2())
 		return nil
 	}
 	switch {

@@ -55,6 +55,11 @@ func TestPythonSemantics(t *testing.T) {
 		output: "<two words>\n",
 		want:   []rec{{"a": "two words"}},
 	}, {
+		name:   "a set mixing \\S with a space leaves out a no-break space, not an emoji",
+		tmpl:   "Value A ([\\S ]+)\n\nStart\n  ^${A}$$ -> Record\n",
+		output: "a b\nc\u00a0d\n\U0001F600 x\n",
+		want:   []rec{{"a": "a b"}, {"a": "\U0001F600 x"}},
+	}, {
 		name:   "\\Z and a repeat over 1000",
 		tmpl:   "Value A (x{1001})\n\nStart\n  ^${A}\\Z -> Record\n",
 		output: strings.Repeat("x", 1001) + "\n",

@@ -39,6 +39,9 @@ func TestPlatforms(t *testing.T) {
 		{"xr", "Cisco IOS-XR", "cisco_iosxr", []string{"xr", "cisco_xr"}},
 		{"", "", "generic", nil},
 		{"huawei", "", "", []string{"huawei_vrp"}},
+		{"ruckus-fastiron", "Ruckus ICX", "brocade_fastiron", []string{"ruckus_fastiron", "brocade_fastiron"}},
+		{"aruba-os-switch", "", "hp_procurve", []string{"hp_procurve"}},
+		{"comware", "HPE Comware", "generic", []string{"hp_comware", "hpe_comware"}},
 	}
 	for _, tt := range tests {
 		if got := Platforms(tt.slug, tt.name, tt.driver); !slices.Equal(got, tt.want) {

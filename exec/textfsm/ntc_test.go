@@ -3,6 +3,9 @@ package textfsm
 import (
 	"strings"
 	"testing"
+
+	"fieldkit/exec"
+	"fieldkit/exec/platform"
 )
 
 // TestNTCTemplatesLoad loads the whole ntc-templates directory and
@@ -61,6 +64,38 @@ func TestNTCEveryRowReachable(t *testing.T) {
 		}
 		if !hit[r.line] {
 			t.Errorf("index line %d (%s, %s, %s) is selected by no fixture", r.line, r.templates, r.platform, r.command)
+		}
+	}
+}
+
+// TestNTCKnowsEveryPlatform checks the names package platform resolves
+// to against ntc's index: every platform an alias leads to and every
+// driver's platform selects some row, but dell_os10, netmiko's name for
+// OS10, which ntc has no templates for.
+func TestNTCKnowsEveryPlatform(t *testing.T) {
+	needShared(t, ntcDir)
+	lib, _ := Load(ntcDir, nil)
+	names := map[string]string{}
+	for alias, name := range platform.Aliases() {
+		names[name] = "alias " + alias
+	}
+	for _, d := range exec.Drivers() {
+		if p := platform.NTC(d); p != "" {
+			names[p] = "driver " + d
+		}
+	}
+	for name, from := range names {
+		rows := 0
+		for _, r := range lib.sets[0].idx.rows {
+			if r.platRE == nil {
+				continue
+			}
+			if ok, _ := r.platRE.matchString(name); ok {
+				rows++
+			}
+		}
+		if (rows == 0) != (name == "dell_os10") {
+			t.Errorf("%s (%s): %d rows of ntc's index", name, from, rows)
 		}
 	}
 }

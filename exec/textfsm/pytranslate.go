@@ -504,8 +504,12 @@ func (d *dual) both(net, re2 string) {
 
 func (d *dual) noRE2() { d.re2OK = false }
 
-// checkCount turns RE2 off for a repeat count it refuses.
+// checkCount turns RE2 off for a repeat count it refuses: one over 1000.
+// The empty upper count of "{2,}" is no limit, which RE2 takes.
 func (d *dual) checkCount(n string) {
+	if n == "" {
+		return
+	}
 	if v, err := strconv.Atoi(n); err != nil || v > 1000 {
 		d.noRE2()
 	}
