@@ -1,7 +1,10 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -63,16 +66,65 @@ func (a *API) resScope(r *http.Request, res *Resource, action string) (store.Sco
 
 // listParams are the reserved (non-filter) query parameters.
 var listParams = map[string]bool{"limit": true, "offset": true, "ordering": true, "brief": true, "q": true, "format": true,
-	"exclude": true}
-
-// excludable are the values of ?exclude= a list accepts. NetBox clients send
-// exclude=config_context to speed up device lists, often on every list call (a common
-// pynetbox wrapper); FieldKit has no config contexts, so it changes nothing.
-var excludable = map[string]bool{"config_context": true}
+	"exclude": true, "fields": true, "cursor": true}
 
 type page struct {
 	limit, offset int
 	brief         bool
+	// keyed: the client asked for cursor pagination (?cursor=, empty for the first
+	// page); ordering is the ordering parameter a cursor belongs to.
+	keyed    bool
+	ordering string
+	sel      selection // ?fields= and ?exclude=
+}
+
+// cursor is what a cursor carries: the ordering it belongs to and the sort key of the
+// row the next page starts after.
+type cursor struct {
+	Ordering string `json:"o"`
+	Key      []any  `json:"k"`
+}
+
+// encodeCursor is the opaque text of a cursor, safe in a URL.
+func encodeCursor(ordering string, key []any) string {
+	raw, _ := json.Marshal(cursor{Ordering: ordering, Key: key})
+	return base64.RawURLEncoding.EncodeToString(raw)
+}
+
+// decodeCursor reads a cursor made by encodeCursor for this ordering; numbers come back
+// as int64 when whole, as SQLite compares them. A cursor it cannot use yields the
+// client's message instead.
+func decodeCursor(s, ordering string) ([]any, string) {
+	const invalid = "Invalid cursor."
+	raw, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return nil, invalid
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var c cursor
+	if err := dec.Decode(&c); err != nil || c.Key == nil {
+		return nil, invalid
+	}
+	if c.Ordering != ordering {
+		return nil, "This cursor was made for another ordering."
+	}
+	for i, v := range c.Key {
+		switch x := v.(type) {
+		case json.Number:
+			if n, err := x.Int64(); err == nil {
+				c.Key[i] = n
+			} else if f, err := x.Float64(); err == nil {
+				c.Key[i] = f
+			} else {
+				return nil, invalid
+			}
+		case string, nil:
+		default:
+			return nil, invalid
+		}
+	}
+	return c.Key, ""
 }
 
 // parseList turns the query string into a store query; anything it does not understand
@@ -107,11 +159,20 @@ func (res *Resource) parseList(r *http.Request) (store.Query, page, error) {
 		}
 		pg.brief = b
 	}
-	for _, v := range vals["exclude"] {
-		if !excludable[v] {
-			fe.Add("exclude", "Only config_context can be excluded.")
-			break
+	pg.sel = res.parseSelection(r, fe)
+	if _, ok := vals["cursor"]; ok {
+		pg.keyed, pg.ordering = true, vals.Get("ordering")
+		switch {
+		case vals.Get("offset") != "":
+			fe.Add("cursor", "A cursor and an offset cannot be used together.")
+		case vals.Get("cursor") != "":
+			key, problem := decodeCursor(vals.Get("cursor"), pg.ordering)
+			if problem != "" {
+				fe.Add("cursor", problem)
+			}
+			q.After = key
 		}
+		q.Keyed = true
 	}
 	m := res.Model
 	order, err := m.Ordering(vals.Get("ordering"))
@@ -142,6 +203,16 @@ func (res *Resource) objURL(r *http.Request, id int64) string {
 	return web.URL(r, res.Path+strconv.FormatInt(id, 10)+"/")
 }
 
+// cursorURL is the link to the page after the row whose sort key is given.
+func cursorURL(r *http.Request, limit int, ordering string, key []any) string {
+	u := *r.URL
+	q := u.Query()
+	q.Set("limit", strconv.Itoa(limit))
+	q.Set("cursor", encodeCursor(ordering, key))
+	u.RawQuery = q.Encode()
+	return web.URL(r, u.Path+"?"+u.RawQuery)
+}
+
 func pageURL(r *http.Request, limit, offset int) string {
 	u := *r.URL
 	q := u.Query()
@@ -163,10 +234,18 @@ type listBody struct {
 	Results  []any   `json:"results"`
 }
 
-func paginate(r *http.Request, total int, pg page, results []any) listBody {
+func paginate(r *http.Request, total int, pg page, results []any, next []any) listBody {
 	b := listBody{Count: total, Results: results}
 	if b.Results == nil {
 		b.Results = []any{}
+	}
+	if pg.keyed {
+		// forward only: a walk keeps the cursor of the page it is on
+		if next != nil {
+			s := cursorURL(r, pg.limit, pg.ordering, next)
+			b.Next = &s
+		}
+		return b
 	}
 	if total-pg.offset > pg.limit { // never pg.offset+pg.limit: it could wrap
 		s := pageURL(r, pg.limit, pg.offset+pg.limit)
@@ -211,7 +290,12 @@ func listHandler[T any](a *API, res *Resource, load Loader[T], id IDOf[T], rende
 			}
 		}
 		q.Where = append(q.Where, scope.Expr)
-		ids, total, err := a.DB.ListIDs(r.Context(), q)
+		ids, total, next, err := a.DB.ListKeyed(r.Context(), q)
+		if errors.Is(err, store.ErrBadCursor) {
+			fe := web.FieldErrors{}
+			fe.Add("cursor", "Invalid cursor.")
+			return fe.Err()
+		}
 		if err != nil {
 			return err
 		}
@@ -225,13 +309,13 @@ func listHandler[T any](a *API, res *Resource, load Loader[T], id IDOf[T], rende
 		}
 		results := make([]any, len(objs))
 		for i, o := range objs {
-			results[i] = render(r, o, pg.brief)
+			results[i] = pg.sel.apply(render(r, o, pg.brief))
 		}
 		if !res.Cache {
-			web.Write(w, http.StatusOK, paginate(r, total, pg, results))
+			web.Write(w, http.StatusOK, paginate(r, total, pg, results, next))
 			return nil
 		}
-		body, err := web.Marshal(paginate(r, total, pg, results))
+		body, err := web.Marshal(paginate(r, total, pg, results, next))
 		if err != nil {
 			return err
 		}
@@ -314,12 +398,17 @@ func detailHandler[T any](a *API, res *Resource, load Loader[T], render Renderer
 		if err != nil {
 			return err
 		}
+		fe := web.FieldErrors{}
+		sel := res.parseSelection(r, fe)
+		if err := fe.Err(); err != nil {
+			return err
+		}
 		obj, err := visible(a, r, res, id, load)
 		if err != nil {
 			return err
 		}
 		brief, _ := boolParam(r.URL.Query().Get("brief"))
-		web.Write(w, http.StatusOK, render(r, obj, brief))
+		web.Write(w, http.StatusOK, sel.apply(render(r, obj, brief)))
 		return nil
 	}
 }

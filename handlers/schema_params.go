@@ -116,11 +116,25 @@ func anyStrings(ss []string) []any {
 	return out
 }
 
+// fieldsParam is ?fields= or ?exclude=: comma-separated names of the resource's fields.
+func fieldsParam(res *Resource, name, doc string) obj {
+	names := slices.Sorted(maps.Keys(res.fieldNames()))
+	if name == "exclude" {
+		names = append(names, "config_context")
+	}
+	p := queryParam(name, doc, obj{"type": "array", "items": obj{"type": "string", "enum": anyStrings(names)}}, false)
+	p["explode"] = false
+	return p
+}
+
 // listParamsOf are a list's query parameters: paging, ordering, brief, q and filters.
 func listParamsOf(res *Resource) []any {
 	ps := []any{
 		queryParam("limit", "Number of results to return per page (default 50, at most 1000; 0 means 1000).", obj{"type": "integer", "minimum": 0}, false),
 		queryParam("offset", "The initial index from which to return the results.", obj{"type": "integer", "minimum": 0}, false),
+		queryParam("cursor", "Cursor pagination, for clients that walk a whole list: send it empty for the first page, then "+
+			"follow the next links, which carry the cursor (previous is null). Each page costs the same however far the walk "+
+			"is, and rows written meanwhile are neither repeated nor skipped. Not with offset.", obj{"type": "string"}, false),
 	}
 	m := res.Model
 	var enum []any
@@ -133,8 +147,9 @@ func listParamsOf(res *Resource) []any {
 	p["explode"] = false
 	ps = append(ps, p)
 	ps = append(ps, queryParam("brief", "Return the brief form of each object: id, url, display and key fields.", obj{"type": "boolean"}, false),
-		queryParam("exclude", "Accepted for NetBox clients: config_context (FieldKit has none, so the response is the same).",
-			obj{"type": "string", "enum": []any{"config_context"}}, false))
+		fieldsParam(res, "fields", "Return only these fields of each object (comma-separated)."),
+		fieldsParam(res, "exclude", "Leave these fields out of each object (comma-separated), e.g. output on command logs; "+
+			"config_context is accepted for NetBox clients (FieldKit has none)."))
 	if m.Searchable() {
 		ps = append(ps, queryParam("q", "Case-insensitive search.", obj{"type": "string"}, false))
 	}

@@ -118,36 +118,49 @@ func (db *DB) InsertLogs(ctx context.Context, logs []Values) error {
 
 // InsertLogSeq is InsertLogs for logs made on the fly, so that a million of them never
 // sit in memory at once. It returns how many it inserted.
-//
-// The per-row insert trigger that keeps the statistics counters costs more than the
-// insert itself, so inside the transaction it is dropped, the rows go in, the counters
-// are brought up to date with three aggregate statements over the new rows, and the
-// trigger is created again from its own stored text. DDL is transactional in SQLite:
-// other connections never see the table without its trigger.
 func (db *DB) InsertLogSeq(ctx context.Context, logs iter.Seq[Values]) (int, error) {
+	return db.BulkLogs(ctx, func(tx *sql.Tx) (int, error) { return db.insertLogRows(ctx, tx, logs) })
+}
+
+// counterTriggers are the per-row insert triggers that keep the statistics counters.
+var counterTriggers = []string{"command_logs_ai", "command_logs_device_ai"}
+
+// BulkLogs runs insert, which adds logs inside the transaction and says how many, with
+// the statistics counters brought up to date once at the end rather than row by row.
+//
+// The per-row insert triggers that keep the counters cost more than the insert itself,
+// so inside the transaction they are dropped, the rows go in, the counters are updated
+// with a few aggregate statements over the new rows, and the triggers are created again
+// from their own stored text. DDL is transactional in SQLite: other connections never
+// see the table without its triggers.
+func (db *DB) BulkLogs(ctx context.Context, insert func(tx *sql.Tx) (int, error)) (int, error) {
 	n := 0
 	err := db.Write(ctx, func(tx *sql.Tx) error {
-		var trigger string
 		var lastID int64
-		if err := tx.QueryRowContext(ctx, `SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'command_logs_ai'`).
-			Scan(&trigger); err != nil {
-			return fmt.Errorf("store: insert logs: read trigger: %w", err)
-		}
 		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM command_logs`).Scan(&lastID); err != nil {
 			return fmt.Errorf("store: insert logs: %w", err)
 		}
-		if _, err := tx.ExecContext(ctx, `DROP TRIGGER command_logs_ai`); err != nil {
-			return fmt.Errorf("store: insert logs: %w", err)
+		triggers := make([]string, len(counterTriggers))
+		for i, name := range counterTriggers {
+			if err := tx.QueryRowContext(ctx, `SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?`, name).
+				Scan(&triggers[i]); err != nil {
+				return fmt.Errorf("store: insert logs: read trigger %s: %w", name, err)
+			}
+			if _, err := tx.ExecContext(ctx, `DROP TRIGGER `+name); err != nil {
+				return fmt.Errorf("store: insert logs: %w", err)
+			}
 		}
 		var err error
-		if n, err = db.insertLogRows(ctx, tx, logs); err != nil {
+		if n, err = insert(tx); err != nil {
 			return err
 		}
 		if err := addLogCounters(ctx, tx, lastID); err != nil {
 			return fmt.Errorf("store: insert logs: counters: %w", err)
 		}
-		if _, err := tx.ExecContext(ctx, trigger); err != nil {
-			return fmt.Errorf("store: insert logs: restore trigger: %w", err)
+		for _, trigger := range triggers {
+			if _, err := tx.ExecContext(ctx, trigger); err != nil {
+				return fmt.Errorf("store: insert logs: restore trigger: %w", err)
+			}
 		}
 		return nil
 	})
@@ -192,6 +205,16 @@ func addLogCounters(ctx context.Context, tx *sql.Tx, lastID int64) error {
 			SELECT substr(error_message, 1, 100), count(*) FROM command_logs WHERE id > ?1 AND success = 0
 			GROUP BY substr(error_message, 1, 100)
 			ON CONFLICT (error) DO UPDATE SET total = total + excluded.total`,
+		`INSERT INTO command_log_device_totals (device_id, total, successful)
+			SELECT coalesce(device_id, 0), count(*), sum(success) FROM command_logs WHERE id > ?1 GROUP BY 1
+			ON CONFLICT (device_id) DO UPDATE SET total = total + excluded.total, successful = successful + excluded.successful`,
+		`INSERT INTO command_log_device_counts (device_id, command_name, total)
+			SELECT coalesce(device_id, 0), command_name, count(*) FROM command_logs WHERE id > ?1 GROUP BY 1, 2
+			ON CONFLICT (device_id, command_name) DO UPDATE SET total = total + excluded.total`,
+		`INSERT INTO command_log_device_errors (device_id, error, total)
+			SELECT coalesce(device_id, 0), substr(error_message, 1, 100), count(*) FROM command_logs
+			WHERE id > ?1 AND success = 0 GROUP BY 1, 2
+			ON CONFLICT (device_id, error) DO UPDATE SET total = total + excluded.total`,
 	} {
 		if _, err := tx.ExecContext(ctx, q, lastID); err != nil {
 			return err

@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -34,6 +35,90 @@ type NameCount struct {
 // statsTop is how many commands and errors the statistics list.
 const statsTop = 10
 
+// logDeviceSQL is where, a condition on a log, evaluated against every device that has
+// logs as if it were the only column of the log: the keys of the per-device counters
+// (0 for the logs of deleted devices) whose logs all match. A condition that reads any
+// other column of the log (its time, user, outcome, text) does not compile against
+// that one-column row, and the caller falls back to reading the logs.
+func logDeviceSQL(where Expr, sel string) string {
+	return `SELECT ` + sel + ` FROM command_log_device_totals k
+		WHERE EXISTS (SELECT 1 FROM (SELECT nullif(k.device_id, 0) AS device_id) t WHERE ` + where.SQL + `)`
+}
+
+// logDevices is the set of per-device counter keys whose logs match where, and false if
+// where depends on more than the log's device.
+func logDevices(ctx context.Context, q rowQueryer, where Expr) (string, bool) {
+	if notByDevice.has(where.SQL) {
+		return "", false
+	}
+	var set string
+	err := q.QueryRowContext(ctx, logDeviceSQL(where, `coalesce(json_group_array(k.device_id), '[]')`), where.Args...).Scan(&set)
+	if err != nil && ctx.Err() == nil {
+		notByDevice.add(where.SQL)
+	}
+	return set, err == nil
+}
+
+// countByDevice counts the logs matching where from the per-device counters, and false
+// if where depends on more than the log's device.
+func countByDevice(ctx context.Context, q rowQueryer, where Expr) (int, bool) {
+	if notByDevice.has(where.SQL) {
+		return 0, false
+	}
+	var n int
+	err := q.QueryRowContext(ctx, logDeviceSQL(where, `coalesce(sum(k.total), 0)`), where.Args...).Scan(&n)
+	if err != nil && ctx.Err() == nil {
+		notByDevice.add(where.SQL)
+	}
+	return n, err == nil
+}
+
+// notByDevice remembers the conditions that read more than the log's device, so that
+// they are not tried against the counters again. The text of a condition has its
+// values as parameters, so the set stays as small as the kinds of filters used; past
+// a bound it is emptied.
+var notByDevice = sqlSet{m: map[string]bool{}}
+
+type sqlSet struct {
+	mu sync.Mutex
+	m  map[string]bool
+}
+
+func (s *sqlSet) has(k string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.m[k]
+}
+
+func (s *sqlSet) add(k string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.m) >= 1000 {
+		clear(s.m)
+	}
+	s.m[k] = true
+}
+
+// deviceStats sums the per-device counters over devices, a JSON array of their keys.
+func deviceStats(ctx context.Context, tx *sql.Tx, devices string, st *LogStats) error {
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(sum(total), 0), coalesce(sum(successful), 0)
+		FROM command_log_device_totals WHERE device_id IN (SELECT value FROM json_each(?))`, devices).
+		Scan(&st.Total, &st.Successful); err != nil {
+		return err
+	}
+	var err error
+	st.TopCommands, err = nameCounts(ctx, tx, `SELECT command_name, sum(total) AS n FROM command_log_device_counts
+		WHERE device_id IN (SELECT value FROM json_each(?)) GROUP BY command_name HAVING n > 0
+		ORDER BY n DESC, command_name LIMIT ?`, devices, statsTop)
+	if err != nil {
+		return err
+	}
+	st.CommonErrors, err = nameCounts(ctx, tx, `SELECT error, sum(total) AS n FROM command_log_device_errors
+		WHERE device_id IN (SELECT value FROM json_each(?)) GROUP BY error HAVING n > 0
+		ORDER BY n DESC, error LIMIT ?`, devices, statsTop)
+	return err
+}
+
 // LogStatistics computes the statistics of the logs matching where (a viewer's scope),
 // with last_24h counted back from now. An unconstrained viewer (where is True) reads the
 // counters the insert/delete triggers keep, so the cost does not grow with the number of
@@ -48,6 +133,8 @@ func (db *DB) LogStatistics(ctx context.Context, where Expr, now time.Time) (Log
 	var st LogStats
 	if where.SQL == True.SQL {
 		err = countersStats(ctx, tx, &st)
+	} else if devices, ok := logDevices(ctx, tx, where); ok {
+		err = deviceStats(ctx, tx, devices, &st)
 	} else {
 		err = scopedStats(ctx, tx, where, &st)
 	}

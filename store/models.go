@@ -327,7 +327,11 @@ func (m *Model) Ordering(spec string) ([]Order, error) {
 		if !ok {
 			return nil, problemf("Unknown ordering field '%s'.", name)
 		}
-		out = append(out, Order{SQL: sql, Desc: strings.HasPrefix(term, "-")})
+		o := Order{SQL: sql, Desc: strings.HasPrefix(term, "-")}
+		if f, ok := m.Field(name); ok && sql == "t."+f.Column && !f.Null && f.Rel == "" {
+			o.NotNull = true
+		}
+		out = append(out, o)
 	}
 	return out, nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -443,6 +444,9 @@ func ParseTime(s string) (time.Time, error) {
 type Order struct {
 	SQL  string
 	Desc bool
+	// NotNull: the term is a column that never holds NULL, so a cursor can compare it
+	// plainly (and through an index).
+	NotNull bool
 }
 
 // Query selects a page of one model's rows.
@@ -452,6 +456,10 @@ type Query struct {
 	Order  []Order
 	Limit  int
 	Offset int
+	// Keyed asks for the page's sort key (see ListKeyed); After, when set, is the sort
+	// key of the row the page starts after (keyset pagination).
+	Keyed bool
+	After []any
 }
 
 func (q Query) where() (string, []any) {
@@ -461,9 +469,26 @@ func (q Query) where() (string, []any) {
 
 // ListIDs returns the ids of one page in order, and the count of all matching rows.
 func (db *DB) ListIDs(ctx context.Context, q Query) ([]int64, int, error) {
+	ids, total, _, err := db.ListKeyed(ctx, q)
+	return ids, total, err
+}
+
+// ListKeyed is ListIDs that also returns, when q.Keyed and more rows follow the page,
+// the sort key of the page's last row: the values of its ordering terms and its id.
+// Given back as q.After, it selects the rows after that one, so that walking a whole
+// table page by page costs the same per page at its end as at its start, and no row is
+// skipped or seen twice when rows are added or deleted meanwhile.
+func (db *DB) ListKeyed(ctx context.Context, q Query) ([]int64, int, []any, error) {
 	m := models[q.Model]
 	if m == nil {
-		return nil, 0, fmt.Errorf("store: list: unknown model %q", q.Model)
+		return nil, 0, nil, fmt.Errorf("store: list: unknown model %q", q.Model)
+	}
+	var after Expr
+	if q.After != nil {
+		var err error
+		if after, err = afterKey(q.Order, q.After); err != nil {
+			return nil, 0, nil, err
+		}
 	}
 	where, args := q.where()
 	var total int
@@ -473,44 +498,151 @@ func (db *DB) ListIDs(ctx context.Context, q Query) ([]int64, int, error) {
 		// already keep the number.
 		countSQL, countArgs = "SELECT total FROM command_log_totals WHERE id = 1", nil
 	}
-	if err := db.reader(ctx).QueryRowContext(ctx, countSQL, countArgs...).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("store: count %s: %w", m.Table, err)
+	counted := false
+	if m.Table == "command_logs" && where != True.SQL {
+		// A condition on the device alone (a viewer's site, a device filter) is a sum of
+		// the per-device counters.
+		total, counted = countByDevice(ctx, db.reader(ctx), Expr{SQL: where, Args: args})
+	}
+	if !counted {
+		if err := db.reader(ctx).QueryRowContext(ctx, countSQL, countArgs...).Scan(&total); err != nil {
+			return nil, 0, nil, fmt.Errorf("store: count %s: %w", m.Table, err)
+		}
 	}
 	if total == 0 || q.Offset >= total {
-		return nil, total, nil
+		return nil, total, nil, nil
 	}
-	ids, err := db.pageIDs(ctx, m, where, args, q)
-	return ids, total, err
+	if q.After != nil {
+		// The count is of the whole list; the page is what follows the cursor.
+		e := And(append(slices.Clip(q.Where), after)...)
+		where, args = e.SQL, e.Args
+	}
+	ids, next, err := db.pageIDs(ctx, m, where, args, q)
+	return ids, total, next, err
 }
 
-func (db *DB) pageIDs(ctx context.Context, m *Model, where string, args []any, q Query) ([]int64, error) {
-	var ob []string
-	for _, o := range q.Order {
+// keyTerms are the ordering terms with the id that breaks ties, in the first term's
+// direction.
+func keyTerms(order []Order) []Order {
+	desc := len(order) > 0 && order[0].Desc
+	return append(slices.Clip(order), Order{SQL: "t.id", Desc: desc, NotNull: true})
+}
+
+func (db *DB) pageIDs(ctx context.Context, m *Model, where string, args []any, q Query) ([]int64, []any, error) {
+	terms := keyTerms(q.Order)
+	var ob, sel []string
+	for _, o := range terms {
 		if o.Desc {
 			ob = append(ob, o.SQL+" DESC")
 		} else {
 			ob = append(ob, o.SQL)
 		}
+		sel = append(sel, o.SQL)
 	}
-	ob = append(ob, "t.id")
-	if len(q.Order) > 0 && q.Order[0].Desc {
-		ob[len(ob)-1] = "t.id DESC"
+	cols, limit := "t.id", q.Limit
+	if q.Keyed {
+		// one row more than the page says whether a next page exists
+		cols, limit = strings.Join(sel, ", "), q.Limit+1
 	}
-	sqlText := "SELECT t.id FROM " + m.Table + " t WHERE " + where + " ORDER BY " + strings.Join(ob, ", ") + " LIMIT ? OFFSET ?"
-	rows, err := db.reader(ctx).QueryContext(ctx, sqlText, append(args, q.Limit, q.Offset)...)
+	sqlText := "SELECT " + cols + " FROM " + m.Table + " t WHERE " + where + " ORDER BY " + strings.Join(ob, ", ") + " LIMIT ? OFFSET ?"
+	rows, err := db.reader(ctx).QueryContext(ctx, sqlText, append(args, limit, q.Offset)...)
 	if err != nil {
-		return nil, fmt.Errorf("store: list %s: %w", m.Table, err)
+		return nil, nil, fmt.Errorf("store: list %s: %w", m.Table, err)
 	}
 	defer rows.Close()
 	ids := make([]int64, 0, q.Limit)
+	var key, last []any
 	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
+		if !q.Keyed {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				return nil, nil, err
+			}
+			ids = append(ids, id)
+			continue
+		}
+		if len(ids) == q.Limit {
+			last = key
+			break
+		}
+		key = make([]any, len(terms))
+		ptrs := make([]any, len(terms))
+		for i := range key {
+			ptrs[i] = &key[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, nil, err
+		}
+		id, ok := key[len(key)-1].(int64)
+		if !ok {
+			return nil, nil, fmt.Errorf("store: list %s: id %v", m.Table, key[len(key)-1])
+		}
+		for i, v := range key {
+			if b, ok := v.([]byte); ok {
+				key[i] = string(b)
+			}
 		}
 		ids = append(ids, id)
 	}
-	return ids, rows.Err()
+	return ids, last, rows.Err()
+}
+
+// ErrBadCursor is returned for a cursor that does not fit the list's ordering.
+var ErrBadCursor = errors.New("bad cursor")
+
+// afterKey is the condition "the row sorts after key" for the ordering. SQLite sorts
+// NULL before every value, so in a descending term the NULLs come last. When every
+// term is a non-null column in one direction it is one row-value comparison, which
+// SQLite answers by seeking in an index on those columns.
+func afterKey(order []Order, key []any) (Expr, error) {
+	terms := keyTerms(order)
+	if len(key) != len(terms) {
+		return Expr{}, fmt.Errorf("%w: %d values for %d ordering terms", ErrBadCursor, len(key), len(terms))
+	}
+	if _, ok := key[len(key)-1].(int64); !ok {
+		return Expr{}, fmt.Errorf("%w: the last value is not an id", ErrBadCursor)
+	}
+	simple := true
+	for i, o := range terms {
+		simple = simple && o.NotNull && key[i] != nil && o.Desc == terms[0].Desc
+	}
+	if simple {
+		var cols []string
+		for _, o := range terms {
+			cols = append(cols, o.SQL)
+		}
+		op := ">"
+		if terms[0].Desc {
+			op = "<"
+		}
+		return Expr{SQL: "(" + strings.Join(cols, ", ") + ") " + op + " (" + placeholders(len(cols)) + ")", Args: slices.Clone(key)}, nil
+	}
+	// (t1 after v1) OR (t1 IS v1 AND t2 after v2) OR …
+	var ors []Expr
+	for i, o := range terms {
+		var ands []Expr
+		for j := range i {
+			ands = append(ands, Expr{SQL: terms[j].SQL + " IS ?", Args: []any{key[j]}})
+		}
+		ands = append(ands, after(o, key[i]))
+		ors = append(ors, And(ands...))
+	}
+	return Or(ors...), nil
+}
+
+// after is "term sorts strictly after v".
+func after(o Order, v any) Expr {
+	switch {
+	case v == nil && o.Desc:
+		return False
+	case v == nil:
+		return Expr{SQL: o.SQL + " IS NOT NULL"}
+	case o.Desc && !o.NotNull:
+		return Expr{SQL: "(" + o.SQL + " < ? OR " + o.SQL + " IS NULL)", Args: []any{v}}
+	case o.Desc:
+		return Expr{SQL: o.SQL + " < ?", Args: []any{v}}
+	}
+	return Expr{SQL: o.SQL + " > ?", Args: []any{v}}
 }
 
 // Exists reports whether a row with this id matches every condition.
