@@ -45,6 +45,7 @@ type DB struct {
 	path string
 	now  func() time.Time
 	gen  atomic.Uint64 // bumped by every committed Write
+	logs logQueue      // CreateLog's group commit
 }
 
 // Open opens (creating if needed) the database file at path and applies migrations. The

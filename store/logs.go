@@ -96,17 +96,26 @@ func (db *DB) logArgs(v Values) ([]any, error) {
 }
 
 // CreateLog records one execution, field name → value as in a write (a reference by id,
-// JSON as any value that marshals), and returns the log's id.
+// JSON as any value that marshals), and returns the log's id once it is committed. Logs
+// of concurrent executions are committed together (see logQueue).
 func (db *DB) CreateLog(ctx context.Context, v Values) (int64, error) {
 	args, err := db.logArgs(v)
 	if err != nil {
 		return 0, err
 	}
-	res, err := db.execer(ctx).ExecContext(ctx, insertLogSQL, args...)
+	var id int64
+	if tx := db.batchTx(ctx); tx != nil {
+		var res sql.Result
+		if res, err = tx.ExecContext(ctx, insertLogSQL, args...); err == nil {
+			id, err = res.LastInsertId()
+		}
+	} else {
+		id, err = db.insertLog(ctx, args)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("store: create log: %w", constraintErr(err, "command log"))
 	}
-	return res.LastInsertId()
+	return id, nil
 }
 
 // InsertLogs records many executions in one transaction with one prepared statement:

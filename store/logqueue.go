@@ -1,0 +1,122 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"sync"
+)
+
+// logQueue commits the logs of concurrent executions together. The database has one
+// writer: fifty executions finishing at once used to queue for it one by one, each
+// paying a transaction and its commit, so the last one answered only after the other
+// forty-nine had committed. Here the first caller leads: it writes every log waiting
+// at that moment in one transaction, hands the lead to a caller that arrived while it
+// wrote, and then returns. Each caller still returns only once its own log is
+// committed, so nothing is answered before it is recorded.
+type logQueue struct {
+	mu      sync.Mutex
+	pending []*logWrite
+	leading bool // a caller is writing a batch; the others wait for it
+}
+
+// logWrite is one log waiting for its batch.
+type logWrite struct {
+	args []any
+	id   int64
+	err  error
+	// done receives one signal: the log is written (id, err set), or, when lead is
+	// set, its caller is to write the next batch, this log in it.
+	done chan struct{}
+	lead bool
+}
+
+// insertLog records one log's column values through the queue.
+func (db *DB) insertLog(ctx context.Context, args []any) (int64, error) {
+	q := &db.logs
+	w := &logWrite{args: args, done: make(chan struct{}, 1)}
+	q.mu.Lock()
+	q.pending = append(q.pending, w)
+	if q.leading {
+		q.mu.Unlock()
+		<-w.done
+		if !w.lead {
+			return w.id, w.err
+		}
+	} else {
+		q.leading = true
+		q.mu.Unlock()
+	}
+	db.writeLogs(context.WithoutCancel(ctx))
+	return w.id, w.err
+}
+
+// writeLogs writes the waiting logs, then passes the lead on (or gives it up when no
+// log arrived meanwhile) and wakes the callers of the logs written.
+func (db *DB) writeLogs(ctx context.Context) {
+	q := &db.logs
+	q.mu.Lock()
+	batch := q.pending
+	q.pending = nil
+	q.mu.Unlock()
+
+	db.insertLogBatch(ctx, batch)
+
+	q.mu.Lock()
+	if len(q.pending) > 0 {
+		next := q.pending[0]
+		next.lead = true
+		next.done <- struct{}{}
+	} else {
+		q.leading = false
+	}
+	q.mu.Unlock()
+	for _, w := range batch {
+		w.done <- struct{}{}
+	}
+}
+
+// insertLogBatch inserts the logs, one alone as its own statement, several in one
+// transaction. A row the database refuses (a constraint) fails alone: SQLite undoes
+// only that statement and the transaction goes on; a failed commit fails them all.
+func (db *DB) insertLogBatch(ctx context.Context, batch []*logWrite) {
+	if len(batch) == 1 {
+		w := batch[0]
+		res, err := db.w.ExecContext(ctx, insertLogSQL, w.args...)
+		if err == nil {
+			w.id, err = res.LastInsertId()
+		}
+		w.err = err
+		return
+	}
+	fail := func(err error) {
+		for _, w := range batch {
+			if w.err == nil {
+				w.id, w.err = 0, err
+			}
+		}
+	}
+	tx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		fail(err)
+		return
+	}
+	defer tx.Rollback()
+	var stmt *sql.Stmt
+	if s := db.w.stmt(ctx, insertLogSQL); s != nil {
+		stmt = tx.StmtContext(ctx, s)
+	} else if stmt, err = tx.PrepareContext(ctx, insertLogSQL); err != nil {
+		fail(err)
+		return
+	}
+	defer stmt.Close()
+	for _, w := range batch {
+		res, err := stmt.ExecContext(ctx, w.args...)
+		if err == nil {
+			w.id, err = res.LastInsertId()
+		}
+		w.err = err
+	}
+	if err := tx.Commit(); err != nil {
+		fail(err)
+	}
+}

@@ -1,0 +1,108 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Logs written at once are committed together, and each caller still gets its own
+// row's id, or its own row's error: a row the database refuses (here a device that
+// does not exist) fails alone, leaving neither the row nor its statistics behind,
+// while the rows batched with it are kept.
+func TestCreateLogConcurrent(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "fieldkit.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	const n, bad = 60, 10
+	// Hold the writer so that every log queues behind the first: the next batch then
+	// holds the other n-1, refused rows among them.
+	release := make(chan struct{})
+	held := make(chan struct{})
+	go db.Write(ctx, func(tx *sql.Tx) error {
+		close(held)
+		<-release
+		return nil
+	})
+	<-held
+	ids := make([]int64, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v := Values{"command_name": "show clock", "device_name": fmt.Sprintf("dev%d", i), "username": "admin",
+				"success": i%2 == 0, "error_message": "", "output": fmt.Sprintf("out %d", i)}
+			if i%2 == 1 {
+				v["error_message"] = "Timed out after 5 s"
+			}
+			if i < bad {
+				v["device"] = int64(9999 + i)
+			}
+			ids[i], errs[i] = db.CreateLog(ctx, v)
+		}()
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	var queued int
+	for {
+		db.logs.mu.Lock()
+		queued = len(db.logs.pending)
+		db.logs.mu.Unlock()
+		if queued == n-1 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	close(release)
+	wg.Wait()
+	if queued != n-1 {
+		t.Fatalf("%d logs queued behind the first, want %d", queued, n-1)
+	}
+
+	seen := map[int64]bool{}
+	for i := range n {
+		if i < bad {
+			if errs[i] == nil || !strings.Contains(errs[i].Error(), "create log") || ids[i] != 0 {
+				t.Errorf("log %d with an unknown device: id %d, err %v", i, ids[i], errs[i])
+			}
+			continue
+		}
+		if errs[i] != nil || ids[i] == 0 || seen[ids[i]] {
+			t.Fatalf("log %d: id %d, err %v", i, ids[i], errs[i])
+		}
+		seen[ids[i]] = true
+		var dev, out string
+		if err := db.r.QueryRowContext(ctx, `SELECT device_name, output FROM command_logs WHERE id = ?`, ids[i]).
+			Scan(&dev, &out); err != nil {
+			t.Fatal(err)
+		}
+		if dev != fmt.Sprintf("dev%d", i) || out != fmt.Sprintf("out %d", i) {
+			t.Errorf("log %d is %q %q", i, dev, out)
+		}
+	}
+	var rows, total, ok, counted, failed int
+	q := `SELECT (SELECT count(*) FROM command_logs), total, successful,
+		(SELECT total FROM command_log_counts WHERE command_name = 'show clock'),
+		(SELECT total FROM command_log_errors WHERE error = 'Timed out after 5 s') FROM command_log_totals`
+	if err := db.r.QueryRowContext(ctx, q).Scan(&rows, &total, &ok, &counted, &failed); err != nil {
+		t.Fatal(err)
+	}
+	if want := n - bad; rows != want || total != want || counted != want || ok != want/2 || failed != want/2 {
+		t.Errorf("rows %d, totals %d/%d successful, per command %d, per error %d; want %d rows, half of them failed",
+			rows, total, ok, counted, failed, want)
+	}
+	// One log alone goes in as before.
+	if id, err := db.CreateLog(ctx, Values{"command_name": "show clock", "device_name": "solo", "username": "admin",
+		"success": true}); err != nil || seen[id] {
+		t.Errorf("a log alone: id %d, err %v", id, err)
+	}
+}
