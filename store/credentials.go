@@ -115,7 +115,7 @@ type CredentialInput struct {
 // token): sessions kept open for the set are kept per version.
 type Secret struct {
 	SetID, OwnerID, Version            int64
-	SetName                            string    // for the log of an execution
+	Name                               string    // the set's name, which failures name
 	LastUsed                           time.Time // zero: never
 	IsActive                           bool
 	PlatformIDs                        []int64
@@ -317,7 +317,7 @@ func (db *DB) CredentialByToken(ctx context.Context, kr *Keyring, token string) 
 	var pw, en, pk []byte
 	var lastUsed sql.NullString
 	err := db.r.QueryRowContext(ctx, `SELECT id, owner_id, name, is_active, version, username, enable_mode, password_enc, enable_secret_enc, private_key_enc,
-		last_used FROM credential_sets WHERE token_hash = ?`, HashKey(token)).Scan(&s.SetID, &s.OwnerID, &s.SetName, &s.IsActive, &s.Version, &s.Username, &s.EnableMode, &pw, &en, &pk, &lastUsed)
+		last_used FROM credential_sets WHERE token_hash = ?`, HashKey(token)).Scan(&s.SetID, &s.OwnerID, &s.Name, &s.IsActive, &s.Version, &s.Username, &s.EnableMode, &pw, &en, &pk, &lastUsed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Secret{}, fmt.Errorf("credential token: %w", ErrNotFound)
 	}
@@ -377,7 +377,7 @@ func (db *DB) CredentialByID(ctx context.Context, kr *Keyring, ownerID, id int64
 	var pw, en, pk []byte
 	var lastUsed sql.NullString
 	err := db.r.QueryRowContext(ctx, `SELECT id, owner_id, name, is_active, version, username, enable_mode, password_enc, enable_secret_enc, private_key_enc,
-		last_used FROM credential_sets WHERE id = ? AND owner_id = ?`, id, ownerID).Scan(&s.SetID, &s.OwnerID, &s.SetName, &s.IsActive, &s.Version, &s.Username, &s.EnableMode, &pw, &en, &pk, &lastUsed)
+		last_used FROM credential_sets WHERE id = ? AND owner_id = ?`, id, ownerID).Scan(&s.SetID, &s.OwnerID, &s.Name, &s.IsActive, &s.Version, &s.Username, &s.EnableMode, &pw, &en, &pk, &lastUsed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Secret{}, fmt.Errorf("credential set %d: %w", id, ErrNotFound)
 	}

@@ -52,6 +52,8 @@ var CommandLogs = declare(&Model{
 		{Name: "client_address", Column: "client_address", Kind: KindString, Access: ReadOnly, Filter: FilterLookups,
 			Export: Exported, Label: "Client address", Doc: "the address the request came from"},
 		{Name: "output", Column: "output", Kind: KindString, Access: ReadOnly, Export: ExportOnRequest},
+		{Name: "failure", Column: "failure", Kind: KindJSON, Access: ReadOnly, Null: true, Schema: "ExecutionFailure",
+			Doc: "why a failed execution failed, in parts; null on success or a syntax error"},
 		{Name: "command_name", Column: "command_name", Kind: KindString, Access: Internal, Search: true},
 		{Name: "device_name", Column: "device_name", Kind: KindString, Access: Internal, Search: true},
 		{Name: "credential_set_name", Column: "credential_set_name", Kind: KindString, Access: Internal},
