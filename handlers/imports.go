@@ -151,7 +151,7 @@ type ImportReport struct {
 	Updated   int               `json:"updated"`
 	Unchanged int               `json:"unchanged"`
 	Types     []ImportTypeCount `json:"types"`
-	Rows      []ImportRow       `json:"rows"`
+	Rows      []ImportRow       `json:"rows"` // [] when none, never null
 }
 
 // ImportTypeCount is one object type's share of an import.
@@ -208,7 +208,7 @@ func (a *API) Import(ctx context.Context, p store.Principal, in ImportInput) (*I
 	if err != nil {
 		return nil, &ImportError{Problems: []ImportProblem{{Type: in.Type, Message: err.Error()}}}
 	}
-	im := &importer{a: a, p: p, report: &ImportReport{DryRun: in.DryRun}, scopes: map[string]store.Scope{}}
+	im := &importer{a: a, p: p, report: &ImportReport{DryRun: in.DryRun, Rows: []ImportRow{}}, scopes: map[string]store.Scope{}}
 	ctx = web.ContextWithUser(ctx, p)
 	err = a.DB.Batch(ctx, func(ctx context.Context) error {
 		for _, set := range sets {
