@@ -27,22 +27,29 @@ func TestNoInputGives500(t *testing.T) {
 		`{"constraints": "{"}`, `{"object_types": [1]}`, `{"custom_fields": []}`, `{"timeout": 1e20}`,
 		`{"name": "` + strings.Repeat("é", 300) + `"}`, `{"a":` + strings.Repeat("[", 2000) + strings.Repeat("]", 2000) + `}`,
 		"\xff\xfe", `{"name": "x", "name": "y"}`, `{"tags": [{"slug": null}]}`, `{"primary_ip4": {"address": 1}}`}
-	seen := 0
+	// With -short (the race run) each route and id gets every fourth input, shifted per
+	// request so that every input still reaches every route over the ids.
+	step := 1
+	if testing.Short() {
+		step = 4
+	}
+	seen, n := 0, 0
 	routes := x.api.router.Routes()
 	for _, rt := range routes {
 		method, path := rt.Method, rt.Path
 		for _, id := range ids {
 			p := strings.ReplaceAll(path, ":id", url.PathEscape(id))
 			p = strings.ReplaceAll(p, ":file", "x")
+			n++
 			if method == http.MethodGet {
-				for _, q := range queries {
-					x.check500(t, method, p+"?"+q, "")
+				for i := n % step; i < len(queries); i += step {
+					x.check500(t, method, p+"?"+queries[i], "")
 					seen++
 				}
 				continue
 			}
-			for _, b := range bodies {
-				x.check500(t, method, p, b)
+			for i := n % step; i < len(bodies); i += step {
+				x.check500(t, method, p, bodies[i])
 				seen++
 			}
 		}
