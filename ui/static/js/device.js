@@ -4,7 +4,7 @@
 // checks everything and its refusals are shown where they apply.
 
 import { h, add, clear, link, badge, okBadge, loading, pageHead, dl, refText, fmtAgo, fmtSeconds, table, scrollBox, errorBox, spinner, copyButton, notice } from './dom.js';
-import { get, post, T, ApiError, getAll, describeFields } from './api.js';
+import { get, post, stream, T, ApiError, getAll, describeFields } from './api.js';
 import { route } from './router.js';
 import { can } from './session.js';
 import { RESOURCES, deleteButton } from './resources.js';
@@ -46,17 +46,22 @@ function wrapPreferred() {
  */
 export function outputBlock(text, truncated) {
   const pre = h('pre', { class: wrapPreferred() ? 'output wrap' : 'output', tabindex: '0', 'aria-label': 'Raw output' }, text || '(no output)');
+  return h('div', { class: 'output-wrap' },
+    h('div', { class: 'output-bar' }, h('span', { class: 'muted' }, 'Raw output', truncated ? ' (cut at the size limit)' : ''),
+      h('div', { class: 'actions' }, wrapToggle(), copyButton(() => text, 'Copy output'))),
+    pre);
+}
+
+/** wrapToggle switches every output on the page between wrapping and scrolling, and remembers it. */
+function wrapToggle() {
   const toggle = h('button', { type: 'button', class: 'btn small wrap-toggle', 'aria-pressed': String(wrapPreferred()) }, 'Wrap lines');
   toggle.addEventListener('click', () => {
-    const on = !pre.classList.contains('wrap');
+    const on = toggle.getAttribute('aria-pressed') !== 'true';
     try { localStorage.setItem(WRAP_KEY, on ? '1' : '0'); } catch { /* private mode: this page only */ }
     for (const p of document.querySelectorAll('pre.output')) p.classList.toggle('wrap', on);
     for (const b of document.querySelectorAll('.wrap-toggle')) b.setAttribute('aria-pressed', String(on));
   });
-  return h('div', { class: 'output-wrap' },
-    h('div', { class: 'output-bar' }, h('span', { class: 'muted' }, 'Raw output', truncated ? ' (cut at the size limit)' : ''),
-      h('div', { class: 'actions' }, toggle, copyButton(() => text, 'Copy output'))),
-    pre);
+  return toggle;
 }
 
 /** syntaxBanner shows a detected device syntax error with its guidance. */
@@ -72,7 +77,6 @@ async function devicePage(main, { id }) {
   clear(main, loading());
   const d = await get(`/api/dcim/devices/${id}/`);
   const r = RESOURCES.devices;
-  const cf = d.custom_fields || {};
   clear(main,
     pageHead(d.name,
       can(r.type, 'change') ? link(`/ui/devices/${id}/edit`, 'Edit', { class: 'btn' }) : null,
@@ -81,22 +85,34 @@ async function devicePage(main, { id }) {
   const runner = h('section', { class: 'card runner', 'aria-labelledby': 'runner-h' }, h('h2', { id: 'runner-h' }, 'Run a command'));
   const rate = h('section', { class: 'card', 'aria-labelledby': 'rate-h' }, h('h2', { id: 'rate-h' }, 'Rate limit'), loading());
   const hist = h('section', { class: 'card', 'aria-labelledby': 'hist-h' }, h('h2', { id: 'hist-h' }, 'Recent history'), loading());
-  const facts = h('section', { class: 'card' }, dl([
+  const facts = h('section', { class: 'card facts', 'aria-label': 'Device facts' }, deviceFacts(d));
+  main.append(h('div', { class: 'device-grid' },
+    h('div', { class: 'col-main' }, runner),
+    h('div', { class: 'col-side' }, facts, rate, hist)));
+  // After a run the facts may have changed (the host key seen at the first login).
+  const refreshFacts = () => get(`/api/dcim/devices/${id}/`).then((nd) => clear(facts, deviceFacts(nd)), () => {});
+  const refresh = (ran) => {
+    loadRate(rate, id);
+    loadHistory(hist, id);
+    if (ran) refreshFacts();
+  };
+  refresh(false);
+  await buildRunner(runner, d, refresh);
+}
+
+/** deviceFacts is the facts panel of a device page. */
+function deviceFacts(d) {
+  const cf = d.custom_fields || {};
+  return dl([
     ['Status', d.status ? badge(d.status.label, d.status.value === 'active' ? 'ok' : '') : '—'],
     ['Site', d.site ? link(`/ui/sites/${d.site.id}`, d.site.name) : '—'],
     ['Platform', d.platform ? link(`/ui/platforms/${d.platform.id}`, d.platform.name) : '—'],
     ['Primary IP', d.primary_ip ? d.primary_ip.address : '—'],
     ['SSH port', cf.ssh_port || 22],
     ['Description', d.description],
-    ['Host key', d.host_key_fingerprint || 'not seen yet'],
-    ['Interfaces', link(`/ui/interfaces/?device_id=${id}`, 'list')],
-  ]));
-  main.append(h('div', { class: 'device-grid' },
-    h('div', { class: 'col-main' }, runner),
-    h('div', { class: 'col-side' }, facts, rate, hist)));
-  const refresh = () => { loadRate(rate, id); loadHistory(hist, id); };
-  refresh();
-  await buildRunner(runner, d, refresh);
+    ['Host key', d.host_key_fingerprint ? h('code', { class: 'fingerprint' }, d.host_key_fingerprint) : 'not seen yet'],
+    ['Interfaces', link(`/ui/interfaces/?device_id=${d.id}`, 'list')],
+  ]);
 }
 
 async function loadRate(box, id) {
@@ -228,27 +244,60 @@ async function buildRunner(box, d, refresh) {
 
   async function run(body) {
     const state = form.querySelector('.run-state');
+    const cancelBtn = h('button', { type: 'button', class: 'btn danger cancel-btn' }, 'Cancel');
+    const live = liveOutput();
+    let started = null, runId = null;
     runBtn.disabled = true;
     cmdSel.disabled = true;
-    const t0 = performance.now();
     clear(runBtn, spinner(), ' Running…');
-    const tick = () => { state.textContent = `running on ${d.name}… ${Math.floor((performance.now() - t0) / 1000)} s`; };
+    const seconds = () => ((performance.now() - started) / 1000);
+    const tick = () => {
+      state.textContent = started == null ? `connecting to ${d.name}…`
+        : `running on ${d.name}… ${Math.floor(seconds())} s · ${live.lines()} line${live.lines() === 1 ? '' : 's'} so far`;
+    };
     tick();
     const timer = setInterval(tick, 250);
     form.setAttribute('aria-busy', 'true');
+    cancelBtn.addEventListener('click', async () => {
+      cancelBtn.disabled = true;
+      cancelBtn.textContent = 'Cancelling…';
+      try { await post(`/ui/api/runs/${runId}/cancel/`); } catch (err) {
+        cancelBtn.replaceWith(errorBox(err, 'Not cancelled'));
+      }
+    });
     try {
-      const res = await post(`${T}/commands/${current.id}/execute/`, body);
+      const res = await stream(`/ui/api/commands/${current.id}/run/`, body, {
+        started: (ev) => {
+          started = performance.now();
+          runId = ev.run_id;
+          runBtn.after(ev.cancellable ? cancelBtn
+            : h('span', { class: 'help no-cancel' }, 'A config command runs to its end: stopping it halfway could leave the device half-configured.'));
+          clear(result, live.el);
+        },
+        output: (ev) => live.append(ev.text),
+        skipped: (ev) => live.append(`\n[… ${ev.bytes} bytes not shown while running: the browser fell behind; the full output follows]\n`),
+      });
       showResult(result, res);
-      refresh();
+      state.textContent = `finished in ${seconds().toFixed(1)} s`;
+      refresh(true);
     } catch (err) {
-      showRunError(err);
+      if (started == null) {
+        // Refused before it started: there is no duration to show.
+        state.textContent = '';
+        showRunError(err);
+      } else {
+        state.textContent = `no result after ${seconds().toFixed(1)} s`;
+        result.append(errorBox(err, 'No result'));
+        refresh(true);
+      }
     } finally {
       clearInterval(timer);
       form.removeAttribute('aria-busy');
-      state.textContent = `finished in ${((performance.now() - t0) / 1000).toFixed(1)} s`;
       runBtn.disabled = false;
       cmdSel.disabled = false;
       runBtn.textContent = 'Run';
+      cancelBtn.remove();
+      form.querySelector('.no-cancel')?.remove();
     }
   }
 
@@ -300,15 +349,55 @@ function varInput(v, info, varErrs) {
   return h('div', { class: 'field' }, label, ctl, v.help_text ? h('div', { class: 'help' }, v.help_text) : null, err);
 }
 
+/**
+ * liveOutput is the output of a run while it runs: text appended as it arrives, kept
+ * scrolled to the end unless the reader scrolled up to look at something.
+ */
+function liveOutput() {
+  const pre = h('pre', { class: wrapPreferred() ? 'output live wrap' : 'output live', tabindex: '0', 'aria-label': 'Output so far' });
+  const text = document.createTextNode('');
+  pre.append(text);
+  let n = 0;
+  const el = h('div', { class: 'output-wrap' },
+    h('div', { class: 'output-bar' }, h('span', { class: 'muted' }, spinner(), ' Output as it arrives'), wrapToggle()), pre);
+  return {
+    el,
+    lines: () => n,
+    append(t) {
+      const follow = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 24;
+      text.appendData(t);
+      n += (t.match(/\n/g) || []).length;
+      if (follow) pre.scrollTop = pre.scrollHeight;
+    },
+  };
+}
+
+/** failureBox is a failed execution's message, its parts one click away. */
+export function failureBox(message, f) {
+  const parts = f ? dl([
+    ['Phase', f.phase], ['Reason', (f.reason || '').replace(/_/g, ' ')],
+    ['Address', f.port ? `${f.address} port ${f.port}` : f.address],
+    f.username ? ['Login user', f.username] : null,
+    f.credential_set ? ['Credential set', f.credential_set] : null,
+    f.timeout_seconds != null ? ['Time allowed', `${f.timeout_seconds} s`] : null,
+    f.cancelled_by ? ['Cancelled by', f.cancelled_by] : null,
+    f.exit_status != null ? ['Exit status', String(f.exit_status)] : null,
+    f.detail ? ['Detail', h('code', { class: 'wrap' }, f.detail)] : null,
+  ]) : null;
+  return h('div', { class: 'msg error failure', role: 'alert' }, h('p', { class: 'failure-text' }, message),
+    parts ? h('details', {}, h('summary', {}, 'Details'), parts) : null);
+}
+
 function showResult(box, res) {
   clear(box,
     h('div', { class: `result-head ${res.success ? 'ok' : 'bad'}` },
       okBadge(res.success), ' ', h('strong', {}, res.command.name), ` on ${res.device.name} · ${fmtSeconds(res.execution_time)} · `,
       res.command_log_id ? link(`/ui/logs/${res.command_log_id}`, `log #${res.command_log_id}`) : null),
     syntaxBanner(res.syntax_error),
-    !res.success && res.error_message && !(res.syntax_error && res.syntax_error.detected) ? h('div', { class: 'msg error', role: 'alert' }, res.error_message) : null,
+    !res.success && res.error_message && !(res.syntax_error && res.syntax_error.detected) ? failureBox(res.error_message, res.failure) : null,
     res.parsed_output && res.parsed_output.success ? h('section', {}, h('h3', {}, 'Parsed'), parsedTable(res.parsed_output)) : null,
-    outputBlock(res.output, res.output_truncated),
+    // A run that failed before the command has no output to show.
+    res.output || res.success ? outputBlock(res.output, res.output_truncated) : null,
     res.parsed_output && !res.parsed_output.success && res.success ? parsedTable(res.parsed_output) : null);
 }
 

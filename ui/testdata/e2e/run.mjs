@@ -7,6 +7,7 @@ import { ctx, SHOTS, t0, state, step, check, shot, pageErrors } from './lib.mjs'
 import { workflow } from './workflow.mjs';
 import { firstRun } from './firstrun.mjs';
 import { finding } from './finding.mjs';
+import { liveRuns } from './runs.mjs';
 import { layoutSweep } from './layout.mjs';
 import { inventory } from './inventory.mjs';
 
@@ -15,6 +16,7 @@ async function scenarios() {
   await inventory();
   await firstRun();
   await finding();
+  await liveRuns();
   await layoutSweep();
   check(pageErrors.length === 0, `page errors: ${pageErrors.join('; ')}`);
 }

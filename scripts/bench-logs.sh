@@ -1,0 +1,87 @@
+#!/bin/sh
+# Log views over real HTTP on the benchmark data set, warm and cold.
+#
+#   scripts/bench-logs.sh [LOGS]      (LOGS: 1000000 by default, or 5000000)
+#
+# The data set is the one the Go benchmarks generate and cache in $TMPDIR
+# (go test ./handlers -run '^$' -bench Statistics -benchtime 1x, with
+# FIELDKIT_BENCH_LOGS=LOGS). The script builds fieldkit, serves a hard link of that
+# database from a temporary data directory, and measures with wrk (apt install wrk):
+# request rates of log pages, then a cold start: the server stopped, the database
+# evicted from the OS page cache (vmtouch -e, apt install vmtouch; else
+# /proc/sys/vm/drop_caches as root), started again, and the time from the start of the
+# process to the first statistics and first log page of a constrained viewer answered.
+set -eu
+logs=${1:-1000000}
+case $logs in
+*000000) name=$((logs / 1000000))m ;;
+*) name=$logs ;;
+esac
+db=${TMPDIR:-/tmp}/fieldkit-bench-$name.db
+[ -f "$db" ] || { echo "no $db: run the Go benchmarks with FIELDKIT_BENCH_LOGS=$logs first" >&2; exit 1; }
+command -v wrk >/dev/null || { echo "wrk is not installed" >&2; exit 1; }
+admin=0000000000000000000000000000000000b3nc4a
+viewer=0000000000000000000000000000000000b3nc4b
+work=$(mktemp -d)
+pid=
+cleanup() {
+	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+cd "$(dirname "$0")/.."
+CGO_ENABLED=0 go build -o "$work/fieldkit" .
+mkdir "$work/data"
+ln "$db" "$work/data/fieldkit.db"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+base=http://127.0.0.1:$port
+api=$base/api/plugins/toolkit/command-logs/
+
+start() {
+	"$work/fieldkit" serve --data "$work/data" --listen "127.0.0.1:$port" >"$work/serve.log" 2>&1 &
+	pid=$!
+}
+stop() {
+	kill "$pid" && wait "$pid" 2>/dev/null || true
+	pid=
+}
+wait_ready() {
+	until curl -sf -o /dev/null "$base/api/status/"; do sleep 0.01; done
+}
+
+start
+wait_ready
+echo "== $logs logs: request rates (wrk -t2 -c16 -d10s, after a 2 s warm-up)"
+# The ceiling on this machine at this moment: the server's cheapest endpoint.
+wrk -t2 -c16 -d2s "$base/api/status/" >/dev/null
+echo "ceiling /api/status/: $(wrk -t2 -c16 -d10s "$base/api/status/" | awk '/Requests\/sec/ {print $2}') req/s"
+for path in "?limit=50" "?limit=50&exclude=output" "?limit=50&device_id=7" "?limit=50&device_id=7&exclude=output" \
+	"?limit=50&cursor="; do
+	for key in $admin $viewer; do
+		who=superuser
+		[ $key = $viewer ] && who=constrained
+		wrk -t2 -c16 -d2s -H "Authorization: Token $key" "$api$path" >/dev/null
+		rate=$(wrk -t2 -c16 -d10s -H "Authorization: Token $key" "$api$path" | awk '/Requests\/sec/ {print $2}')
+		echo "$who $path: $rate req/s"
+	done
+done
+stop
+
+echo "== $logs logs: cold start (5 runs)"
+for run in 1 2 3 4 5; do
+	if command -v vmtouch >/dev/null; then
+		vmtouch -eq "$work/data/fieldkit.db"
+	else
+		sync && echo 1 >/proc/sys/vm/drop_caches
+	fi
+	t0=$(date +%s.%N)
+	start
+	wait_ready
+	t1=$(date +%s.%N)
+	curl -sf -o /dev/null -H "Authorization: Token $viewer" "${api}statistics/"
+	t2=$(date +%s.%N)
+	curl -sf -o /dev/null -H "Authorization: Token $viewer" "$api?limit=50"
+	t3=$(date +%s.%N)
+	echo "$t0 $t1 $t2 $t3" | awk '{printf "run '"$run"': ready %.3f s, first statistics %.3f s, first log page %.3f s, all %.3f s\n", $2-$1, $3-$2, $4-$3, $4-$1}'
+	stop
+done
