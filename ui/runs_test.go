@@ -169,6 +169,8 @@ func TestRunStreamsTheOutput(t *testing.T) {
 	if len(outputs) < 3 || res.at.Sub(outputs[0].at) < 300*time.Millisecond {
 		t.Fatalf("%d output events before the result: not streamed", len(outputs))
 	}
+	t.Logf("%d output events; the first %v after started, the result %v after it", len(outputs),
+		outputs[0].at.Sub(started.at).Round(time.Millisecond), res.at.Sub(started.at).Round(time.Millisecond))
 	body := res.data
 	if body["success"] != true || strings.TrimSpace(text.String()) != strings.TrimSpace(body["output"].(string)) {
 		t.Fatalf("result %v\nstreamed %q", body, text.String())
@@ -264,7 +266,9 @@ func TestRunCancel(t *testing.T) {
 	r.b.must(202, "POST", "/ui/api/runs/"+id+"/cancel/", map[string]any{})
 	evs := s.until("result")
 	body := evs[len(evs)-1].data
-	if took := time.Since(start); took > 5*time.Second {
+	took := time.Since(start)
+	t.Logf("the result came %v after the cancel", took.Round(time.Millisecond))
+	if took > 5*time.Second {
 		t.Errorf("the cancel took %v", took)
 	}
 	msg, _ := body["error_message"].(string)

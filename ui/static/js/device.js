@@ -190,6 +190,9 @@ async function buildRunner(box, d, refresh) {
   const setSel = h('select', { id: 'run-set', name: 'set', required: true, 'aria-describedby': 'run-set-err' },
     sets.length ? null : h('option', { value: '' }, 'No active credential set for this platform'),
     sets.map((s) => h('option', { value: s.id }, `${s.name} (${s.username})`)));
+  const preferred = preferredSet(sets, d);
+  if (preferred) setSel.value = String(preferred.id);
+  setSel.addEventListener('change', () => rememberSet(d.id, setSel.value));
   const setErr = h('div', { class: 'field-error', id: 'run-set-err' });
   const timeout = h('input', { id: 'run-timeout', name: 'timeout', type: 'number', min: 5, max: 300, value: 30, 'aria-describedby': 'run-timeout-err' });
   const timeoutErr = h('div', { class: 'field-error', id: 'run-timeout-err' });
@@ -206,7 +209,7 @@ async function buildRunner(box, d, refresh) {
       h('div', { class: 'field' }, h('label', { for: 'run-set' }, 'Credential set'), setSel, setErr,
         sets.length ? null : h('div', { class: 'help' }, link('/ui/credentials/new', 'Create a credential set →'))),
       h('div', { class: 'field narrow' }, h('label', { for: 'run-timeout' }, 'Timeout (s)'), timeout, timeoutErr)),
-    h('div', { class: 'actions' }, runBtn, h('span', { class: 'run-state', 'aria-live': 'polite' })));
+    h('div', { class: 'actions run-actions' }, runBtn, h('span', { class: 'run-state', 'aria-live': 'polite' })));
   box.append(form, result);
 
   cmdSel.addEventListener('change', async () => {
@@ -237,10 +240,47 @@ async function buildRunner(box, d, refresh) {
       const el = form.elements[`var_${v.name}`];
       if (el && el.value !== '') variables[v.name] = el.value;
     }
+    rememberSet(d.id, setId);
     // A logged-in user names one of their own sets; the server checks it is theirs,
     // active and valid for the platform, exactly as it checks a token.
-    await run({ device_id: d.id, credential_set_id: setId, variables, timeout: Number(timeout.value) || 30 });
+    const body = { device_id: d.id, credential_set_id: setId, variables, timeout: Number(timeout.value) || 30 };
+    if (current.command_type !== 'config') {
+      await run(body);
+      return;
+    }
+    // A change asks first, showing the lines exactly as the server renders them.
+    let rendered;
+    try {
+      rendered = await post(`${T}/commands/${current.id}/validate-variables/`, { device_id: d.id, variables });
+    } catch (err) {
+      showRunError(err);
+      return;
+    }
+    confirmChange(rendered.command, () => run(body));
   });
+
+  // Any edit of the form withdraws a question asked about its earlier values.
+  const withdraw = () => form.querySelector('.confirm-change')?.remove();
+  form.addEventListener('input', withdraw);
+  form.addEventListener('change', withdraw);
+
+  /** confirmChange shows the lines a config command will send and runs it on Send. */
+  function confirmChange(text, send) {
+    withdraw();
+    const lines = text.split('\n').filter((l) => l.trim() !== '');
+    const sendBtn = h('button', { type: 'button', class: 'btn primary send-btn' }, 'Send to device');
+    const backBtn = h('button', { type: 'button', class: 'btn back-btn' }, 'Go back');
+    const box = h('div', { class: 'confirm-change msg warn', role: 'alertdialog', 'aria-labelledby': 'confirm-h', 'aria-describedby': 'confirm-p' },
+      h('h3', { id: 'confirm-h' }, `Change the configuration of ${d.name}?`),
+      h('p', { id: 'confirm-p' }, `${lines.length === 1 ? 'This line goes' : `These ${lines.length} lines go`} to the device in configuration mode, exactly as shown:`),
+      h('pre', { class: 'output wrap confirm-lines', tabindex: '0', 'aria-label': 'Lines to send' }, lines.join('\n')),
+      h('div', { class: 'actions' }, sendBtn, backBtn));
+    sendBtn.addEventListener('click', () => { box.remove(); send(); });
+    backBtn.addEventListener('click', () => { box.remove(); runBtn.focus(); });
+    box.addEventListener('keydown', (e) => { if (e.key === 'Escape') backBtn.click(); });
+    form.querySelector('.run-actions').before(box);
+    sendBtn.focus();
+  }
 
   async function run(body) {
     const state = form.querySelector('.run-state');
@@ -278,7 +318,11 @@ async function buildRunner(box, d, refresh) {
         skipped: (ev) => live.append(`\n[… ${ev.bytes} bytes not shown while running: the browser fell behind; the full output follows]\n`),
       });
       showResult(result, res);
-      state.textContent = `finished in ${seconds().toFixed(1)} s`;
+      const f = res.failure;
+      // A run that failed before its command reached the device did not "finish".
+      state.textContent = f && ['connect', 'login', 'enable'].includes(f.phase)
+        ? `not run: the ${f.phase} step failed after ${seconds().toFixed(1)} s`
+        : `finished in ${seconds().toFixed(1)} s`;
       refresh(true);
     } catch (err) {
       if (started == null) {
@@ -347,6 +391,25 @@ function varInput(v, info, varErrs) {
     ctl = h('input', { id, name: `var_${v.name}`, value: v.default_value || '', required: v.required, maxlength: 500, autocomplete: 'off', 'aria-describedby': `${id}-err` });
   }
   return h('div', { class: 'field' }, label, ctl, v.help_text ? h('div', { class: 'help' }, v.help_text) : null, err);
+}
+
+const SET_KEY = 'fieldkit.runSet.';
+
+/**
+ * preferredSet is the credential set the runner starts with on device d: the one last
+ * chosen on this device, else the first set made for the device's platform, else the
+ * first set offered.
+ */
+function preferredSet(sets, d) {
+  let last = null;
+  try { last = localStorage.getItem(SET_KEY + d.id); } catch { /* private mode */ }
+  return sets.find((s) => String(s.id) === last)
+    || sets.find((s) => s.platforms.some((p) => p.id === d.platform.id))
+    || sets[0];
+}
+
+function rememberSet(deviceId, setId) {
+  try { localStorage.setItem(SET_KEY + deviceId, String(setId)); } catch { /* private mode: not remembered */ }
 }
 
 /**

@@ -8,6 +8,7 @@ import { workflow } from './workflow.mjs';
 import { firstRun } from './firstrun.mjs';
 import { finding } from './finding.mjs';
 import { liveRuns } from './runs.mjs';
+import { confirmAndSets } from './confirm.mjs';
 import { layoutSweep } from './layout.mjs';
 import { inventory } from './inventory.mjs';
 
@@ -17,6 +18,7 @@ async function scenarios() {
   await firstRun();
   await finding();
   await liveRuns();
+  await confirmAndSets();
   await layoutSweep();
   check(pageErrors.length === 0, `page errors: ${pageErrors.join('; ')}`);
 }

@@ -73,6 +73,8 @@ export async function liveRuns() {
   check(/^The device at 127\.0\.0\.1 port \d+ refused the login as fieldkit \(credential set “typo in password”\)\. Check the username, password or key in the credential set\.$/.test(text),
     `failed login: ${text}`);
   check(!/exec:|dial tcp|ssh:/.test(text), 'no internal prefix');
+  const runState = await page.locator('.run-state').textContent();
+  check(/^not run: the login step failed after \d+\.\d s$/.test(runState), `a run that never started does not say it finished: ${runState}`);
   await failure.locator('summary').click();
   const details = await failure.locator('dl').textContent();
   check(details.includes('login') && details.includes('typo in password') && details.includes(DEVICE_USER), `details: ${details}`);
