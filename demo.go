@@ -360,6 +360,7 @@ func (s *seeder) commands(p map[string]int64) []int64 {
 		{"Interfaces (Junos)", "show interfaces terse", "show", "interfaces and addresses", []int64{p["juniper_junos"]}, nil},
 		{"Set interface description", "interface <interface>\n description <description>", "config", "label a port", sw,
 			[]store.Values{iface, {"name": "description", "display_name": "Description"}}},
+		{"Tech support", "show tech-support", "show", "everything the device says about itself; slow, as on a real device: watch it stream", sw, nil},
 	}
 	var ids []int64
 	for _, d := range defs {

@@ -125,9 +125,18 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 			return observe.PoolStats{Open: st.Open, Idle: st.Idle, Logins: st.Logins, Reuses: st.Reuses, Replaced: st.Replaced}
 		})
 	}
+	// The web UI's streamed runs go through the API's own execute path; the API is built
+	// after the web UI, whose routes it serves.
+	var api *handlers.API
 	web := ui.New(ui.Options{DB: db, Keyring: keyring, Limiter: limiter, Logger: logger, SessionHours: cfg.UI.SessionHours,
-		TimeZone: cfg.Server.TimeZone, Sessions: pool})
-	api := handlers.New(handlers.Options{DB: db, Logger: logger, Version: version, Location: loc,
+		TimeZone: cfg.Server.TimeZone, Sessions: pool, Execute: func(r *http.Request) (ui.Execution, error) {
+			x, err := api.StartExecution(r)
+			if err != nil {
+				return nil, err
+			}
+			return x, nil
+		}})
+	api = handlers.New(handlers.Options{DB: db, Logger: logger, Version: version, Location: loc,
 		Session: web.Session, Login: web.CheckLogin, UI: web.Routes, Metrics: metricsHandler, Observer: metrics,
 		Health: health(db, dbFile, sched), NetBox: syncer,
 		Exec: handlers.ExecOptions{Keyring: keyring, Limiter: limiter, TextFSM: templates,

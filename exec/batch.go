@@ -68,15 +68,15 @@ func (p *Pool) Run(ctx context.Context, j Job) []Result {
 	start := time.Now()
 	first, cancelFirst := withBound(ctx, j.bound(j.Steps[0]))
 	defer cancelFirst()
-	open, label := first, timeoutLabel(first, j.bound(j.Steps[0]))
+	open, obound := first, timeLeft(first, j.bound(j.Steps[0]))
 	if j.Target.ConnectTimeout > 0 {
-		open, label = ctx, timeoutLabel(ctx, j.Target.ConnectTimeout)
+		open, obound = ctx, timeLeft(ctx, j.Target.ConnectTimeout)
 	}
 	l, err := p.acquire(first, open, &j)
 	if err != nil {
-		msg := openFailure(open, err, label)
+		f := openFailure(open, j.Target, j.Creds, err, obound)
 		for i := range j.Steps {
-			r := Result{ErrorMessage: msg}
+			r := Result{ErrorMessage: f.Error(), Failure: f}
 			if i == 0 {
 				r.Duration = time.Since(start)
 			}
@@ -93,7 +93,7 @@ func (p *Pool) Run(ctx context.Context, j Job) []Result {
 			sctx, cancel = withBound(ctx, j.bound(st))
 		}
 		stepStart := time.Now()
-		r := p.runStep(sctx, open, l, &j, st.Command, timeoutLabel(sctx, j.bound(st)))
+		r := p.runStep(sctx, open, l, &j, st.Command, timeLeft(sctx, j.bound(st)))
 		if i == 0 {
 			r.Duration = time.Since(start)
 		} else {
@@ -107,21 +107,22 @@ func (p *Pool) Run(ctx context.Context, j Job) []Result {
 
 // runStep runs one command; when a kept session turns out dead in a way that allows it
 // (Session.attempt), the command runs again once on a fresh login.
-func (p *Pool) runStep(ctx, open context.Context, l *lease, j *Job, cmd Command, label string) Result {
-	r, retry := l.s.attempt(ctx, cmd, label, l.reused)
+func (p *Pool) runStep(ctx, open context.Context, l *lease, j *Job, cmd Command, bound time.Duration) Result {
+	r, retry := l.s.attempt(ctx, cmd, bound, l.reused)
 	l.reused = false
 	if !retry {
 		return r
 	}
 	l.s.log.Info("exec: kept session found dead, logging in again", "command_type", cmd.Type)
-	octx, olabel := ctx, label
+	octx, obound := ctx, bound
 	if j.Target.ConnectTimeout > 0 {
-		octx, olabel = open, timeoutLabel(open, j.Target.ConnectTimeout)
+		octx, obound = open, timeLeft(open, j.Target.ConnectTimeout)
 	}
 	if err := p.renew(octx, l, j); err != nil {
-		return Result{ErrorMessage: openFailure(octx, err, olabel)}
+		f := openFailure(octx, j.Target, j.Creds, err, obound)
+		return Result{ErrorMessage: f.Error(), Failure: f}
 	}
-	return l.s.runLabelled(ctx, cmd, label)
+	return l.s.runBounded(ctx, cmd, bound)
 }
 
 // Execute runs commands over one session opened for them and closed after: Run

@@ -89,6 +89,20 @@ type capture struct {
 	kept      []byte
 	tail      []byte
 	truncated bool
+	streamed  int // how much of kept has gone to the stream
+}
+
+// fresh returns the complete lines of kept not yet streamed, and marks them streamed.
+// Only whole lines go: the last one may still be a pager prompt to drop, or a line
+// the device is still writing over.
+func (c *capture) fresh() []byte {
+	end := bytes.LastIndexByte(c.kept, '\n') + 1
+	if end <= c.streamed {
+		return nil
+	}
+	out := c.kept[c.streamed:end]
+	c.streamed = end
+	return out
 }
 
 const tailKeep = 4096
@@ -122,7 +136,8 @@ type readOpts struct {
 	password    bool // a password or enable user name prompt also ends the read
 	needNewline bool // a prompt counts only after a complete (echo) line
 	limit       int
-	silentAfter time.Duration // > 0: errSilent when no byte at all arrives within it
+	stream      func(text string) // receives whole lines as they are read
+	silentAfter time.Duration     // > 0: errSilent when no byte at all arrives within it
 }
 
 // readResult is what one read gathered.
@@ -157,6 +172,11 @@ func (s *Session) readUntil(ctx context.Context, o readOpts) (readResult, error)
 			quiet, silent = nil, nil
 			c.add(data)
 			r, done, foreign := s.examine(c, o)
+			if o.stream != nil {
+				if text := c.fresh(); len(text) > 0 {
+					o.stream(normalize(string(text)))
+				}
+			}
 			if done {
 				return r, nil
 			}

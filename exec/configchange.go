@@ -15,8 +15,8 @@ const abortBound = 10 * time.Second
 type configRun struct {
 	s          *Session
 	ctx        context.Context
-	label      string
-	transcript []byte // everything the device sent, normalized once at the end
+	bound      time.Duration // the time the command had, for a timeout's message
+	transcript []byte        // everything the device sent, normalized once at the end
 	truncated  bool
 }
 
@@ -25,18 +25,18 @@ type configRun struct {
 // the change is then aborted (IOS-XR, Junos, PAN-OS) or config mode is just
 // left (IOS, NX-OS, EOS apply each line at once). Platforms without a config
 // mode (RouterOS, EXOS) run the lines at their prompt.
-func (s *Session) runConfig(ctx context.Context, lines []string, label string) Result {
-	c := &configRun{s: s, ctx: ctx, label: label}
+func (s *Session) runConfig(ctx context.Context, lines []string, bound time.Duration) Result {
+	c := &configRun{s: s, ctx: ctx, bound: bound}
 	if s.d.configEnter != "" {
 		out, err := c.step(s.d.configEnter)
 		if err != nil {
-			return c.result(SyntaxError{}, s.readError(err, label))
+			return c.result(SyntaxError{}, s.readError(ctx, err, bound))
 		}
 		if se := s.d.detectSyntax(out); se.Detected {
-			return c.result(se, "")
+			return c.result(se, nil)
 		}
 		if s.d.configMark != nil && !s.d.isConfig(s.prompt) {
-			return c.result(SyntaxError{}, "Could not enter configuration mode")
+			return c.result(SyntaxError{}, s.failText(PhaseCommand, ReasonFailed, "Could not enter configuration mode", "the device did not enter configuration mode"))
 		}
 	}
 	s.inConfig = s.d.isConfig(s.prompt)
@@ -53,30 +53,30 @@ func (s *Session) runConfig(ctx context.Context, lines []string, label string) R
 		}
 	}
 	if err := c.leave(s.d.configExit); err != nil {
-		return c.result(SyntaxError{}, s.readError(err, label))
+		return c.result(SyntaxError{}, s.readError(ctx, err, bound))
 	}
-	return c.result(SyntaxError{}, "")
+	return c.result(SyntaxError{}, nil)
 }
 
 // checked sends one line and reports a refusal (a syntax error) or a lost
-// session (a message); ok is true when neither happened.
-func (c *configRun) checked(line string) (se SyntaxError, msg string, ok bool) {
+// session (a failure); ok is true when neither happened.
+func (c *configRun) checked(line string) (se SyntaxError, f *Failure, ok bool) {
 	out, err := c.step(line)
 	if err != nil {
-		return SyntaxError{}, c.s.readError(err, c.label), false
+		return SyntaxError{}, c.s.readError(c.ctx, err, c.bound), false
 	}
 	if se := c.s.d.detectSyntax(out); se.Detected {
 		se.Input = line
-		return se, "", false
+		return se, nil, false
 	}
-	return SyntaxError{}, "", true
+	return SyntaxError{}, nil, true
 }
 
 // failed ends a change after a refused line (discarding it) or a lost
 // session.
-func (c *configRun) failed(se SyntaxError, msg string) Result {
-	if msg != "" {
-		return c.result(SyntaxError{}, msg)
+func (c *configRun) failed(se SyntaxError, f *Failure) Result {
+	if f != nil {
+		return c.result(SyntaxError{}, f)
 	}
 	return c.abort(se)
 }
@@ -112,14 +112,14 @@ func (c *configRun) abort(se SyntaxError) Result {
 	defer cancel()
 	c.ctx = ctx
 	if err := c.leave(c.s.d.configAbort); err != nil {
-		c.s.readError(err, c.label)
+		c.s.readError(ctx, err, c.bound)
 	}
-	return c.result(se, "")
+	return c.result(se, nil)
 }
 
-func (c *configRun) result(se SyntaxError, errMsg string) Result {
+func (c *configRun) result(se SyntaxError, f *Failure) Result {
 	// Where no command enters config mode, the first line's echo stays:
 	// it is part of the change.
 	out := c.s.d.cleanOutput(normalize(string(c.transcript)), c.s.d.configEnter, c.s.prompt)
-	return c.s.result([]string{out}, c.truncated, se, errMsg)
+	return c.s.result([]string{out}, c.truncated, se, f)
 }

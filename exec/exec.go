@@ -134,6 +134,14 @@ type Options struct {
 type Command struct {
 	Type string // "show" or "config"
 	Text string
+	// Output, when set, is called with the command's output as it arrives, whole lines
+	// at a time (it must not block, and may be called from the SSH library's
+	// goroutines, one call at a time). It is the device's text with terminal escapes,
+	// carriage returns and pager prompts applied and the echo of each line sent left
+	// out; the Result's Output is the final word: cleaned once more as a whole (the
+	// closing prompt removed, a config change's full transcript, capped at
+	// MaxOutputBytes). A line the device has not ended yet arrives when it ends.
+	Output func(text string)
 }
 
 // Command types.
@@ -163,11 +171,14 @@ const (
 	ConfigRejected    = "config_rejected"
 )
 
-// Result is the outcome of one command.
+// Result is the outcome of one command. ErrorMessage is the technical message (for
+// logs and tests); a failure other than a syntax error also has its Failure, whose
+// Message is the words for a person.
 type Result struct {
 	Output       string
 	Success      bool
 	ErrorMessage string
+	Failure      *Failure
 	Syntax       SyntaxError
 	Truncated    bool
 	Duration     time.Duration

@@ -22,7 +22,7 @@ type execOut struct {
 
 // runExec runs a show command as one exec channel and a config command as
 // one channel per line, stopping at the first nonzero exit status.
-func (s *Session) runExec(ctx context.Context, typ string, lines []string, label string) Result {
+func (s *Session) runExec(ctx context.Context, typ string, lines []string, bound time.Duration) Result {
 	if typ != TypeConfig {
 		lines = []string{strings.Join(lines, "\n")}
 	}
@@ -33,17 +33,19 @@ func (s *Session) runExec(ctx context.Context, typ string, lines []string, label
 		parts = append(parts, strings.TrimRight(o.output, "\n"))
 		truncated = truncated || o.truncated
 		if err != nil {
-			return s.result(parts, truncated, SyntaxError{}, s.readError(err, label))
+			return s.result(parts, truncated, SyntaxError{}, s.readError(ctx, err, bound))
 		}
 		if o.status != 0 {
 			msg := fmt.Sprintf("exit status %d", o.status)
 			if o.stderr != "" {
 				msg += ": " + o.stderr
 			}
-			return s.result(parts, truncated, SyntaxError{}, msg)
+			f := s.fail(PhaseCommand, ReasonExitStatus, errors.New(msg), o.stderr)
+			f.Status = o.status
+			return s.result(parts, truncated, SyntaxError{}, f)
 		}
 	}
-	return s.result(parts, truncated, SyntaxError{}, "")
+	return s.result(parts, truncated, SyntaxError{}, nil)
 }
 
 // execOne runs one command; standard output and error are kept interleaved
@@ -71,7 +73,7 @@ func (s *Session) execOne(ctx context.Context, command string) (execOut, error) 
 	}
 	s.touched = true
 	defer sess.Close()
-	out := &lockedCapture{c: capture{limit: s.o.maxOutput() + rawSlack}}
+	out := &lockedCapture{c: capture{limit: s.o.maxOutput() + rawSlack}, stream: s.stream}
 	errLine := &firstLine{}
 	sess.Stdout = out
 	sess.Stderr = io.MultiWriter(out, errLine)
@@ -104,16 +106,23 @@ func (s *Session) execOne(ctx context.Context, command string) (execOut, error) 
 	return o, nil
 }
 
-// lockedCapture is a capture shared with the SSH library's copy goroutines.
+// lockedCapture is a capture shared with the SSH library's copy goroutines. Whole
+// lines go to stream as they come, under the lock so that they keep their order.
 type lockedCapture struct {
-	mu sync.Mutex
-	c  capture
+	mu     sync.Mutex
+	c      capture
+	stream func(string)
 }
 
 func (l *lockedCapture) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.c.add(p)
+	if l.stream != nil {
+		if text := l.c.fresh(); len(text) > 0 {
+			l.stream(normalize(string(text)))
+		}
+	}
 	return len(p), nil
 }
 

@@ -128,6 +128,10 @@ func assertNoSecretResults(t testing.TB, res []Result) {
 		assertNoSecret(t, "output", r.Output)
 		assertNoSecret(t, "error message", r.ErrorMessage)
 		assertNoSecret(t, "syntax line", r.Syntax.Line)
+		if r.Failure != nil {
+			assertNoSecret(t, "failure message", r.Failure.Message("set"))
+			assertNoSecret(t, "failure cause", r.Failure.Cause)
+		}
 	}
 }
 

@@ -24,7 +24,7 @@ var errNotHome = errors.New("the session is not at its known prompt")
 // still open and nothing has marked the session unusable. It costs no round
 // trip: the SSH library notices a closed connection by itself.
 func (s *Session) alive() bool {
-	if s.broken != "" {
+	if s.broken != nil {
 		return false
 	}
 	select {
@@ -71,7 +71,7 @@ func (s *Session) probe(ctx context.Context) error {
 	defer cancel()
 	s.watch = answerWithin
 	if _, err := s.send(ctx, ""); err != nil {
-		s.readError(err, "")
+		s.readError(ctx, err, probeWithin)
 		return err
 	}
 	if !s.atHome() {
@@ -99,7 +99,7 @@ func (s *Session) settle() bool {
 				break
 			}
 			if _, err := s.send(ctx, line); err != nil {
-				s.readError(err, "")
+				s.readError(ctx, err, settleWithin)
 				return false
 			}
 		}
@@ -115,21 +115,23 @@ func (s *Session) settle() bool {
 // answerWithin. retry reports a session found dead in a way that lets the
 // command run again on a fresh one: before any of it reached the device, or
 // at any point of a show command, which changes nothing.
-func (s *Session) attempt(ctx context.Context, cmd Command, label string, kept bool) (r Result, retry bool) {
+func (s *Session) attempt(ctx context.Context, cmd Command, bound time.Duration, kept bool) (r Result, retry bool) {
 	if !kept {
-		return s.runLabelled(ctx, cmd, label), false
+		return s.runBounded(ctx, cmd, bound), false
 	}
 	config := cmd.Type == TypeConfig
 	if s.shell != nil && (!s.quiet() || config) {
 		if err := s.probe(ctx); err != nil {
 			if ctx.Err() != nil {
-				return Result{ErrorMessage: label}, false
+				f := s.ended(ctx, PhaseCommand, bound, err)
+				s.broken = f
+				return Result{ErrorMessage: f.Error(), Failure: f}, false
 			}
 			return Result{}, true
 		}
 	}
 	s.lost, s.touched, s.watch = false, false, answerWithin
-	r = s.runLabelled(ctx, cmd, label)
+	r = s.runBounded(ctx, cmd, bound)
 	s.watch = 0
 	return r, !r.Success && s.lost && (!config || !s.touched)
 }

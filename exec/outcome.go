@@ -1,25 +1,28 @@
 package exec
 
-import "strings"
-
 // Outcome classifies a result in one word for counting (metrics): "success",
 // "syntax_error" (the device rejected a line), "timeout", "connect_error",
-// "host_key_error", "auth_error" or "error". It reads the messages this package
-// writes, so the words stay right when a message changes here.
+// "host_key_error", "auth_error", "cancelled" or "error".
 func Outcome(r Result) string {
-	msg := r.ErrorMessage
 	switch {
 	case r.Success:
 		return "success"
 	case r.Syntax.Detected:
 		return "syntax_error"
-	case strings.HasPrefix(msg, "Timed out after"):
+	case r.Failure == nil:
+		return "error"
+	}
+	switch r.Failure.Reason {
+	case ReasonTimeout, ReasonBusy:
 		return "timeout"
-	case strings.Contains(msg, ErrAuth.Error()):
+	case ReasonAuth:
 		return "auth_error"
-	case strings.HasPrefix(msg, "exec: connect") && strings.Contains(msg, "host key"):
+	case ReasonHostKey:
 		return "host_key_error"
-	case strings.HasPrefix(msg, "exec: connect"):
+	case ReasonCancelled:
+		return "cancelled"
+	}
+	if r.Failure.Phase == PhaseConnect {
 		return "connect_error"
 	}
 	return "error"

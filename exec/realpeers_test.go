@@ -177,6 +177,15 @@ func TestRealWrongPassword(t *testing.T) {
 				strings.Contains(res[0].ErrorMessage, c.Password) {
 				t.Errorf("result %+v", res[0])
 			}
+			f := res[0].Failure
+			if f == nil || f.Phase != PhaseLogin || f.Reason != ReasonAuth || f.Username != c.Username {
+				t.Fatalf("failure %+v", f)
+			}
+			msg := f.Message("FRR lab")
+			want := "The device at " + f.Host + " port " + strconv.Itoa(f.Port) + " refused the login as " + c.Username + " (credential set “FRR lab”)."
+			if !strings.HasPrefix(msg, want) || strings.Contains(msg, c.Password) {
+				t.Errorf("message %q, want it to start %q", msg, want)
+			}
 		})
 	}
 }

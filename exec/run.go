@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -12,43 +11,48 @@ import (
 
 // Run runs one command. The context bounds it: on expiry the result is a
 // failure "Timed out after N s" (N: the time ctx had left when Run began)
-// with the partial output kept, and the
-// session is left unusable (Close still tidies up). Run never returns an
-// error; the outcome is in the Result, the output exactly as the device
-// sent it.
+// with the partial output kept, and the session is left unusable (Close
+// still tidies up); a cancelled context is a failure "Cancelled" the same
+// way, naming who cancelled when the context's cause is a *Cancelled. Run
+// never returns an error; the outcome is in the Result, the output exactly
+// as the device sent it. cmd.Output, when set, sees the output as it comes.
 func (s *Session) Run(ctx context.Context, cmd Command) Result {
-	return s.runLabelled(ctx, cmd, timeoutLabel(ctx, 0))
+	return s.runBounded(ctx, cmd, timeLeft(ctx, 0))
 }
 
-// runLabelled is Run with the timeout message chosen by the caller:
+// runBounded is Run with the timeout its message names chosen by the caller:
 // Execute names its whole timeout, not the part left for this command.
-func (s *Session) runLabelled(ctx context.Context, cmd Command, label string) Result {
+func (s *Session) runBounded(ctx context.Context, cmd Command, bound time.Duration) Result {
 	start := time.Now()
-	r := s.run(ctx, cmd, label)
+	s.stream = cmd.Output
+	r := s.run(ctx, cmd, bound)
+	s.stream = nil
 	r.Duration = time.Since(start)
 	s.log.Debug("exec: command done", "command_type", cmd.Type, "success", r.Success,
 		"duration_ms", r.Duration.Milliseconds(), "output_bytes", len(r.Output), "truncated", r.Truncated)
 	return r
 }
 
-func (s *Session) run(ctx context.Context, cmd Command, label string) Result {
-	if s.broken != "" {
-		return Result{ErrorMessage: "not run: " + s.broken}
+func (s *Session) run(ctx context.Context, cmd Command, bound time.Duration) Result {
+	if s.broken != nil {
+		msg := "not run: " + s.broken.Error()
+		return s.result(nil, false, SyntaxError{}, s.fail(PhaseCommand, ReasonNotRun, errors.New(msg), s.broken.Message("")))
 	}
 	if cmd.Type != "" && cmd.Type != TypeShow && cmd.Type != TypeConfig {
-		return Result{ErrorMessage: fmt.Sprintf("unknown command type %q", cmd.Type)}
+		msg := fmt.Sprintf("unknown command type %q", cmd.Type)
+		return s.result(nil, false, SyntaxError{}, s.fail(PhaseCommand, ReasonInvalid, errors.New(msg), msg))
 	}
 	lines := commandLines(cmd.Text)
 	if len(lines) == 0 {
-		return Result{ErrorMessage: "empty command"}
+		return s.result(nil, false, SyntaxError{}, s.fail(PhaseCommand, ReasonInvalid, errors.New("empty command"), "the command is empty"))
 	}
 	switch {
 	case s.d.exec:
-		return s.runExec(ctx, cmd.Type, lines, label)
+		return s.runExec(ctx, cmd.Type, lines, bound)
 	case cmd.Type == TypeConfig:
-		return s.runConfig(ctx, lines, label)
+		return s.runConfig(ctx, lines, bound)
 	default:
-		return s.runShow(ctx, lines, label)
+		return s.runShow(ctx, lines, bound)
 	}
 }
 
@@ -64,7 +68,7 @@ func commandLines(text string) []string {
 }
 
 // runShow sends each line and stops at the first one the device rejects.
-func (s *Session) runShow(ctx context.Context, lines []string, label string) Result {
+func (s *Session) runShow(ctx context.Context, lines []string, bound time.Duration) Result {
 	var parts []string
 	truncated := false
 	for _, line := range lines {
@@ -73,45 +77,50 @@ func (s *Session) runShow(ctx context.Context, lines []string, label string) Res
 		parts = append(parts, out)
 		truncated = truncated || r.truncated
 		if err != nil {
-			return s.result(parts, truncated, SyntaxError{}, s.readError(err, label))
+			return s.result(parts, truncated, SyntaxError{}, s.readError(ctx, err, bound))
 		}
 		if se := s.d.detectSyntax(out); se.Detected {
-			return s.result(parts, truncated, se, "")
+			return s.result(parts, truncated, se, nil)
 		}
 	}
-	return s.result(parts, truncated, SyntaxError{}, "")
+	return s.result(parts, truncated, SyntaxError{}, nil)
 }
 
 // readError records why a read failed, marks the session unusable and
-// returns the message for the user.
-func (s *Session) readError(err error, label string) string {
-	var msg string
+// returns the failure.
+func (s *Session) readError(ctx context.Context, err error, bound time.Duration) *Failure {
+	var f *Failure
 	switch {
-	case errors.Is(err, context.DeadlineExceeded):
-		msg = label
-	case errors.Is(err, context.Canceled):
-		msg = "Cancelled"
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+		f = s.ended(ctx, PhaseCommand, bound, err)
 	case errors.Is(err, errDisconnected):
-		msg = "Device closed the session"
+		f = s.failText(PhaseCommand, ReasonClosed, "Device closed the session", errDisconnected.Error())
 		s.lost = true
 	case errors.Is(err, errSilent):
-		msg = "Device stopped answering"
+		f = s.failText(PhaseCommand, ReasonFailed, "Device stopped answering",
+			"the device stopped answering; the network path may have dropped the idle session")
 		s.lost = true
 	default:
-		msg = "Session failed: " + err.Error()
+		f = s.fail(PhaseCommand, ReasonFailed, fmt.Errorf("Session failed: %w", err), plainCause(err))
 	}
-	s.broken = msg
-	return msg
+	s.broken = f
+	return f
 }
 
 // result assembles a Result: output joined and capped, success when there
-// is neither an error nor a syntax error.
-func (s *Session) result(parts []string, truncated bool, se SyntaxError, errMsg string) Result {
+// is neither a failure nor a syntax error.
+func (s *Session) result(parts []string, truncated bool, se SyntaxError, f *Failure) Result {
 	out, truncated := capOutput(strings.Join(parts, "\n"), s.o.maxOutput(), truncated)
-	if se.Detected && errMsg == "" {
-		errMsg = "Syntax error detected: " + se.Line
+	r := Result{Output: out, Truncated: truncated, Syntax: se, Failure: f}
+	switch {
+	case f != nil:
+		r.ErrorMessage = f.Error()
+	case se.Detected:
+		r.ErrorMessage = "Syntax error detected: " + se.Line
+	default:
+		r.Success = true
 	}
-	return Result{Output: out, Truncated: truncated, Syntax: se, ErrorMessage: errMsg, Success: errMsg == ""}
+	return r
 }
 
 // capOutput cuts out at limit bytes (on a character boundary) and marks a
@@ -130,29 +139,48 @@ func capOutput(out string, limit int, truncated bool) (string, bool) {
 	return out, truncated
 }
 
-// timeoutLabel is the message for an expired deadline: N from the
-// configured timeout, else from the time left on ctx when the work began.
-func timeoutLabel(ctx context.Context, configured time.Duration) string {
-	d := configured
-	if d <= 0 {
-		if dl, ok := ctx.Deadline(); ok {
-			d = time.Until(dl).Round(100 * time.Millisecond)
-		}
+// timeLeft is the bound a timeout's message names: the configured one, else the
+// time left on ctx when the work began.
+func timeLeft(ctx context.Context, configured time.Duration) time.Duration {
+	if configured > 0 {
+		return configured
 	}
-	return "Timed out after " + strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
+	if dl, ok := ctx.Deadline(); ok {
+		return time.Until(dl).Round(100 * time.Millisecond)
+	}
+	return 0
 }
 
-// openFailure is the user's message for a failed Open. Open's errors name
-// the address and the step, never a credential, so the text is shown as is.
-func openFailure(ctx context.Context, err error, label string) string {
+// openFailure is the Failure of a failed Open or of a wait for a session of the pool,
+// its timeout naming bound (the caller's configured bound, rather than what was left of
+// it).
+func openFailure(ctx context.Context, t Target, c Credentials, err error, bound time.Duration) *Failure {
+	port := t.Port
+	if port == 0 {
+		port = 22
+	}
+	var f *Failure
 	var busy *BusyError
 	switch {
-	case errors.As(err, &busy) && errors.Is(err, context.DeadlineExceeded):
-		return fmt.Sprintf("%s waiting for a free session to the device (all %d allowed in use)", label, busy.Limit)
+	case errors.As(err, &f):
 	case errors.As(err, &busy):
-		return "Cancelled"
-	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return label
+		f = &Failure{Phase: PhaseConnect, Reason: ReasonBusy, Host: t.Host, Port: port, Username: c.Username, err: err,
+			Limit: busy.Limit, Cause: fmt.Sprintf("all %d sessions allowed to the device are in use", busy.Limit)}
+		if !errors.Is(err, context.DeadlineExceeded) {
+			f.Reason = ReasonCancelled
+			var by *Cancelled
+			if errors.As(context.Cause(ctx), &by) {
+				f.By = by.By
+			}
+		}
+	default:
+		f = &Failure{Phase: PhaseConnect, Reason: ReasonFailed, Host: t.Host, Port: port, Username: c.Username, err: err, Cause: plainCause(err)}
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			f.Reason = ReasonTimeout
+		}
 	}
-	return err.Error()
+	if (f.Reason == ReasonTimeout || f.Reason == ReasonBusy) && bound > 0 {
+		f.Timeout = bound
+	}
+	return f
 }

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/crypto/ssh"
@@ -42,10 +43,13 @@ type Session struct {
 	stdin  io.Writer
 	sink   *sink
 
+	openBound time.Duration // the time Open had, for a timeout's message
+
 	prompt   string // last prompt seen
 	base     string // host-name part of the prompt
 	inConfig bool
-	broken   string // why the session can no longer run commands
+	broken   *Failure     // why the session can no longer run commands
+	stream   func(string) // the running command's Output, nil when none
 	once     sync.Once
 
 	// gone is closed when the connection ends, whoever ends it.
@@ -66,22 +70,21 @@ type Session struct {
 // CLI: PTY and shell, first prompt, enable, paging off, width. The context
 // bounds all of it.
 func Open(ctx context.Context, t Target, c Credentials, o Options) (*Session, error) {
+	s := &Session{t: t, o: o, creds: c}
+	s.addr = net.JoinHostPort(t.Host, strconv.Itoa(s.port()))
 	name := t.Driver
 	if name == "" {
 		name = "generic"
 	}
 	d, err := driverFor(name, t)
 	if err != nil {
-		return nil, fmt.Errorf("exec: open %s: %w", t.Name, err)
+		return nil, s.fail(PhaseConnect, ReasonInvalid, fmt.Errorf("exec: open %s: %w", t.Name, err), err.Error())
 	}
 	if !slices.Contains(EnableModes(), c.EnableMode) {
-		return nil, fmt.Errorf("exec: open %s: unknown enable mode %q", t.Name, c.EnableMode)
+		err := fmt.Errorf("unknown enable mode %q", c.EnableMode)
+		return nil, s.fail(PhaseEnable, ReasonInvalid, fmt.Errorf("exec: open %s: %w", t.Name, err), err.Error())
 	}
-	port := t.Port
-	if port == 0 {
-		port = 22
-	}
-	s := &Session{t: t, d: d, o: o, creds: c, addr: net.JoinHostPort(t.Host, strconv.Itoa(port))}
+	s.d = d
 	s.log = o.logger().With("device_id", t.DeviceID, "device", t.Name, "driver", d.name)
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
@@ -93,6 +96,8 @@ func Open(ctx context.Context, t Target, c Credentials, o Options) (*Session, er
 		ctx, cancel = context.WithTimeout(ctx, t.ConnectTimeout)
 		defer cancel()
 	}
+	dl, _ := ctx.Deadline()
+	s.openBound = time.Until(dl)
 	start := time.Now()
 	stop, err := s.dial(ctx)
 	if err != nil {
@@ -103,7 +108,7 @@ func Open(ctx context.Context, t Target, c Credentials, o Options) (*Session, er
 	}
 	if !stop() {
 		s.client.Close()
-		return nil, fmt.Errorf("exec: open %s: %w", s.addr, ctx.Err())
+		return nil, s.ended(ctx, PhaseLogin, s.openBound, fmt.Errorf("exec: open %s: %w", s.addr, ctx.Err()))
 	}
 	if err != nil {
 		s.client.Close()
@@ -146,21 +151,37 @@ func driverFor(name string, t Target) (*driver, error) {
 func (s *Session) dial(ctx context.Context) (stop func() bool, err error) {
 	cfg, err := s.clientConfig(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("exec: connect %s: %w", s.addr, err)
+		return nil, err
+	}
+	// The host key is checked after the key exchange, before the login: whether the
+	// check ran tells a handshake that failed connecting from one that failed logging in.
+	var keyed atomic.Bool
+	check := cfg.HostKeyCallback
+	cfg.HostKeyCallback = func(host string, remote net.Addr, key ssh.PublicKey) error {
+		keyed.Store(true)
+		return check(host, remote, key)
 	}
 	var nd net.Dialer
 	conn, err := nd.DialContext(ctx, "tcp", s.addr)
 	if err != nil {
-		return nil, fmt.Errorf("exec: connect %s: %w", s.addr, err)
+		wrapped := fmt.Errorf("exec: connect %s: %w", s.addr, err)
+		if ctx.Err() != nil {
+			return nil, s.ended(ctx, PhaseConnect, s.openBound, wrapped)
+		}
+		return nil, s.dialFailure(err, wrapped)
 	}
 	stop = context.AfterFunc(ctx, func() { conn.Close() })
 	cc, chans, reqs, err := ssh.NewClientConn(conn, s.addr, cfg)
 	if err != nil {
 		conn.Close()
-		if !stop() {
-			return nil, fmt.Errorf("exec: login %s: %w", s.addr, ctx.Err())
+		phase := PhaseConnect
+		if keyed.Load() {
+			phase = PhaseLogin
 		}
-		return nil, s.handshakeError(err)
+		if !stop() {
+			return nil, s.ended(ctx, phase, s.openBound, fmt.Errorf("exec: login %s: %w", s.addr, ctx.Err()))
+		}
+		return nil, s.handshakeError(err, phase)
 	}
 	s.client = ssh.NewClient(cc, chans, reqs)
 	return stop, nil
@@ -168,26 +189,32 @@ func (s *Session) dial(ctx context.Context) (stop func() bool, err error) {
 
 // handshakeError turns the SSH library's error into ours: a host key
 // problem or a refused login read plainly, without the library's prefix.
-func (s *Session) handshakeError(err error) error {
+func (s *Session) handshakeError(err error, phase Phase) error {
 	var hk *HostKeyError
 	if errors.As(err, &hk) {
-		return fmt.Errorf("exec: connect %s: %w", s.addr, hk)
+		return s.fail(PhaseConnect, ReasonHostKey, fmt.Errorf("exec: connect %s: %w", s.addr, hk), hk.Error())
 	}
-	if strings.Contains(err.Error(), "unable to authenticate") {
-		return fmt.Errorf("exec: login %s: %w", s.addr, ErrAuth)
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "unable to authenticate"):
+		return s.fail(PhaseLogin, ReasonAuth, fmt.Errorf("exec: login %s: %w", s.addr, ErrAuth), ErrAuth.Error())
+	case strings.Contains(msg, "no common algorithm"):
+		return s.fail(PhaseConnect, ReasonNegotiation, fmt.Errorf("exec: connect %s: %w", s.addr, err), plainCause(err))
+	case errors.Is(err, io.EOF) || strings.Contains(msg, "connection reset"):
+		return s.fail(phase, ReasonClosed, fmt.Errorf("exec: login %s: %w", s.addr, err), plainCause(err))
 	}
-	return fmt.Errorf("exec: login %s: %w", s.addr, err)
+	return s.fail(phase, ReasonFailed, fmt.Errorf("exec: login %s: %w", s.addr, err), plainCause(err))
 }
 
 // clientConfig assembles authentication, host key checking and algorithms.
 func (s *Session) clientConfig(ctx context.Context) (*ssh.ClientConfig, error) {
 	check, hostAlgos, err := hostKeyCheck(ctx, s.t, s.o)
 	if err != nil {
-		return nil, err
+		return nil, s.fail(PhaseConnect, ReasonFailed, fmt.Errorf("exec: connect %s: %w", s.addr, err), err.Error())
 	}
 	auth, err := authMethods(s.creds, s.d.loginAnswers)
 	if err != nil {
-		return nil, err
+		return nil, s.fail(PhaseLogin, ReasonInvalid, fmt.Errorf("exec: connect %s: %w", s.addr, err), "the credential set's "+err.Error())
 	}
 	user := s.creds.Username
 	if s.d.userSuffix != "" && !strings.Contains(user, "+") {
@@ -298,7 +325,7 @@ func (s *Session) logout(wait time.Duration) {
 	// Out of config mode there is nothing to protect: the device frees the line when the
 	// connection closes, and waiting for it to answer "exit" costs a round trip. In config
 	// mode wait, so the abort lines are read before the connection goes.
-	if s.broken != "" || wait <= 0 || !s.inConfig {
+	if s.broken != nil || wait <= 0 || !s.inConfig {
 		return
 	}
 	select {

@@ -27,22 +27,25 @@ const rawSlack = 64 << 10
 
 // startShell opens the PTY shell and brings the CLI to a known state.
 func (s *Session) startShell(ctx context.Context) error {
+	refused := func(step string, err error) error {
+		return s.fail(PhaseLogin, ReasonShell, fmt.Errorf("exec: %s %s: %w", step, s.addr, err), plainCause(err))
+	}
 	sess, err := s.client.NewSession()
 	if err != nil {
-		return fmt.Errorf("exec: open shell %s: %w", s.addr, err)
+		return refused("open shell", err)
 	}
 	modes := ssh.TerminalModes{ssh.ECHO: 1, ssh.TTY_OP_ISPEED: 38400, ssh.TTY_OP_OSPEED: 38400}
 	if err := sess.RequestPty("vt100", ptyRows, ptyCols, modes); err != nil {
-		return fmt.Errorf("exec: request pty %s: %w", s.addr, err)
+		return refused("request pty", err)
 	}
 	stdin, err := sess.StdinPipe()
 	if err != nil {
-		return fmt.Errorf("exec: open shell %s: %w", s.addr, err)
+		return refused("open shell", err)
 	}
 	s.sink = newSink()
 	sess.Stdout, sess.Stderr = s.sink, s.sink
 	if err := sess.Shell(); err != nil {
-		return fmt.Errorf("exec: start shell %s: %w", s.addr, err)
+		return refused("start shell", err)
 	}
 	s.shell, s.stdin = sess, stdin
 	go func() {
@@ -55,16 +58,29 @@ func (s *Session) startShell(ctx context.Context) error {
 // prepare waits for the first prompt, enables and sets up the terminal.
 func (s *Session) prepare(ctx context.Context) error {
 	if err := s.firstPrompt(ctx); err != nil {
-		return fmt.Errorf("exec: wait for prompt %s: %w", s.addr, err)
+		return s.prepareFailure(ctx, PhaseLogin, fmt.Errorf("exec: wait for prompt %s: %w", s.addr, err))
 	}
 	if err := s.enable(ctx); err != nil {
-		return fmt.Errorf("exec: enable %s: %w", s.addr, err)
+		return s.prepareFailure(ctx, PhaseEnable, fmt.Errorf("exec: enable %s: %w", s.addr, err))
 	}
 	if err := s.setup(ctx); err != nil {
-		return fmt.Errorf("exec: setup %s: %w", s.addr, err)
+		return s.prepareFailure(ctx, PhaseLogin, fmt.Errorf("exec: setup %s: %w", s.addr, err))
 	}
 	s.inConfig = s.d.isConfig(s.prompt)
 	return nil
+}
+
+// prepareFailure classifies a failure of the login's last steps.
+func (s *Session) prepareFailure(ctx context.Context, phase Phase, err error) error {
+	switch {
+	case ctx.Err() != nil:
+		return s.ended(ctx, phase, s.openBound, err)
+	case errors.Is(err, ErrEnable):
+		return s.fail(PhaseEnable, ReasonEnable, err, ErrEnable.Error())
+	case errors.Is(err, errDisconnected):
+		return s.fail(phase, ReasonClosed, err, errDisconnected.Error())
+	}
+	return s.fail(phase, ReasonFailed, err, plainCause(err))
 }
 
 // setup sends the paging-off and width commands back to back: a CLI reads typed-ahead
@@ -171,18 +187,42 @@ func (s *Session) enable(ctx context.Context) error {
 	return nil
 }
 
-// send writes one line and reads until the next prompt.
+// send writes one line and reads until the next prompt, streaming what it reads to the
+// running command's Output without the line's echo.
 func (s *Session) send(ctx context.Context, line string) (readResult, error) {
 	s.drain()
 	s.writeLine(line)
 	s.touched = true
-	opts := readOpts{needNewline: true, limit: s.o.maxOutput() + rawSlack, silentAfter: s.watch}
+	opts := readOpts{needNewline: true, limit: s.o.maxOutput() + rawSlack, silentAfter: s.watch, stream: s.withoutEcho(line)}
 	s.watch = 0
 	r, err := s.readUntil(ctx, opts)
 	if err == nil {
 		s.setPrompt(r.prompt)
 	}
 	return r, err
+}
+
+// withoutEcho wraps the running command's Output so that the first line, the device's
+// echo of line, is left out; nil when nothing streams.
+func (s *Session) withoutEcho(line string) func(string) {
+	out := s.stream
+	if out == nil {
+		return nil
+	}
+	echoed := false
+	return func(text string) {
+		if !echoed {
+			echoed = true
+			first, rest, _ := strings.Cut(text, "\n")
+			if !strings.HasSuffix(strings.TrimSpace(first), strings.TrimSpace(line)) {
+				rest = text
+			}
+			if text = rest; text == "" {
+				return
+			}
+		}
+		out(text)
+	}
 }
 
 // drain discards output nobody waited for (an extra prompt, a syslog line),

@@ -165,7 +165,7 @@ func (a *API) runGroup(ctx context.Context, user store.Principal, g []*bulkItem)
 		it := g[i]
 		o, err := a.finish(ctx, it.p, user, start, res, it.slot)
 		it.result = map[string]any{"execution_id": it.index + 1, "success": res.Success, "command_log_id": o.logID,
-			"execution_time": round3(res.Duration.Seconds()), "error_message": res.ErrorMessage}
+			"execution_time": round3(res.Duration.Seconds()), "error_message": o.message}
 		if err != nil {
 			a.Logger.Error("bulk execution not logged", "err", err)
 			it.result["command_log_id"] = nil

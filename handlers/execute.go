@@ -382,21 +382,29 @@ func (a *API) job(ps []*prepared) exec.Job {
 
 // outcome is a finished execution, logged.
 type outcome struct {
-	res    exec.Result
-	parsed textfsm.Parsed
-	logID  int64
+	res     exec.Result
+	parsed  textfsm.Parsed
+	logID   int64
+	message string         // error_message: the failure in plain words, or the syntax error
+	failure map[string]any // the failure's parts (failureBody); nil when none
 }
 
 // finish parses, logs (before any response is sent) and releases the slot.
 func (a *API) finish(ctx context.Context, p *prepared, user store.Principal, started time.Time, res exec.Result, slot ratelimit.Slot) (outcome, error) {
-	o := outcome{res: res, parsed: a.parse(p, res)}
-	id, err := a.DB.CreateLog(context.WithoutCancel(ctx), store.Values{
+	o := outcome{res: res, parsed: a.parse(p, res), message: res.ErrorMessage}
+	log := store.Values{
 		"command": p.cmd.ID, "command_name": p.cmd.Name, "command_type": p.cmd.CommandType,
 		"device": p.target.ID, "device_name": p.target.Name, "user": user.ID, "username": user.Username,
 		"output": res.Output, "parsed_output": o.parsed, "syntax_error": res.Syntax,
-		"success": res.Success, "error_message": res.ErrorMessage, "execution_duration": res.Duration.Seconds(),
+		"success": res.Success, "execution_duration": res.Duration.Seconds(),
 		"execution_time": started,
-	})
+	}
+	if f := res.Failure; f != nil {
+		o.message, o.failure = f.Message(p.secret.Name), failureBody(f, p.secret.Name)
+		log["failure"] = o.failure
+	}
+	log["error_message"] = o.message
+	id, err := a.DB.CreateLog(context.WithoutCancel(ctx), log)
 	slot.Release(res.Success)
 	a.observer().Execution(driverOf(p.target), exec.Outcome(res), res.Duration)
 	if err != nil {
@@ -406,10 +414,34 @@ func (a *API) finish(ctx context.Context, p *prepared, user store.Principal, sta
 	if err := a.DB.TouchCredentialSet(context.WithoutCancel(ctx), p.secret); err != nil {
 		a.Logger.Warn("credential set last_used not updated", "set_id", p.secret.SetID, "err", err)
 	}
-	a.Logger.LogAttrs(ctx, slog.LevelInfo, "execution", slog.Int64("command_id", p.cmd.ID), slog.Int64("device_id", p.target.ID),
+	attrs := []slog.Attr{slog.Int64("command_id", p.cmd.ID), slog.Int64("device_id", p.target.ID),
 		slog.String("username", user.Username), slog.Bool("success", res.Success), slog.Int64("log_id", id),
-		slog.Float64("seconds", res.Duration.Seconds()))
+		slog.Float64("seconds", res.Duration.Seconds())}
+	if f := res.Failure; f != nil {
+		attrs = append(attrs, slog.String("phase", string(f.Phase)), slog.String("reason", string(f.Reason)), slog.String("err", f.Error()))
+	}
+	a.Logger.LogAttrs(ctx, slog.LevelInfo, "execution", attrs...)
 	return o, nil
+}
+
+// failureBody is a failure as the API shows it beside error_message and keeps in the
+// log: the parts its sentence is made of, for a client (the web UI's details) to show.
+func failureBody(f *exec.Failure, set string) map[string]any {
+	m := map[string]any{"phase": f.Phase, "reason": f.Reason, "address": f.Host, "port": f.Port,
+		"username": f.Username, "credential_set": set}
+	if f.Cause != "" {
+		m["detail"] = f.Cause
+	}
+	if f.Reason == exec.ReasonTimeout {
+		m["timeout_seconds"] = f.Timeout.Seconds()
+	}
+	if f.By != "" {
+		m["cancelled_by"] = f.By
+	}
+	if f.Reason == exec.ReasonExitStatus {
+		m["exit_status"] = f.Status
+	}
+	return m
 }
 
 func (a *API) parse(p *prepared, res exec.Result) textfsm.Parsed {
@@ -461,29 +493,15 @@ func (a *API) checkedRequest(r *http.Request, withToken bool, fields ...string) 
 
 // execute serves POST commands/{id}/execute/.
 func (a *API) execute(w http.ResponseWriter, r *http.Request) error {
-	fields := []string{"device_id", "credential_token", "variables", "timeout"}
-	if viaSession(r) {
-		// A logged-in web user picks one of their own sets; an API client always sends
-		// the token, as the contract says.
-		fields = append(fields, "credential_set_id")
-	}
-	p, err := a.checkedRequest(r, true, fields...)
+	x, err := a.startExecution(r)
 	if err != nil {
 		return err
 	}
-	slot, err := a.acquire(r, p.target.ID)
-	if err != nil {
-		return asHTTP(err)
-	}
-	started := time.Now()
-	ctx, cancel := context.WithTimeout(a.execContext(), p.bound())
-	defer cancel()
-	res := a.Exec.Pool.Run(ctx, a.job([]*prepared{p}))[0]
-	o, err := a.finish(r.Context(), p, web.User(r.Context()), started, res, slot)
+	body, err := x.Run(nil)
 	if err != nil {
 		return err
 	}
-	web.Write(w, http.StatusOK, a.executeBody(p, o))
+	web.Write(w, http.StatusOK, body)
 	return nil
 }
 
@@ -496,12 +514,12 @@ func (a *API) execContext() context.Context {
 
 func (a *API) executeBody(p *prepared, o outcome) map[string]any {
 	return map[string]any{
-		"success": o.res.Success, "output": o.res.Output, "error_message": o.res.ErrorMessage,
+		"success": o.res.Success, "output": o.res.Output, "error_message": o.message,
 		"execution_time": round3(o.res.Duration.Seconds()),
 		"command":        map[string]any{"id": p.cmd.ID, "name": p.cmd.Name, "command_type": p.cmd.CommandType},
 		"device":         map[string]any{"id": p.target.ID, "name": p.target.Name},
 		"syntax_error":   o.res.Syntax, "parsed_output": o.parsed, "command_log_id": o.logID,
-		"output_truncated": o.res.Truncated,
+		"output_truncated": o.res.Truncated, "failure": o.failure,
 	}
 }
 

@@ -3,6 +3,7 @@ package handlers
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http/httptest"
@@ -331,7 +332,10 @@ func TestExecuteTimeoutIsHonoured(t *testing.T) {
 	if took := time.Since(start); took > 6*time.Second {
 		t.Fatalf("took %v with a 5 s timeout", took)
 	}
-	if m["success"] != false || m["error_message"] != "Timed out after 5 s" {
+	// The silent device never answers the driver's paging command: the login times out.
+	f, _ := m["failure"].(map[string]any)
+	if m["success"] != false || !strings.HasPrefix(m["error_message"].(string), "Timed out after 5 s logging in to 127.0.0.1 port ") ||
+		f["phase"] != "login" || f["reason"] != "timeout" || f["timeout_seconds"] != 5.0 {
 		t.Fatalf("timeout result: %v", m)
 	}
 }
@@ -478,5 +482,56 @@ func TestExecuteParsesByPlatformName(t *testing.T) {
 				t.Fatalf("record: %v", rec)
 			}
 		})
+	}
+}
+
+// A failed execution answers, and logs, its failure in plain words (phase, address and
+// port, login user, credential set, what to check), with the parts in failure, never a
+// secret nor an internal prefix; the log keeps the same words and parts.
+func TestExecuteFailureInPlainWords(t *testing.T) {
+	x := newXEnv(t, 100)
+	cmd := x.command("Version", "show version", "show")
+	uid, _ := x.db.UserIDByName(context.Background(), "admin")
+	wrong := "Wrong-" + simPass
+	_, tok, err := x.db.CreateCredentialSet(context.Background(), x.kr, uid, store.CredentialInput{Name: ptrTo("typo set"),
+		Username: ptrTo(simUser), Password: &wrong})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := x.must(200, "POST", execPath(cmd), x.admin, map[string]any{"device_id": x.iosID, "credential_token": tok})
+	msg, _ := m["error_message"].(string)
+	port := x.ios.Port()
+	want := fmt.Sprintf("The device at 127.0.0.1 port %d refused the login as %s (credential set “typo set”). Check the username, password or key in the credential set.", port, simUser)
+	if m["success"] != false || msg != want {
+		t.Fatalf("error_message %q, want %q", msg, want)
+	}
+	f := m["failure"].(map[string]any)
+	if f["phase"] != "login" || f["reason"] != "auth" || f["address"] != "127.0.0.1" || f["port"] != float64(port) ||
+		f["username"] != simUser || f["credential_set"] != "typo set" {
+		t.Errorf("failure %v", f)
+	}
+	if strings.Contains(string(must(json.Marshal(m))), wrong) || strings.Contains(x.logs.String(), wrong) {
+		t.Error("the password is in the answer or the server log")
+	}
+	l := x.must(200, "GET", pathCommandLogs+itoa(int64(m["command_log_id"].(float64)))+"/", x.admin, nil)
+	if l["error_message"] != want || fmt.Sprint(l["failure"]) != fmt.Sprint(f) {
+		t.Errorf("log: %q %v", l["error_message"], l["failure"])
+	}
+
+	x.ios.Close()
+	m = x.must(200, "POST", execPath(cmd), x.admin, map[string]any{"device_id": x.iosID, "credential_token": x.token})
+	msg, _ = m["error_message"].(string)
+	if !strings.HasPrefix(msg, fmt.Sprintf("Could not connect to 127.0.0.1 port %d: the connection was refused.", port)) ||
+		strings.Contains(msg, "exec:") || strings.Contains(msg, "dial tcp") {
+		t.Errorf("refused: %q", msg)
+	}
+	if f := m["failure"].(map[string]any); f["phase"] != "connect" || f["reason"] != "refused" || f["credential_set"] != "lab" {
+		t.Errorf("refused failure %v", f)
+	}
+	ok := x.must(200, "GET", pathCommandLogs+"?success=false&limit=50", x.admin, nil)
+	for _, r := range ok["results"].([]any) {
+		if r.(map[string]any)["failure"] == nil {
+			t.Errorf("a failed log without its failure: %v", r)
+		}
 	}
 }

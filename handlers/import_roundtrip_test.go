@@ -265,3 +265,28 @@ func TestImportMovesManagementAddress(t *testing.T) {
 		t.Errorf("lyo-r2's primary IP: %v, was %v", after["primary_ip4"], before)
 	}
 }
+
+// TestImportKeepsAddressesInTwoVRFs: the same address on two interfaces of one device
+// (two VRFs) is two addresses; only one on mgmt0 moves.
+func TestImportKeepsAddressesInTwoVRFs(t *testing.T) {
+	e := newEnv(t)
+	for _, f := range [][2]string{
+		{"sites.csv", "name\nLyon\n"},
+		{"devices.csv", "name,site,mgmt_ip\nlyo-pe1,Lyon,10.0.0.1/24\n"},
+		{"interfaces.csv", "device,name,type\nlyo-pe1,Gi0/1,1000base-t\nlyo-pe1,Gi0/2,1000base-t\n"},
+		{"ip-addresses.csv", "address,device,interface,description\n10.0.0.1/24,lyo-pe1,Gi0/1,vrf red\n10.0.0.1/24,lyo-pe1,Gi0/2,vrf blue\n"},
+	} {
+		if r := e.importFile(e.admin, f[0], f[1], nil); r.status != 200 {
+			t.Fatalf("%s: %d %s", f[0], r.status, r.body)
+		}
+	}
+	var on []string
+	for _, ip := range e.must(200, "GET", pathIPAddresses+"?address=10.0.0.1/24", e.admin, nil)["results"].([]any) {
+		o := ip.(map[string]any)
+		on = append(on, csvCell(o["assigned_object"])+" "+csvCell(o["description"]))
+	}
+	slices.Sort(on)
+	if !slices.Equal(on, []string{"Gi0/1 vrf red", "Gi0/2 vrf blue"}) {
+		t.Errorf("the addresses: %v", on)
+	}
+}

@@ -482,10 +482,11 @@ func normalAddress(v any) string {
 }
 
 // matchIP finds the address on the same interface (or unassigned, as the record is),
-// else the same address on another interface of the same device, which the record
-// then moves: a device's management address that an import of devices put on mgmt0
-// and a later file puts on the interface it really is on stays one address (and the
-// device's primary IP) rather than becoming two.
+// else the same address on the device's mgmt0, which the record then moves to the
+// interface it names: a management address that an import of devices (mgmt_ip) put on
+// mgmt0 and a later file puts on the interface it really is on stays one address, and
+// the device's primary IP, rather than becoming two. An address on any other interface
+// is another address (the same one in two VRFs).
 func matchIP(ctx context.Context, im *importer, c *converted) (int64, error) {
 	ix, err := im.keys(ctx, store.TypeIPAddress)
 	if err != nil {
@@ -499,22 +500,25 @@ func matchIP(ctx context.Context, im *importer, c *converted) (int64, error) {
 			return 0, err
 		}
 	}
-	deviceOf := func(id int64) int64 {
-		d, _ := ifx.byID[id]["device"].(int64)
-		return d
-	}
-	var moved int64
+	var moved store.Row
 	for _, r := range ix.rows[strings.ToLower(addr)] {
 		ri, _ := r["assigned_object_id"].(int64)
 		switch {
 		case r["address"] != addr:
 		case ri == iface:
 			return r.ID(), nil
-		case moved == 0 && iface != 0 && ri != 0 && deviceOf(ri) != 0 && deviceOf(ri) == deviceOf(iface):
-			moved = r.ID()
+		case moved == nil && iface != 0 && ri != 0:
+			from, to := ifx.byID[ri], ifx.byID[iface]
+			if from != nil && to != nil && from["name"] == store.MgmtInterface && from["device"] == to["device"] {
+				moved = r
+			}
 		}
 	}
-	return moved, nil
+	if moved == nil {
+		return 0, nil
+	}
+	moved["assigned_object_id"] = iface // where it is once this record is written
+	return moved.ID(), nil
 }
 
 // assignIP assigns an address to the interface its device and interface columns name.

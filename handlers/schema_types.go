@@ -113,8 +113,20 @@ func opSchemas() obj {
 			"device":         props([]string{"id", "name"}, obj{"id": tInt, "name": tStr}),
 			"syntax_error":   ref("SyntaxError"),
 			"parsed_output":  ref("ParsedOutput"),
+			"failure":        obj{"type": "object", "nullable": true, "allOf": []any{ref("ExecutionFailure")}},
 			"command_log_id": described(tInt, "The command log entry written."),
 		}),
+		"ExecutionFailure": described(props([]string{"phase", "reason", "address", "port"}, obj{
+			"phase": described(obj{"type": "string", "enum": []any{"connect", "login", "enable", "command", "logout"}}, "The step that failed."),
+			"reason": described(tStr, "What went wrong: refused, unreachable, timeout, host_key, negotiation, auth, shell, enable, "+
+				"closed, cancelled, exit_status, not_run, invalid or failed."),
+			"address": tStr, "port": tInt, "username": described(tStr, "The login user."),
+			"credential_set":  described(tStr, "The credential set's name."),
+			"detail":          described(tStr, "The cause in its source's words (never a secret)."),
+			"timeout_seconds": described(tNum, "For a timeout: the time the phase had."),
+			"cancelled_by":    described(tStr, "For a cancellation: who cancelled."),
+			"exit_status":     tInt,
+		}), "Why an execution failed, in the parts error_message is written from; null when it did not fail, or when the device refused a line (syntax_error)."),
 		"SyntaxError": props([]string{"detected"}, obj{
 			"detected": tBool,
 			"type": obj{"type": "string", "enum": []any{"invalid_input", "incomplete_command", "ambiguous_command",

@@ -115,6 +115,7 @@ type CredentialInput struct {
 // token): sessions kept open for the set are kept per version.
 type Secret struct {
 	SetID, OwnerID, Version            int64
+	Name                               string    // the set's name, which failures name
 	LastUsed                           time.Time // zero: never
 	IsActive                           bool
 	PlatformIDs                        []int64
@@ -315,8 +316,8 @@ func (db *DB) CredentialByToken(ctx context.Context, kr *Keyring, token string) 
 	var s Secret
 	var pw, en, pk []byte
 	var lastUsed sql.NullString
-	err := db.r.QueryRowContext(ctx, `SELECT id, owner_id, is_active, version, username, enable_mode, password_enc, enable_secret_enc, private_key_enc,
-		last_used FROM credential_sets WHERE token_hash = ?`, HashKey(token)).Scan(&s.SetID, &s.OwnerID, &s.IsActive, &s.Version, &s.Username, &s.EnableMode, &pw, &en, &pk, &lastUsed)
+	err := db.r.QueryRowContext(ctx, `SELECT id, owner_id, name, is_active, version, username, enable_mode, password_enc, enable_secret_enc, private_key_enc,
+		last_used FROM credential_sets WHERE token_hash = ?`, HashKey(token)).Scan(&s.SetID, &s.OwnerID, &s.Name, &s.IsActive, &s.Version, &s.Username, &s.EnableMode, &pw, &en, &pk, &lastUsed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Secret{}, fmt.Errorf("credential token: %w", ErrNotFound)
 	}
@@ -375,8 +376,8 @@ func (db *DB) CredentialByID(ctx context.Context, kr *Keyring, ownerID, id int64
 	var s Secret
 	var pw, en, pk []byte
 	var lastUsed sql.NullString
-	err := db.r.QueryRowContext(ctx, `SELECT id, owner_id, is_active, version, username, enable_mode, password_enc, enable_secret_enc, private_key_enc,
-		last_used FROM credential_sets WHERE id = ? AND owner_id = ?`, id, ownerID).Scan(&s.SetID, &s.OwnerID, &s.IsActive, &s.Version, &s.Username, &s.EnableMode, &pw, &en, &pk, &lastUsed)
+	err := db.r.QueryRowContext(ctx, `SELECT id, owner_id, name, is_active, version, username, enable_mode, password_enc, enable_secret_enc, private_key_enc,
+		last_used FROM credential_sets WHERE id = ? AND owner_id = ?`, id, ownerID).Scan(&s.SetID, &s.OwnerID, &s.Name, &s.IsActive, &s.Version, &s.Username, &s.EnableMode, &pw, &en, &pk, &lastUsed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Secret{}, fmt.Errorf("credential set %d: %w", id, ErrNotFound)
 	}

@@ -37,6 +37,8 @@ var CommandLogs = declare(&Model{
 		{Name: "execution_time", Column: "execution_time", Kind: KindTime, Access: ReadOnly},
 		{Name: "parsed_output", Column: "parsed_output", Kind: KindJSON, Access: ReadOnly, Null: true, Schema: "ParsedOutput"},
 		{Name: "syntax_error", Column: "syntax_error", Kind: KindJSON, Access: ReadOnly, Null: true, Schema: "SyntaxError"},
+		{Name: "failure", Column: "failure", Kind: KindJSON, Access: ReadOnly, Null: true, Schema: "ExecutionFailure",
+			Doc: "why a failed execution failed, in parts; null on success or a syntax error"},
 		{Name: "command_name", Column: "command_name", Kind: KindString, Access: Internal, Search: true},
 		{Name: "device_name", Column: "device_name", Kind: KindString, Access: Internal, Search: true},
 	},

@@ -33,6 +33,7 @@ func num(v any) int64 { return int64(v.(float64)) }
 // xenv is an env with a simulated IOS device in the inventory, for executions.
 type xenv struct {
 	*env
+	dev                   *devsim.Device
 	plat, device, command int64
 }
 
@@ -41,7 +42,13 @@ func newXEnv(t *testing.T) *xenv { return newXEnvWith(t, nil) }
 // newXEnvWith is newXEnv with the simulated device's configuration adjusted by mod.
 func newXEnvWith(t *testing.T, mod func(*devsim.Config)) *xenv {
 	t.Helper()
-	e := newEnv(t, envOptions{exec: handlers.ExecOptions{HostKeyPolicy: exec.HostKeyTOFU, MaxOutputBytes: 1 << 20}})
+	return newXEnvPool(t, mod, nil)
+}
+
+// newXEnvPool is newXEnvWith with executions going through pool (nil: none).
+func newXEnvPool(t *testing.T, mod func(*devsim.Config), pool *exec.Pool) *xenv {
+	t.Helper()
+	e := newEnv(t, envOptions{exec: handlers.ExecOptions{HostKeyPolicy: exec.HostKeyTOFU, MaxOutputBytes: 1 << 20, Pool: pool}})
 	cfg := devsim.Config{Vendor: "cisco_ios", Hostname: "sw1", Username: simUser, Password: simPass, EnableSecret: simEnable}
 	if mod != nil {
 		mod(&cfg)
@@ -52,7 +59,7 @@ func newXEnvWith(t *testing.T, mod func(*devsim.Config)) *xenv {
 	}
 	t.Cleanup(func() { d.Close() })
 	const now = "2026-01-01T00:00:00.000000Z"
-	x := &xenv{env: e}
+	x := &xenv{env: e, dev: d}
 	x.plat = e.exec(`INSERT INTO platforms (name, slug, created, last_updated) VALUES ('Cisco IOS', 'cisco_ios', ?, ?)`, now, now)
 	site := e.exec(`INSERT INTO sites (name, slug, created, last_updated) VALUES ('Lab', 'lab', ?, ?)`, now, now)
 	x.device = e.exec(`INSERT INTO devices (name, site_id, platform_id, custom_fields, created, last_updated) VALUES ('sw1', ?, ?, ?, ?, ?)`,

@@ -72,11 +72,18 @@ func newEnv(t *testing.T, o envOptions) *env {
 	logs := &bytes.Buffer{}
 	logger := slog.New(slog.NewTextHandler(&lockedWriter{w: logs}, nil))
 	limiter := ratelimit.New(3, 5*time.Minute)
+	var api *handlers.API
 	web := New(Options{DB: db, Keyring: kr, Limiter: limiter, Logger: logger, SessionHours: 2, Static: o.static, Now: clk.now,
-		TimeZone: o.timeZone})
+		TimeZone: o.timeZone, Execute: func(r *http.Request) (Execution, error) {
+			x, err := api.StartExecution(r)
+			if err != nil {
+				return nil, err
+			}
+			return x, nil
+		}})
 	ex := o.exec
 	ex.Keyring, ex.Limiter = kr, limiter
-	api := handlers.New(handlers.Options{DB: db, Logger: logger, Version: "test",
+	api = handlers.New(handlers.Options{DB: db, Logger: logger, Version: "test",
 		Session: web.Session, Login: web.CheckLogin, UI: web.Routes, Exec: ex})
 	srv := httptest.NewUnstartedServer(api)
 	if o.tls {

@@ -31,6 +31,9 @@ type Options struct {
 	Now          func() time.Time // the login throttle's clock; nil = time.Now (tests)
 	// TimeZone is the server's IANA zone (server.time_zone), shown beside times; "" = UTC.
 	TimeZone string
+	// Execute checks a streamed run as the API's execute does (handlers'
+	// StartExecution); nil: the web interface has no streamed runs.
+	Execute Executor
 	// Sessions closes the device sessions kept open for a credential set when the set
 	// changes; nil when no sessions are kept.
 	Sessions SessionCloser
@@ -52,6 +55,8 @@ type UI struct {
 	ttl      time.Duration
 	static   fs.FS
 	timeZone string
+	execute  Executor
+	runs     runs
 	throttle *throttle
 	// addrThrottle counts failures per client address alone; a successful login does not
 	// reset it, or any valid account could clear the way for more guesses.
@@ -81,7 +86,7 @@ func New(o Options) *UI {
 		o.TimeZone = "UTC"
 	}
 	u := &UI{db: o.DB, keyring: o.Keyring, limiter: o.Limiter, log: o.Logger, sessions: o.Sessions,
-		ttl: time.Duration(o.SessionHours) * time.Hour, static: o.Static, timeZone: o.TimeZone,
+		ttl: time.Duration(o.SessionHours) * time.Hour, static: o.Static, timeZone: o.TimeZone, execute: o.Execute,
 		throttle: newThrottle(loginFailures, loginWindow, o.Now), addrThrottle: newThrottle(loginAddrFailures, loginWindow, o.Now)}
 	return u
 }
@@ -116,6 +121,8 @@ func (u *UI) Routes(rt *web.Router) {
 	rt.Handle(http.MethodDelete, pathCredentialSets+":id/", u.webOnly(msgCredentials, u.deleteSet))
 	rt.Handle(http.MethodPost, pathCredentialSets+":id/regenerate/", u.webOnly(msgCredentials, u.regenerateSet))
 	get("/ui/api/devices/:id/rate-limit/", u.webOnly(msgWebOnly, u.rateLimit))
+	rt.Handle(http.MethodPost, "/ui/api/commands/:id/run/", u.webOnly(msgWebOnly, u.run))
+	rt.Handle(http.MethodPost, "/ui/api/runs/:id/cancel/", u.webOnly(msgWebOnly, u.cancelRun))
 }
 
 const (

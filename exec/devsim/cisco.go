@@ -104,6 +104,10 @@ func ciscoTables(v *vendor) map[mode][]*command {
 		&command{words: "show ip arp", run: show(ipArp)},
 		&command{words: "show arp", run: show(ipArp)},
 		&command{words: "show running-config", priv: true, run: show(func(v *vendor, st *state) []string { return v.running(st) })},
+		&command{words: "show tech-support", priv: true, run: func(s *session, _ *call) []string {
+			s.cli.pace = techSupportPace
+			return techSupport(v, s.view())
+		}},
 		&command{words: "show startup-config", priv: true, run: show(func(v *vendor, st *state) []string { return v.running(st) })},
 		&command{words: "configure terminal", priv: true, run: cConfigure},
 		&command{words: "write memory", priv: true, run: cWrite},

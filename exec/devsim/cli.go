@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // mode is where the CLI is: exec, global config or a config sub-mode.
@@ -25,14 +26,15 @@ type cliState struct {
 	vlan      int    // VLAN being configured (modeVlan)
 	pageLen   int    // lines per screen; 0 = paging off
 	width     int
-	cand      *state   // candidate configuration (IOS-XR, Junos) in config mode
-	dead      bool     // the connection went away during an interactive question
-	noMore    bool     // "| no-more": do not page this command's output
-	lines     int      // command lines entered so far (EXOS counts them in its prompt)
-	noConfirm bool     // EXOS "disable cli prompting": confirmations take their default
-	block     string   // FortiOS: the config block being edited ("interface")
-	path      []string // RouterOS: the current menu ("interface")
-	color     bool     // RouterOS: the console colours its prompt
+	cand      *state        // candidate configuration (IOS-XR, Junos) in config mode
+	dead      bool          // the connection went away during an interactive question
+	noMore    bool          // "| no-more": do not page this command's output
+	lines     int           // command lines entered so far (EXOS counts them in its prompt)
+	pace      time.Duration // the command just run prints this slowly, per line (show tech-support)
+	noConfirm bool          // EXOS "disable cli prompting": confirmations take their default
+	block     string        // FortiOS: the config block being edited ("interface")
+	path      []string      // RouterOS: the current menu ("interface")
+	color     bool          // RouterOS: the console colours its prompt
 }
 
 // command is one row of a vendor's command table. Pattern words are

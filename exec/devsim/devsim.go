@@ -329,6 +329,13 @@ func (d *Device) Logins() int {
 	return d.logins
 }
 
+// Conns is the number of SSH connections open now: zero once every client hung up.
+func (d *Device) Conns() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.conns)
+}
+
 // Close stops the listener, closes every connection and waits for all of
 // the device's goroutines to end.
 func (d *Device) Close() error {

@@ -215,7 +215,11 @@ func (s *session) respond(lines []string, show bool) error {
 		return errClosed
 	}
 	nl := s.newline()
+	pace := s.cli.pace
+	s.cli.pace = 0
 	switch {
+	case pace > 0 && fault == FaultNone:
+		return s.trickle(lines, pace)
 	case fault == FaultEndlessOutput && show:
 		return s.endless(lines)
 	case fault == FaultDisconnect && show && len(lines) > 0:
@@ -235,6 +239,24 @@ func (s *session) respond(lines []string, show bool) error {
 		return nil
 	}
 	return s.page(lines, lat)
+}
+
+// trickle prints lines at pace per line, a screenful at a time, as a device does that
+// gathers what it prints; it does not page.
+func (s *session) trickle(lines []string, pace time.Duration) error {
+	const batch = 20
+	nl := s.newline()
+	for len(lines) > 0 {
+		k := min(batch, len(lines))
+		if err := s.write(strings.Join(lines[:k], nl) + nl); err != nil {
+			return err
+		}
+		lines = lines[k:]
+		if !sleep(s.ctx, time.Duration(k)*pace) {
+			return errClosed
+		}
+	}
+	return nil
 }
 
 func (s *session) newline() string {

@@ -87,6 +87,54 @@ export async function api(method, path, body, opts = {}) {
   return data;
 }
 
+/**
+ * stream posts body to a streaming endpoint and reads its server-sent events, calling
+ * on[event](data) for each; it resolves with the data of the "result" event. A refusal
+ * (any answer that is not a stream) is an ApiError as api() throws it; an "error" event,
+ * or a stream that ends without a result, is an Error.
+ */
+export async function stream(path, body, on = {}) {
+  let res;
+  try {
+    res = await fetch(path, {
+      method: 'POST', credentials: 'same-origin', body: JSON.stringify(body),
+      headers: { Accept: 'text/event-stream', 'Content-Type': 'application/json', 'X-CSRFToken': csrfToken },
+    });
+  } catch {
+    throw new ApiError(0, null, null);
+  }
+  if (!(res.headers.get('Content-Type') || '').startsWith('text/event-stream')) {
+    const data = await res.json().catch(() => null);
+    if (res.status === 401) onUnauthorized();
+    const ra = res.headers.get('Retry-After');
+    throw new ApiError(res.status, data, ra == null ? null : Number(ra));
+  }
+  const reader = res.body.getReader();
+  const text = new TextDecoder();
+  let buf = '';
+  for (;;) {
+    let chunk;
+    try { chunk = await reader.read(); } catch { break; }
+    if (chunk.done) break;
+    buf += text.decode(chunk.value, { stream: true });
+    let end;
+    while ((end = buf.indexOf('\n\n')) >= 0) {
+      const block = buf.slice(0, end);
+      buf = buf.slice(end + 2);
+      let event = 'message', data = '';
+      for (const line of block.split('\n')) {
+        if (line.startsWith('event: ')) event = line.slice(7);
+        else if (line.startsWith('data: ')) data += line.slice(6);
+      }
+      const value = data ? JSON.parse(data) : null;
+      if (event === 'result') { reader.cancel().catch(() => {}); return value; }
+      if (event === 'error') throw new Error(value && value.detail ? value.detail : 'The execution failed on the server.');
+      if (on[event]) on[event](value);
+    }
+  }
+  throw new Error('The connection to FieldKit was lost while the command ran. It runs on to its end; its log will show how it ended.');
+}
+
 export const get = (path, opts) => api('GET', path, undefined, opts);
 export const post = (path, body, opts) => api('POST', path, body === undefined ? {} : body, opts);
 export const patch = (path, body) => api('PATCH', path, body);

@@ -4,7 +4,7 @@
 // checks everything and its refusals are shown where they apply.
 
 import { h, add, clear, link, badge, okBadge, loading, pageHead, dl, refText, fmtAgo, fmtSeconds, table, scrollBox, errorBox, spinner, copyButton, notice } from './dom.js';
-import { get, post, T, ApiError, getAll, describeFields } from './api.js';
+import { get, post, stream, T, ApiError, getAll, describeFields } from './api.js';
 import { route } from './router.js';
 import { can } from './session.js';
 import { RESOURCES, deleteButton } from './resources.js';
@@ -46,17 +46,22 @@ function wrapPreferred() {
  */
 export function outputBlock(text, truncated) {
   const pre = h('pre', { class: wrapPreferred() ? 'output wrap' : 'output', tabindex: '0', 'aria-label': 'Raw output' }, text || '(no output)');
+  return h('div', { class: 'output-wrap' },
+    h('div', { class: 'output-bar' }, h('span', { class: 'muted' }, 'Raw output', truncated ? ' (cut at the size limit)' : ''),
+      h('div', { class: 'actions' }, wrapToggle(), copyButton(() => text, 'Copy output'))),
+    pre);
+}
+
+/** wrapToggle switches every output on the page between wrapping and scrolling, and remembers it. */
+function wrapToggle() {
   const toggle = h('button', { type: 'button', class: 'btn small wrap-toggle', 'aria-pressed': String(wrapPreferred()) }, 'Wrap lines');
   toggle.addEventListener('click', () => {
-    const on = !pre.classList.contains('wrap');
+    const on = toggle.getAttribute('aria-pressed') !== 'true';
     try { localStorage.setItem(WRAP_KEY, on ? '1' : '0'); } catch { /* private mode: this page only */ }
     for (const p of document.querySelectorAll('pre.output')) p.classList.toggle('wrap', on);
     for (const b of document.querySelectorAll('.wrap-toggle')) b.setAttribute('aria-pressed', String(on));
   });
-  return h('div', { class: 'output-wrap' },
-    h('div', { class: 'output-bar' }, h('span', { class: 'muted' }, 'Raw output', truncated ? ' (cut at the size limit)' : ''),
-      h('div', { class: 'actions' }, toggle, copyButton(() => text, 'Copy output'))),
-    pre);
+  return toggle;
 }
 
 /** syntaxBanner shows a detected device syntax error with its guidance. */
@@ -72,7 +77,6 @@ async function devicePage(main, { id }) {
   clear(main, loading());
   const d = await get(`/api/dcim/devices/${id}/`);
   const r = RESOURCES.devices;
-  const cf = d.custom_fields || {};
   clear(main,
     pageHead(d.name,
       can(r.type, 'change') ? link(`/ui/devices/${id}/edit`, 'Edit', { class: 'btn' }) : null,
@@ -81,22 +85,34 @@ async function devicePage(main, { id }) {
   const runner = h('section', { class: 'card runner', 'aria-labelledby': 'runner-h' }, h('h2', { id: 'runner-h' }, 'Run a command'));
   const rate = h('section', { class: 'card', 'aria-labelledby': 'rate-h' }, h('h2', { id: 'rate-h' }, 'Rate limit'), loading());
   const hist = h('section', { class: 'card', 'aria-labelledby': 'hist-h' }, h('h2', { id: 'hist-h' }, 'Recent history'), loading());
-  const facts = h('section', { class: 'card' }, dl([
+  const facts = h('section', { class: 'card facts', 'aria-label': 'Device facts' }, deviceFacts(d));
+  main.append(h('div', { class: 'device-grid' },
+    h('div', { class: 'col-main' }, runner),
+    h('div', { class: 'col-side' }, facts, rate, hist)));
+  // After a run the facts may have changed (the host key seen at the first login).
+  const refreshFacts = () => get(`/api/dcim/devices/${id}/`).then((nd) => clear(facts, deviceFacts(nd)), () => {});
+  const refresh = (ran) => {
+    loadRate(rate, id);
+    loadHistory(hist, id);
+    if (ran) refreshFacts();
+  };
+  refresh(false);
+  await buildRunner(runner, d, refresh);
+}
+
+/** deviceFacts is the facts panel of a device page. */
+function deviceFacts(d) {
+  const cf = d.custom_fields || {};
+  return dl([
     ['Status', d.status ? badge(d.status.label, d.status.value === 'active' ? 'ok' : '') : '—'],
     ['Site', d.site ? link(`/ui/sites/${d.site.id}`, d.site.name) : '—'],
     ['Platform', d.platform ? link(`/ui/platforms/${d.platform.id}`, d.platform.name) : '—'],
     ['Primary IP', d.primary_ip ? d.primary_ip.address : '—'],
     ['SSH port', cf.ssh_port || 22],
     ['Description', d.description],
-    ['Host key', d.host_key_fingerprint || 'not seen yet'],
-    ['Interfaces', link(`/ui/interfaces/?device_id=${id}`, 'list')],
-  ]));
-  main.append(h('div', { class: 'device-grid' },
-    h('div', { class: 'col-main' }, runner),
-    h('div', { class: 'col-side' }, facts, rate, hist)));
-  const refresh = () => { loadRate(rate, id); loadHistory(hist, id); };
-  refresh();
-  await buildRunner(runner, d, refresh);
+    ['Host key', d.host_key_fingerprint ? h('code', { class: 'fingerprint' }, d.host_key_fingerprint) : 'not seen yet'],
+    ['Interfaces', link(`/ui/interfaces/?device_id=${d.id}`, 'list')],
+  ]);
 }
 
 async function loadRate(box, id) {
@@ -174,6 +190,9 @@ async function buildRunner(box, d, refresh) {
   const setSel = h('select', { id: 'run-set', name: 'set', required: true, 'aria-describedby': 'run-set-err' },
     sets.length ? null : h('option', { value: '' }, 'No active credential set for this platform'),
     sets.map((s) => h('option', { value: s.id }, `${s.name} (${s.username})`)));
+  const preferred = preferredSet(sets, d);
+  if (preferred) setSel.value = String(preferred.id);
+  setSel.addEventListener('change', () => rememberSet(d.id, setSel.value));
   const setErr = h('div', { class: 'field-error', id: 'run-set-err' });
   const timeout = h('input', { id: 'run-timeout', name: 'timeout', type: 'number', min: 5, max: 300, value: 30, 'aria-describedby': 'run-timeout-err' });
   const timeoutErr = h('div', { class: 'field-error', id: 'run-timeout-err' });
@@ -190,7 +209,7 @@ async function buildRunner(box, d, refresh) {
       h('div', { class: 'field' }, h('label', { for: 'run-set' }, 'Credential set'), setSel, setErr,
         sets.length ? null : h('div', { class: 'help' }, link('/ui/credentials/new', 'Create a credential set →'))),
       h('div', { class: 'field narrow' }, h('label', { for: 'run-timeout' }, 'Timeout (s)'), timeout, timeoutErr)),
-    h('div', { class: 'actions' }, runBtn, h('span', { class: 'run-state', 'aria-live': 'polite' })));
+    h('div', { class: 'actions run-actions' }, runBtn, h('span', { class: 'run-state', 'aria-live': 'polite' })));
   box.append(form, result);
 
   cmdSel.addEventListener('change', async () => {
@@ -221,34 +240,108 @@ async function buildRunner(box, d, refresh) {
       const el = form.elements[`var_${v.name}`];
       if (el && el.value !== '') variables[v.name] = el.value;
     }
+    rememberSet(d.id, setId);
     // A logged-in user names one of their own sets; the server checks it is theirs,
     // active and valid for the platform, exactly as it checks a token.
-    await run({ device_id: d.id, credential_set_id: setId, variables, timeout: Number(timeout.value) || 30 });
+    const body = { device_id: d.id, credential_set_id: setId, variables, timeout: Number(timeout.value) || 30 };
+    if (current.command_type !== 'config') {
+      await run(body);
+      return;
+    }
+    // A change asks first, showing the lines exactly as the server renders them.
+    let rendered;
+    try {
+      rendered = await post(`${T}/commands/${current.id}/validate-variables/`, { device_id: d.id, variables });
+    } catch (err) {
+      showRunError(err);
+      return;
+    }
+    confirmChange(rendered.command, () => run(body));
   });
+
+  // Any edit of the form withdraws a question asked about its earlier values.
+  const withdraw = () => form.querySelector('.confirm-change')?.remove();
+  form.addEventListener('input', withdraw);
+  form.addEventListener('change', withdraw);
+
+  /** confirmChange shows the lines a config command will send and runs it on Send. */
+  function confirmChange(text, send) {
+    withdraw();
+    const lines = text.split('\n').filter((l) => l.trim() !== '');
+    const sendBtn = h('button', { type: 'button', class: 'btn primary send-btn' }, 'Send to device');
+    const backBtn = h('button', { type: 'button', class: 'btn back-btn' }, 'Go back');
+    const box = h('div', { class: 'confirm-change msg warn', role: 'alertdialog', 'aria-labelledby': 'confirm-h', 'aria-describedby': 'confirm-p' },
+      h('h3', { id: 'confirm-h' }, `Change the configuration of ${d.name}?`),
+      h('p', { id: 'confirm-p' }, `${lines.length === 1 ? 'This line goes' : `These ${lines.length} lines go`} to the device in configuration mode, exactly as shown:`),
+      h('pre', { class: 'output wrap confirm-lines', tabindex: '0', 'aria-label': 'Lines to send' }, lines.join('\n')),
+      h('div', { class: 'actions' }, sendBtn, backBtn));
+    sendBtn.addEventListener('click', () => { box.remove(); send(); });
+    backBtn.addEventListener('click', () => { box.remove(); runBtn.focus(); });
+    box.addEventListener('keydown', (e) => { if (e.key === 'Escape') backBtn.click(); });
+    form.querySelector('.run-actions').before(box);
+    sendBtn.focus();
+  }
 
   async function run(body) {
     const state = form.querySelector('.run-state');
+    const cancelBtn = h('button', { type: 'button', class: 'btn danger cancel-btn' }, 'Cancel');
+    const live = liveOutput();
+    let started = null, runId = null;
     runBtn.disabled = true;
     cmdSel.disabled = true;
-    const t0 = performance.now();
     clear(runBtn, spinner(), ' Running…');
-    const tick = () => { state.textContent = `running on ${d.name}… ${Math.floor((performance.now() - t0) / 1000)} s`; };
+    const seconds = () => ((performance.now() - started) / 1000);
+    const tick = () => {
+      state.textContent = started == null ? `connecting to ${d.name}…`
+        : `running on ${d.name}… ${Math.floor(seconds())} s · ${live.lines()} line${live.lines() === 1 ? '' : 's'} so far`;
+    };
     tick();
     const timer = setInterval(tick, 250);
     form.setAttribute('aria-busy', 'true');
+    cancelBtn.addEventListener('click', async () => {
+      cancelBtn.disabled = true;
+      cancelBtn.textContent = 'Cancelling…';
+      try { await post(`/ui/api/runs/${runId}/cancel/`); } catch (err) {
+        cancelBtn.replaceWith(errorBox(err, 'Not cancelled'));
+      }
+    });
     try {
-      const res = await post(`${T}/commands/${current.id}/execute/`, body);
+      const res = await stream(`/ui/api/commands/${current.id}/run/`, body, {
+        started: (ev) => {
+          started = performance.now();
+          runId = ev.run_id;
+          runBtn.after(ev.cancellable ? cancelBtn
+            : h('span', { class: 'help no-cancel' }, 'A config command runs to its end: stopping it halfway could leave the device half-configured.'));
+          clear(result, live.el);
+        },
+        output: (ev) => live.append(ev.text),
+        skipped: (ev) => live.append(`\n[… ${ev.bytes} bytes not shown while running: the browser fell behind; the full output follows]\n`),
+      });
       showResult(result, res);
-      refresh();
+      const f = res.failure;
+      // A run that failed before its command reached the device did not "finish".
+      state.textContent = f && ['connect', 'login', 'enable'].includes(f.phase)
+        ? `not run: the ${f.phase} step failed after ${seconds().toFixed(1)} s`
+        : `finished in ${seconds().toFixed(1)} s`;
+      refresh(true);
     } catch (err) {
-      showRunError(err);
+      if (started == null) {
+        // Refused before it started: there is no duration to show.
+        state.textContent = '';
+        showRunError(err);
+      } else {
+        state.textContent = `no result after ${seconds().toFixed(1)} s`;
+        result.append(errorBox(err, 'No result'));
+        refresh(true);
+      }
     } finally {
       clearInterval(timer);
       form.removeAttribute('aria-busy');
-      state.textContent = `finished in ${((performance.now() - t0) / 1000).toFixed(1)} s`;
       runBtn.disabled = false;
       cmdSel.disabled = false;
       runBtn.textContent = 'Run';
+      cancelBtn.remove();
+      form.querySelector('.no-cancel')?.remove();
     }
   }
 
@@ -300,15 +393,74 @@ function varInput(v, info, varErrs) {
   return h('div', { class: 'field' }, label, ctl, v.help_text ? h('div', { class: 'help' }, v.help_text) : null, err);
 }
 
+const SET_KEY = 'fieldkit.runSet.';
+
+/**
+ * preferredSet is the credential set the runner starts with on device d: the one last
+ * chosen on this device, else the first set made for the device's platform, else the
+ * first set offered.
+ */
+function preferredSet(sets, d) {
+  let last = null;
+  try { last = localStorage.getItem(SET_KEY + d.id); } catch { /* private mode */ }
+  return sets.find((s) => String(s.id) === last)
+    || sets.find((s) => s.platforms.some((p) => p.id === d.platform.id))
+    || sets[0];
+}
+
+function rememberSet(deviceId, setId) {
+  try { localStorage.setItem(SET_KEY + deviceId, String(setId)); } catch { /* private mode: not remembered */ }
+}
+
+/**
+ * liveOutput is the output of a run while it runs: text appended as it arrives, kept
+ * scrolled to the end unless the reader scrolled up to look at something.
+ */
+function liveOutput() {
+  const pre = h('pre', { class: wrapPreferred() ? 'output live wrap' : 'output live', tabindex: '0', 'aria-label': 'Output so far' });
+  const text = document.createTextNode('');
+  pre.append(text);
+  let n = 0;
+  const el = h('div', { class: 'output-wrap' },
+    h('div', { class: 'output-bar' }, h('span', { class: 'muted' }, spinner(), ' Output as it arrives'), wrapToggle()), pre);
+  return {
+    el,
+    lines: () => n,
+    append(t) {
+      const follow = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 24;
+      text.appendData(t);
+      n += (t.match(/\n/g) || []).length;
+      if (follow) pre.scrollTop = pre.scrollHeight;
+    },
+  };
+}
+
+/** failureBox is a failed execution's message, its parts one click away. */
+export function failureBox(message, f) {
+  const parts = f ? dl([
+    ['Phase', f.phase], ['Reason', (f.reason || '').replace(/_/g, ' ')],
+    ['Address', f.port ? `${f.address} port ${f.port}` : f.address],
+    f.username ? ['Login user', f.username] : null,
+    f.credential_set ? ['Credential set', f.credential_set] : null,
+    f.timeout_seconds != null ? ['Time allowed', `${f.timeout_seconds} s`] : null,
+    f.cancelled_by ? ['Cancelled by', f.cancelled_by] : null,
+    f.exit_status != null ? ['Exit status', String(f.exit_status)] : null,
+    f.detail ? ['Detail', h('code', { class: 'wrap' }, f.detail)] : null,
+  ]) : null;
+  return h('div', { class: 'msg error failure', role: 'alert' }, h('p', { class: 'failure-text' }, message),
+    parts ? h('details', {}, h('summary', {}, 'Details'), parts) : null);
+}
+
 function showResult(box, res) {
   clear(box,
     h('div', { class: `result-head ${res.success ? 'ok' : 'bad'}` },
       okBadge(res.success), ' ', h('strong', {}, res.command.name), ` on ${res.device.name} · ${fmtSeconds(res.execution_time)} · `,
       res.command_log_id ? link(`/ui/logs/${res.command_log_id}`, `log #${res.command_log_id}`) : null),
     syntaxBanner(res.syntax_error),
-    !res.success && res.error_message && !(res.syntax_error && res.syntax_error.detected) ? h('div', { class: 'msg error', role: 'alert' }, res.error_message) : null,
+    !res.success && res.error_message && !(res.syntax_error && res.syntax_error.detected) ? failureBox(res.error_message, res.failure) : null,
     res.parsed_output && res.parsed_output.success ? h('section', {}, h('h3', {}, 'Parsed'), parsedTable(res.parsed_output)) : null,
-    outputBlock(res.output, res.output_truncated),
+    // A run that failed before the command has no output to show.
+    res.output || res.success ? outputBlock(res.output, res.output_truncated) : null,
     res.parsed_output && !res.parsed_output.success && res.success ? parsedTable(res.parsed_output) : null);
 }
 

@@ -5,7 +5,7 @@ import { h, add, clear, link, okBadge, loading, pageHead, dl, fmtTime, fmtSecond
 import { get, T, qs } from './api.js';
 import { route } from './router.js';
 import { listPage, emptyState } from './list.js';
-import { parsedTable, outputBlock, syntaxBanner } from './device.js';
+import { parsedTable, outputBlock, syntaxBanner, failureBox } from './device.js';
 import { typeBadge } from './commands.js';
 
 const LOGS = `${T}/command-logs/`;
@@ -55,9 +55,9 @@ async function detailView(main, { id }) {
       ['Started', fmtTime(l.execution_time)],
       ['Logged', fmtTime(l.created)],
       ['Duration', fmtSeconds(l.execution_duration)],
-      ['Error', l.error_message],
     ])),
     syntaxBanner(l.syntax_error),
+    !l.success && l.error_message && !(l.syntax_error && l.syntax_error.detected) ? failureBox(l.error_message, l.failure) : null,
     l.parsed_output ? h('section', { class: 'card' }, h('h2', {}, 'Parsed data'), parsedTable(l.parsed_output)) : null,
     h('section', { class: 'card' }, h('h2', {}, 'Output'), outputBlock(l.output)));
 }

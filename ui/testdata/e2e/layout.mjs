@@ -84,6 +84,12 @@ export async function layoutSweep() {
     await page.selectOption('#run-set', { label: `Demo devices (${DEVICE_USER})` });
     await page.locator('.run-btn').click();
     await page.locator('.parsed table').waitFor();
+    if (name === 'device-parse-record') {
+      await page.setViewportSize({ width: 1366, height: 768 });
+      await page.locator('.result').scrollIntoViewIfNeeded();
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await page.screenshot({ path: join(SHOTS, 'readme-device-1366.png') });
+    }
     for (const w of WIDTHS) {
       await page.setViewportSize({ width: w, height: 900 });
       await page.waitForTimeout(100);

@@ -7,6 +7,8 @@ import { ctx, SHOTS, t0, state, step, check, shot, pageErrors } from './lib.mjs'
 import { workflow } from './workflow.mjs';
 import { firstRun } from './firstrun.mjs';
 import { finding } from './finding.mjs';
+import { liveRuns } from './runs.mjs';
+import { confirmAndSets } from './confirm.mjs';
 import { layoutSweep } from './layout.mjs';
 import { inventory } from './inventory.mjs';
 
@@ -15,6 +17,8 @@ async function scenarios() {
   await inventory();
   await firstRun();
   await finding();
+  await liveRuns();
+  await confirmAndSets();
   await layoutSweep();
   check(pageErrors.length === 0, `page errors: ${pageErrors.join('; ')}`);
 }

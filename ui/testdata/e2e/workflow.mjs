@@ -112,12 +112,12 @@ export async function workflow() {
   check(await page.locator('#run-token').count() === 0, 'the runner never asks for a token: the set is chosen');
   const runBtn = page.locator('.run-btn');
   // Hold the request back a little so the running state can be seen.
-  const slow = '**/api/plugins/toolkit/commands/*/execute/';
+  const slow = '**/ui/api/commands/*/run/';
   await page.route(slow, async (route) => { await new Promise((r) => setTimeout(r, 2000)); await route.continue(); });
   await runBtn.click();
   check(await runBtn.isDisabled(), 'the run button is disabled while running');
   check(await runBtn.locator('.spinner').count() === 1, 'a spinner shows while running');
-  await page.locator('.run-state', { hasText: /running on demo-ios-1… 1 s/ }).waitFor();
+  await page.locator('.run-state', { hasText: /connecting to demo-ios-1…/ }).waitFor();
   await shot('05a-device-running', false);
   const result = page.locator('.result .result-head');
   await result.waitFor();
@@ -141,6 +141,7 @@ export async function workflow() {
   await portSel.waitFor();
   await runBtn.click();
   await page.locator('.field-error', { hasText: /required|missing|must/i }).first().waitFor();
+  check(await page.locator('.run-state').textContent() === '', 'a run refused before it started says nothing about finishing');
 
   step('find the log and download its CSV');
   await nav('Logs');

@@ -1,0 +1,90 @@
+// runs.mjs: a run as a person at a rack meets it on a tablet: show tech-support streams
+// while it runs and stops on Cancel; a failed login explains itself; the facts panel
+// follows; no page is wider than the tablet.
+
+import { BASE, ADMIN_PASSWORD, DEVICE_USER, page, step, check, shot, login, inPage, csrf } from './lib.mjs';
+
+async function openDevice(name) {
+  await page.goto(`${BASE}/ui/devices/`);
+  await page.locator('table').getByRole('link', { name }).click();
+  await page.getByRole('heading', { name: 'Run a command' }).waitFor();
+}
+
+async function fitsWidth(what) {
+  const m = await page.evaluate(() => ({ sw: document.documentElement.scrollWidth, iw: window.innerWidth }));
+  check(m.sw <= m.iw, `${what}: the page is ${m.sw} px wide in a ${m.iw} px window`);
+}
+
+export async function liveRuns() {
+  await page.setViewportSize({ width: 820, height: 1180 });
+  await login('admin', ADMIN_PASSWORD);
+
+  step('tablet: show tech-support streams while it runs');
+  await openDevice('demo-ios-1');
+  await page.selectOption('#run-command', { label: 'Tech support' });
+  await page.selectOption('#run-set', { label: `Demo devices (${DEVICE_USER})` });
+  await page.locator('.run-btn').click();
+  const live = page.locator('pre.output.live');
+  await live.waitFor();
+  await page.waitForFunction(() => (document.querySelector('pre.output.live')?.textContent.match(/\n/g) || []).length >= 80);
+  const state = await page.locator('.run-state').textContent();
+  check(/running on demo-ios-1… \d+ s · \d+ lines so far/.test(state), `the running state counts lines: ${state}`);
+  check(await page.locator('.result .result-head').count() === 0, 'no result yet: the output is arriving');
+  const pos = await live.evaluate((p) => p.scrollTop + p.clientHeight >= p.scrollHeight - 30);
+  check(pos, 'the live output follows the end');
+  await fitsWidth('the device page while a long run streams at 820 px');
+  await shot('40-tablet-live-run', false);
+
+  step('tablet: Cancel stops it; the result and the log say who cancelled, with the output so far');
+  const cancel = page.getByRole('button', { name: 'Cancel' });
+  await cancel.click();
+  const head = page.locator('.result .result-head');
+  await head.waitFor();
+  const msg = await page.locator('.result .msg.failure .failure-text').textContent();
+  check(msg.startsWith('Cancelled by admin'), `cancelled: ${msg}`);
+  const out = await page.locator('.result pre.output').textContent();
+  const lines = out.split('\n').length;
+  check(out.includes('show version') && lines >= 80 && lines < 1000, `the output so far is kept, and only that: ${lines} lines of about 1,200`);
+  check(/finished in \d+\.\d s/.test(await page.locator('.run-state').textContent()), 'the run says how long it took');
+  check(await cancel.count() === 0, 'no cancel button once it ended');
+  await fitsWidth('the device page after a cancelled run at 820 px');
+  await shot('41-tablet-cancelled');
+  await head.getByRole('link', { name: /log #\d+/ }).click();
+  await page.getByRole('heading', { name: /Log #\d+: Tech support on demo-ios-1/ }).waitFor();
+  check((await page.locator('.msg.failure').textContent()).includes('Cancelled by admin'), 'the log says who cancelled');
+  await page.locator('.msg.failure summary').click();
+  check((await page.locator('.msg.failure dl').textContent()).includes('admin'), 'its details name who cancelled');
+
+  step('a failed login says, in plain words, where, as whom, with which set, and what to check');
+  const r = await inPage('/ui/api/credential-sets/', {
+    method: 'POST', headers: { 'Content-Type': 'application/json', 'X-CSRFToken': await csrf() },
+    body: JSON.stringify({ name: 'typo in password', username: DEVICE_USER, password: 'not-the-demo-password' }),
+  });
+  check(r.status === 201, `a second set: ${r.status} ${JSON.stringify(r.body)}`);
+  await openDevice('demo-junos-1');
+  const hostKey = () => page.locator('.facts dd', { hasText: /SHA256:|not seen yet/ }).textContent();
+  check((await hostKey()) === 'not seen yet', 'the device was never logged in to');
+  await page.selectOption('#run-command', { label: 'Show version' });
+  await page.selectOption('#run-set', { label: `typo in password (${DEVICE_USER})` });
+  await page.locator('.run-btn').click();
+  const failure = page.locator('.result .msg.failure');
+  await failure.waitFor();
+  const text = await failure.locator('.failure-text').textContent();
+  check(/^The device at 127\.0\.0\.1 port \d+ refused the login as fieldkit \(credential set “typo in password”\)\. Check the username, password or key in the credential set\.$/.test(text),
+    `failed login: ${text}`);
+  check(!/exec:|dial tcp|ssh:/.test(text), 'no internal prefix');
+  const runState = await page.locator('.run-state').textContent();
+  check(/^not run: the login step failed after \d+\.\d s$/.test(runState), `a run that never started does not say it finished: ${runState}`);
+  await failure.locator('summary').click();
+  const details = await failure.locator('dl').textContent();
+  check(details.includes('login') && details.includes('typo in password') && details.includes(DEVICE_USER), `details: ${details}`);
+  await fitsWidth('a failed login at 820 px');
+  await shot('42-tablet-failed-login');
+
+  step('the facts panel follows a run: the host key seen at the first login shows without a reload');
+  await page.selectOption('#run-set', { label: `Demo devices (${DEVICE_USER})` });
+  await page.locator('.run-btn').click();
+  await page.locator('.result .result-head', { hasText: 'success' }).waitFor();
+  await page.locator('.facts dd', { hasText: 'SHA256:' }).waitFor();
+  await page.setViewportSize({ width: 1366, height: 900 });
+}
