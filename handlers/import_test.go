@@ -206,3 +206,36 @@ func TestImportPermissions(t *testing.T) {
 		t.Errorf("no token: %d", r.status)
 	}
 }
+
+// TestImportMetadata: OPTIONS on the import path names the object types and formats the
+// import takes, the list the web UI's Import page shows; without a login it is refused.
+func TestImportMetadata(t *testing.T) {
+	e := newEnv(t)
+	if r := e.do("OPTIONS", pathImport, "", nil); r.status != 401 && r.status != 403 {
+		t.Fatalf("OPTIONS without a token: %d %s", r.status, r.body)
+	}
+	m := e.must(200, "OPTIONS", pathImport, e.admin, nil)
+	post, _ := m["actions"].(map[string]any)["POST"].(map[string]any)
+	values := func(field string) []string {
+		var out []string
+		f, _ := post[field].(map[string]any)
+		cs, _ := f["choices"].([]any)
+		for _, c := range cs {
+			out = append(out, fmt.Sprint(c.(map[string]any)["value"]))
+		}
+		return out
+	}
+	if got := strings.Join(values("type"), ","); got != strings.Join(importKindNames(), ",") || !strings.Contains(got, "ip-addresses") {
+		t.Errorf("type choices %q, want %q", got, importKindNames())
+	}
+	if got := strings.Join(values("format"), ","); got != "csv,yaml,json" {
+		t.Errorf("format choices %q", got)
+	}
+	// Every type offered is one the import accepts.
+	for _, k := range values("type") {
+		r := e.importFile(e.admin, "x.csv", "name\n", map[string]any{"type": k, "dry_run": true})
+		if r.status == 400 && strings.Contains(string(r.body), "Unknown object type") {
+			t.Errorf("offered type %q is refused: %s", k, r.body)
+		}
+	}
+}

@@ -92,3 +92,29 @@ func importKindEnum() []any {
 	}
 	return out
 }
+
+// importMetadata answers OPTIONS on the import path as Django REST framework does for
+// a view: under actions.POST the fields the import takes, with the object types and
+// formats it knows as choices. The web UI's Import page builds its selects from it.
+func (a *API) importMetadata(w http.ResponseWriter, r *http.Request) error {
+	choices := func(vals []string) []map[string]string {
+		out := make([]map[string]string, len(vals))
+		for i, v := range vals {
+			out[i] = map[string]string{"value": v, "display_name": v}
+		}
+		return out
+	}
+	field := func(typ, label string, required bool) map[string]any {
+		return map[string]any{"type": typ, "required": required, "read_only": false, "label": label}
+	}
+	kind, format := field("choice", "Type", false), field("choice", "Format", false)
+	kind["choices"], format["choices"] = choices(importKindNames()), choices(importFormats)
+	web.Write(w, http.StatusOK, map[string]any{
+		"name": "Import", "description": "", "renders": []string{"application/json"}, "parses": []string{"application/json"},
+		"actions": map[string]any{"POST": orderedMeta{
+			{"data", field("string", "Data", true)}, {"filename", field("string", "Filename", false)},
+			{"type", kind}, {"format", format}, {"dry_run", field("boolean", "Dry run", false)},
+		}},
+	})
+	return nil
+}

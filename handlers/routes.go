@@ -91,6 +91,7 @@ func (a *API) routes(rt *web.Router) {
 		a.resource(rt, res)
 	}
 	rt.Handle(http.MethodPost, pathImport, a.authed(a.importFile))
+	rt.Handle(http.MethodOptions, pathImport, a.authed(a.importMetadata))
 	rt.Handle(http.MethodPost, pathInventorySync, a.authed(a.runInventorySync))
 	get(pathInventorySync, a.authed(a.syncStatus))
 

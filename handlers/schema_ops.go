@@ -50,6 +50,10 @@ var opDocs = []opDoc{
 			"All or nothing: a 400 lists every problem by row and column. `dry_run` reports what would be done. " +
 			"Needs add (and change, for updates) on each object type written.",
 		Body: ref("ImportRequest"), OK: jsonResponse("What was imported, or would be.", ref("ImportReport"))},
+	{Method: http.MethodOptions, Path: pathImport, ID: "plugins_toolkit_import_metadata", Summary: "Describe the fields an import takes",
+		Desc: "As Django REST framework's metadata: under actions.POST the fields of an import, with the object types " +
+			"and formats it knows as choices.",
+		OK: jsonResponse("The metadata.", ref("Metadata"))},
 	{Method: http.MethodPost, Path: pathInventorySync, ID: "plugins_toolkit_inventory_sync_create", Summary: "Sync the inventory from NetBox now",
 		Desc: "Fetches the devices the configured filter selects (inventory.netbox_filter) from the configured NetBox, with " +
 			"their sites, platforms, interfaces, IP addresses, VLANs and tags, and applies them in one transaction. " +

@@ -27,11 +27,7 @@ func TestLoginThrottleIsAtomic(t *testing.T) {
 		done.Add(1)
 		go func() {
 			defer done.Done()
-			pw := "wrong"
-			if i == n-1 {
-				pw = "right password"
-			}
-			body := fmt.Sprintf(`{"username": "alice", "password": %q}`, pw)
+			body := `{"username": "alice", "password": "wrong"}`
 			req, _ := http.NewRequest("POST", e.srv.URL+"/ui/login", strings.NewReader(body))
 			req.Header.Set("Content-Type", "application/json")
 			start.Wait()
@@ -49,14 +45,16 @@ func TestLoginThrottleIsAtomic(t *testing.T) {
 	for _, s := range statuses {
 		byStatus[s]++
 	}
-	// A 401 is a password checked and found wrong. (The right password may win one of the
-	// five places; its success then resets the count, as any successful login does.)
-	if byStatus[401] > loginFailures || byStatus[401]+byStatus[429]+byStatus[200] != n {
+	// A 401 is a password checked and found wrong: at most five of the burst may be
+	// checked, the rest are refused unchecked. (The right password stays out of the
+	// burst: a success resets the count, as any successful login does, which would let
+	// a few more be checked and make the bound depend on the order of arrival.)
+	if byStatus[401] > loginFailures || byStatus[401]+byStatus[429] != n {
 		t.Errorf("statuses of %d simultaneous logins: %v; at most %d may be checked and fail", n, byStatus, loginFailures)
 	}
 	// Once five failed, the right password is refused as well.
 	b := e.browser()
-	if r := b.do("POST", "/ui/login", map[string]any{"username": "alice", "password": "right password"}); r.status != 429 && statuses[n-1] != 200 {
+	if r := b.do("POST", "/ui/login", map[string]any{"username": "alice", "password": "right password"}); r.status != 429 {
 		t.Errorf("the right password after the burst: %d", r.status)
 	}
 }

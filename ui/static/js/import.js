@@ -4,12 +4,10 @@
 // as `fieldkit import`.
 
 import { h, clear, errorBox, pageHead, table, toast, spinner, link } from './dom.js';
-import { post, T, ApiError } from './api.js';
+import { post, T, ApiError, metadata } from './api.js';
 import { route } from './router.js';
 import { syncCard } from './sync.js';
 
-const KINDS = ['sites', 'platforms', 'devices', 'interfaces', 'vlans', 'ip-addresses', 'tags'];
-const LIST = { sites: 'sites', platforms: 'platforms', devices: 'devices', interfaces: 'interfaces', vlans: 'vlans', 'ip-addresses': 'ip-addresses', tags: 'tags' };
 const MAX = 1 << 20; // the API's body limit
 const SHOWN = 500; // rows shown in a preview
 
@@ -21,8 +19,11 @@ async function importPage(main) {
   clear(main, pageHead('Import'));
   const file = h('input', { type: 'file', id: 'imp-file', accept: '.csv,.yaml,.yml,.json,.txt' });
   const text = h('textarea', { id: 'imp-text', rows: 8, class: 'mono', spellcheck: 'false', placeholder: EXAMPLE });
-  const kind = h('select', { id: 'imp-type' }, h('option', { value: '' }, 'from the file name (devices.csv…)'), KINDS.map((k) => h('option', { value: k }, k)));
-  const format = h('select', { id: 'imp-format' }, h('option', { value: '' }, 'from the name or the content'), ['csv', 'yaml', 'json'].map((f) => h('option', { value: f }, f.toUpperCase())));
+  // The object types and formats are the server's (OPTIONS on the import path).
+  const fields = ((await metadata(`${T}/import/`)).actions || {}).POST || {};
+  const choices = (name) => (fields[name] && fields[name].choices) || [];
+  const kind = h('select', { id: 'imp-type' }, h('option', { value: '' }, 'from the file name (devices.csv…)'), choices('type').map((c) => h('option', { value: c.value }, c.display_name)));
+  const format = h('select', { id: 'imp-format' }, h('option', { value: '' }, 'from the name or the content'), choices('format').map((c) => h('option', { value: c.value }, c.value.toUpperCase())));
   const preview = h('button', { type: 'button', class: 'btn' }, 'Preview');
   const run = h('button', { type: 'button', class: 'btn primary', disabled: true }, 'Import');
   const out = h('section', { class: 'card import-result', 'aria-live': 'polite', hidden: true });
@@ -95,7 +96,7 @@ function report(rep) {
     h('p', {}, `${rep.created} ${verb} created, ${rep.updated} ${verb} changed, ${rep.unchanged} ${rep.dry_run ? 'would stay' : 'stayed'} as they are.`,
       rep.dry_run ? ' Nothing has been written yet.' : ''),
     table([
-      { label: 'Objects', cell: (t) => (rep.dry_run ? t.type : link(`/ui/${LIST[t.type]}/`, t.type)) },
+      { label: 'Objects', cell: (t) => (rep.dry_run ? t.type : link(`/ui/${t.type}/`, t.type)) },
       { label: 'Created', cell: (t) => String(t.created), class: 'num' },
       { label: 'Changed', cell: (t) => String(t.updated), class: 'num' },
       { label: 'Unchanged', cell: (t) => String(t.unchanged), class: 'num' },
