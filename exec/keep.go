@@ -83,7 +83,8 @@ func (s *Session) probe(ctx context.Context) error {
 // settle brings a session back to its known mode before it is kept: a
 // configuration prompt (a show command that entered config mode, a change
 // whose exit did not land) is left with the driver's abort lines, which
-// discard anything uncommitted. It reports whether the session may be kept.
+// discard anything uncommitted, and a session that had enable and lost it is
+// enabled again. It reports whether the session may be kept.
 func (s *Session) settle() bool {
 	if !s.alive() {
 		return false
@@ -104,6 +105,15 @@ func (s *Session) settle() bool {
 			}
 		}
 		s.inConfig = s.d.isConfig(s.prompt)
+	}
+	if s.homePriv && !s.d.isConfig(s.prompt) && !s.d.isPriv(s.prompt) {
+		// A command dropped the privilege ("disable"): enable again, as at login.
+		ctx, cancel := context.WithTimeout(context.Background(), settleWithin)
+		defer cancel()
+		if err := s.enable(ctx); err != nil {
+			s.readError(ctx, err, settleWithin)
+			return false
+		}
 	}
 	return s.atHome()
 }

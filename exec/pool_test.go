@@ -109,6 +109,24 @@ func TestPoolNeverKeepsConfigMode(t *testing.T) {
 	}
 }
 
+// A command that drops the privilege the session had after enable ("disable") does not
+// cost the next execution a login: the session is enabled again before it is kept.
+func TestPoolRestoresEnable(t *testing.T) {
+	r := newPoolRig(t, "cisco_ios", time.Minute, nil)
+	r.run(t, r.job(show("show version")))
+	r.run(t, r.job(show("disable")))
+	res := r.run(t, r.job(show("show running-config")))
+	if !strings.Contains(res[0].Output, "hostname") {
+		t.Errorf("running config %q", res[0].Output)
+	}
+	if n := count(r.dev.Commands(), "enable"); n != 2 {
+		t.Errorf("enable sent %d times, want 2 (at login, after disable): %q", n, r.dev.Commands())
+	}
+	if n := r.dev.Logins(); n != 1 {
+		t.Errorf("%d logins, want 1", n)
+	}
+}
+
 // A kept session that died is replaced by a fresh login for a show command, whether the
 // device hung up while it was kept, its path went silent, or it hung up mid-command.
 func TestPoolReplacesDeadSessionForShow(t *testing.T) {

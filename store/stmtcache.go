@@ -19,7 +19,7 @@ const stmtCacheMax = 512
 // prepared statement runs only its first). Everything else of *sql.DB is as is.
 type pool struct {
 	*sql.DB
-	mu    sync.Mutex
+	mu    sync.RWMutex // read-locked by every query: concurrent requests never wait on each other here
 	stmts map[string]*sql.Stmt
 	full  bool
 }
@@ -29,10 +29,10 @@ func newPool(db *sql.DB) *pool { return &pool{DB: db, stmts: map[string]*sql.Stm
 // stmt returns the prepared statement of query, preparing it at its first use; nil when
 // it is not to be kept.
 func (p *pool) stmt(ctx context.Context, query string) *sql.Stmt {
-	p.mu.Lock()
+	p.mu.RLock()
 	s, ok := p.stmts[query]
 	full := p.full
-	p.mu.Unlock()
+	p.mu.RUnlock()
 	if ok {
 		return s
 	}
