@@ -55,6 +55,7 @@ type opts struct {
 
 	importType string // import
 	dryRun     bool
+	allowEmpty bool // inventory sync: remove every synced device when NetBox answers none
 }
 
 // commands is every command of the CLI; it is filled in init because the completion
@@ -101,7 +102,10 @@ func init() {
 				fs.StringVar(&o.format, "format", "", "`FORMAT`: csv, yaml or json (default: from the file name or the content)")
 				fs.BoolVar(&o.dryRun, "dry-run", false, "show what would be created and changed; write nothing")
 			}, run: cmdImport},
-		{path: "inventory sync", summary: "sync the inventory from the NetBox of the settings (inventory.netbox_url) now", run: cmdInventorySync},
+		{path: "inventory sync", summary: "sync the inventory from the NetBox of the settings (inventory.netbox_url) now",
+			flags: func(fs *flag.FlagSet, o *opts) {
+				fs.BoolVar(&o.allowEmpty, "allow-empty", false, "remove every synced device when NetBox answers none (else such a sync is refused)")
+			}, run: cmdInventorySync},
 		{path: "backup", summary: "write a consistent copy of the live database",
 			flags: func(fs *flag.FlagSet, o *opts) {
 				fs.StringVar(&o.output, "output", "", "`FILE` to write the copy to (must not exist)")

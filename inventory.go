@@ -97,7 +97,9 @@ func cmdInventorySync(ctx context.Context, e env, o *opts) error {
 		return err
 	}
 	defer db.Close()
-	syncer := netbox.NewSyncer(db, cfg.Inventory.netboxConfig(), slog.New(slog.DiscardHandler))
+	nbc := cfg.Inventory.netboxConfig()
+	nbc.AllowEmpty = o.allowEmpty
+	syncer := netbox.NewSyncer(db, nbc, slog.New(slog.DiscardHandler))
 	fmt.Fprintf(e.stderr, "syncing from %s\n", cfg.Inventory.NetBoxURL)
 	rep, err := syncer.Sync(ctx, func(msg string) { fmt.Fprintln(e.stderr, msg) })
 	if err != nil {

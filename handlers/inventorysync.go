@@ -42,6 +42,9 @@ func (a *API) runInventorySync(w http.ResponseWriter, r *http.Request) error {
 	switch {
 	case errors.Is(err, netbox.ErrRunning), errors.Is(err, store.ErrSyncBusy):
 		return web.Detail(http.StatusConflict, "A NetBox sync is already running; its progress is at GET "+pathInventorySync+".")
+	case errors.Is(err, netbox.ErrEmpty):
+		a.Logger.Warn("netbox sync refused", "username", user, "err", err)
+		return web.Detail(http.StatusConflict, err.Error()+".")
 	case err != nil:
 		a.Logger.Warn("netbox sync failed", "username", user, "err", err)
 		return web.Detail(http.StatusBadGateway, err.Error())

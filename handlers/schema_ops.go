@@ -58,7 +58,8 @@ var opDocs = []opDoc{
 	{Method: http.MethodPost, Path: pathInventorySync, ID: "plugins_toolkit_inventory_sync_create", Summary: "Sync the inventory from NetBox now",
 		Desc: "Fetches the devices the configured filter selects (inventory.netbox_filter) from the configured NetBox, with " +
 			"their sites, platforms, interfaces, IP addresses, VLANs and tags, and applies them in one transaction. " +
-			"An interrupted fetch resumes at the next sync. 400 when no NetBox is configured, 409 when a sync runs, " +
+			"An interrupted fetch resumes at the next sync. 400 when no NetBox is configured, 409 when a sync runs or when NetBox " +
+			"answered no device where some were synced before (the CLI's --allow-empty removes them), " +
 			"502 with the reason when NetBox refused or the data could not be applied (nothing changed). Needs add and " +
 			"change on every device.",
 		OK:     jsonResponse("What the sync did.", ref("SyncReport")),

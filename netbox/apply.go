@@ -16,8 +16,8 @@ import (
 // a site's slug, a device's site and name — is adopted rather than duplicated), then
 // the synced objects NetBox no longer has are deleted, or kept as FieldKit's own when
 // something here still uses them.
-func apply(ctx context.Context, db *store.DB, runID int64, rep *Report) error {
-	a := &applier{db: db, run: runID, rep: rep, local: map[string]map[int64]int64{}}
+func apply(ctx context.Context, db *store.DB, runID int64, rep *Report, allowEmpty bool) error {
+	a := &applier{db: db, run: runID, rep: rep, allowEmpty: allowEmpty, local: map[string]map[int64]int64{}}
 	ctx = store.Syncing(ctx)
 	return db.Batch(ctx, func(ctx context.Context) error {
 		for _, step := range []func(context.Context) error{a.tags, a.sites, a.platforms, a.vlans, a.devices, a.interfaces,
@@ -32,10 +32,11 @@ func apply(ctx context.Context, db *store.DB, runID int64, rep *Report) error {
 
 // applier is one apply under way.
 type applier struct {
-	db    *store.DB
-	run   int64
-	rep   *Report
-	local map[string]map[int64]int64 // object type → NetBox id → local id, of what NetBox has
+	db         *store.DB
+	run        int64
+	rep        *Report
+	allowEmpty bool                       // a sync that finds no device may remove every synced one
+	local      map[string]map[int64]int64 // object type → NetBox id → local id, of what NetBox has
 }
 
 func (a *applier) count(kind string) *Count {
@@ -288,13 +289,18 @@ func (a *applier) devices(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if len(objs) == 0 {
-		a.warn("the device filter matched no device: every device synced before is gone from FieldKit")
-	}
 	key := func(site, name any) string { return fmt.Sprintf("%v/%v", site, name) }
 	ex, err := a.existing(ctx, store.Devices, func(r store.Row) []string { return one(key(r["site"], r["name"])) }, "site", "name")
 	if err != nil {
 		return err
+	}
+	if len(objs) == 0 && len(ex.synced) > 0 {
+		if !a.allowEmpty {
+			return fmt.Errorf("%w: NetBox answered no device for the filter while %d devices here came from it; "+
+				"check inventory.netbox_filter and that the token may still view them in NetBox. If NetBox really has none, "+
+				"run `fieldkit inventory sync --allow-empty` to remove them", ErrEmpty, len(ex.synced))
+		}
+		a.warn("the device filter matched no device: every device synced before is gone from FieldKit")
 	}
 	for _, o := range objs {
 		site := a.refOf(store.TypeSite, o.Site)

@@ -26,7 +26,15 @@ type Config struct {
 	CAFile string // PEM certificates to trust besides the system's
 	// PageSize is the objects a page asks for (NetBox's limit); 0 is 500.
 	PageSize int
+	// AllowEmpty lets a filter that matches no device remove every device synced
+	// before. Without it such a sync is refused: an emptied tag or a token that lost
+	// its permissions in NetBox would otherwise empty the site's inventory.
+	AllowEmpty bool
 }
+
+// ErrEmpty is a sync refused because NetBox answered no device where some were synced
+// before (see Config.AllowEmpty).
+var ErrEmpty = errors.New("no device to sync")
 
 // Configured reports whether a sync has a NetBox to read.
 func (c Config) Configured() bool { return c.URL != "" }
@@ -184,7 +192,7 @@ func (s *Syncer) Sync(ctx context.Context, progress Progress) (*Report, error) {
 	}
 	rep.Pages = f.run.Pages
 	progress("applying")
-	err = apply(ctx, s.DB, run.ID, rep)
+	err = apply(ctx, s.DB, run.ID, rep, cfg.AllowEmpty)
 	rep.Duration = time.Since(start).Seconds()
 	summary, _ := json.Marshal(rep)
 	if err != nil {

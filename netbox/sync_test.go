@@ -417,3 +417,36 @@ func TestSyncApplyFailureRollsBack(t *testing.T) {
 		t.Errorf("the site after the good sync: %q", desc)
 	}
 }
+
+// TestSyncEmptyAnswerRefused: a filter that suddenly matches nothing (an emptied tag, a
+// token that lost its permissions) does not empty the inventory: the sync is refused,
+// says why and what to check, and changes nothing; --allow-empty removes them.
+func TestSyncEmptyAnswerRefused(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	nb := fakenetbox.Start(t, fixtures, false)
+	if _, err := newSyncer(db, nb, "tag=managed").Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	before := count(t, db, "devices")
+	if before == 0 {
+		t.Fatal("the first sync brought no device")
+	}
+	nb.Change("devices", func([]map[string]any) []map[string]any { return nil })
+	_, err := newSyncer(db, nb, "tag=managed").Sync(ctx, nil)
+	if !errors.Is(err, netbox.ErrEmpty) || !strings.Contains(err.Error(), "nothing was changed") ||
+		!strings.Contains(err.Error(), "inventory.netbox_filter") || !strings.Contains(err.Error(), "--allow-empty") {
+		t.Fatalf("an empty answer: %v", err)
+	}
+	if n := count(t, db, "devices"); n != before {
+		t.Fatalf("%d devices after a refused sync, want %d", n, before)
+	}
+	s := netbox.NewSyncer(db, netbox.Config{URL: nb.URL, Token: fakenetbox.Token, Filter: "tag=managed", PageSize: 2, AllowEmpty: true}, nil)
+	rep, err := s.Sync(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, db, "devices"); n != 0 || rep.Objects["devices"].Deleted != before {
+		t.Errorf("allowed: %d devices left, report %+v", n, rep.Objects["devices"])
+	}
+}

@@ -145,7 +145,7 @@ func (nb *NetBox) list(w http.ResponseWriter, r *http.Request, kind string) {
 	}
 	nb.mu.Unlock()
 	slices.SortFunc(all, func(a, b map[string]any) int { return int(num(a["id"]) - num(b["id"])) })
-	page := all[min(offset, len(all)):min(offset+limit, len(all))]
+	page := append([]map[string]any{}, all[min(offset, len(all)):min(offset+limit, len(all))]...) // [] as NetBox, never null
 	body := map[string]any{"count": len(all), "next": nil, "previous": nil, "results": page}
 	if offset+limit < len(all) {
 		host := nb.NextHost
