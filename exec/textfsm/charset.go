@@ -94,36 +94,25 @@ func categorySet(c rune, ascii bool) runeSet {
 }
 
 // String writes the set as a .NET character class.
-func (s runeSet) String() string {
-	if len(s) == 0 {
-		return `[^\s\S]`
-	}
-	var b strings.Builder
-	b.WriteByte('[')
-	for _, r := range s {
-		writeSetRune(&b, r.lo)
-		if r.hi > r.lo {
-			b.WriteByte('-')
-			writeSetRune(&b, r.hi)
-		}
-	}
-	b.WriteByte(']')
-	return b.String()
-}
+func (s runeSet) String() string { return s.class(`[^\s\S]`, writeSetRune) }
 
 // re2 writes the set as a character class of Go's regexp, which takes
 // the same ranges: such a set needs no backtracking engine.
-func (s runeSet) re2() string {
+func (s runeSet) re2() string { return s.class(`[^\x00-\x{10ffff}]`, writeRE2Rune) }
+
+// class writes the set's ranges with an engine's way of writing a character;
+// none is that engine's class that matches nothing.
+func (s runeSet) class(none string, write func(*strings.Builder, rune)) string {
 	if len(s) == 0 {
-		return `[^\x00-\x{10ffff}]`
+		return none
 	}
 	var b strings.Builder
 	b.WriteByte('[')
 	for _, r := range s {
-		writeRE2Rune(&b, r.lo)
+		write(&b, r.lo)
 		if r.hi > r.lo {
 			b.WriteByte('-')
-			writeRE2Rune(&b, r.hi)
+			write(&b, r.hi)
 		}
 	}
 	b.WriteByte(']')
