@@ -45,6 +45,16 @@ func openStore(ctx context.Context, cfg Config) (*store.DB, error) {
 	return store.Open(ctx, filepath.Join(cfg.Server.Data, "fieldkit.db"))
 }
 
+// open loads the configuration and opens its database: the start of every command
+// that works on the data directory alone. The caller closes the store.
+func (c *common) open(ctx context.Context, e env) (*store.DB, error) {
+	cfg, err := c.load(e, nil)
+	if err != nil {
+		return nil, err
+	}
+	return openStore(ctx, cfg)
+}
+
 func cmdUserCreate(ctx context.Context, e env, o *opts) error {
 	if strings.TrimSpace(o.args[0]) == "" {
 		return &usageError{msg: "fieldkit user create: empty USERNAME", help: "user create"}
@@ -109,11 +119,7 @@ func cmdTokenCreate(ctx context.Context, e env, o *opts) error {
 	if o.expires < 0 {
 		return &usageError{msg: "fieldkit token create: --expires must be positive", help: "token create"}
 	}
-	cfg, err := o.load(e, nil)
-	if err != nil {
-		return err
-	}
-	db, err := openStore(ctx, cfg)
+	db, err := o.open(ctx, e)
 	if err != nil {
 		return err
 	}
@@ -141,11 +147,7 @@ func cmdBackup(ctx context.Context, e env, o *opts) error {
 	if _, err := os.Stat(o.output); err == nil {
 		return fmt.Errorf("%s already exists", o.output)
 	}
-	cfg, err := o.load(e, nil)
-	if err != nil {
-		return err
-	}
-	db, err := openStore(ctx, cfg)
+	db, err := o.open(ctx, e)
 	if err != nil {
 		return err
 	}

@@ -28,11 +28,7 @@ func cmdImport(ctx context.Context, e env, o *opts) error {
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
-	cfg, err := o.load(e, nil)
-	if err != nil {
-		return err
-	}
-	db, err := openStore(ctx, cfg)
+	db, err := o.open(ctx, e)
 	if err != nil {
 		return err
 	}
