@@ -3,53 +3,17 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-)
 
-// trickleConn sends head, then one more piece every step, and returns how many pieces
-// the server took before it answered or closed the connection, and what it answered.
-func trickleConn(addr, head, piece string, n int, step time.Duration) (sent int, answer string) {
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		return 0, err.Error()
-	}
-	defer conn.Close()
-	fmt.Fprint(conn, head)
-	got := make(chan string, 1)
-	go func() {
-		line, err := bufio.NewReader(conn).ReadString('\n')
-		if err != nil {
-			line = "closed"
-		}
-		got <- strings.TrimSpace(line)
-	}()
-	for sent = 0; sent < n; sent++ {
-		select {
-		case s := <-got:
-			return sent, s
-		case <-time.After(step):
-		}
-		if _, err := conn.Write([]byte(piece)); err != nil {
-			return sent, "closed"
-		}
-	}
-	select {
-	case s := <-got:
-		return sent, s
-	case <-time.After(5 * time.Second):
-		return sent, "no answer, connection still open"
-	}
-}
+	"fieldkit/web/webtest"
+)
 
 // The server as serve builds it: a client that sends its headers or its body too
 // slowly is cut off at the deadline, unauthenticated or not, while an execution that
@@ -122,7 +86,7 @@ func TestServerDeadlines(t *testing.T) {
 			defer wg.Done()
 			start := time.Now()
 			// 100 pieces, one every 50 ms: 5 s if the server waited for all of them.
-			sent, answer := trickleConn(addr, c.head, c.piece, 100, 50*time.Millisecond)
+			sent, answer := webtest.Trickle(addr, c.head, c.piece, 100, 50*time.Millisecond)
 			if took := time.Since(start); sent >= 50 || took > 2500*time.Millisecond {
 				t.Errorf("slow %s: the server took %d of 100 pieces over %v (then %s)", c.what, sent, took, answer)
 			}

@@ -1,12 +1,10 @@
 package handlers
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httptrace"
@@ -17,6 +15,7 @@ import (
 	"time"
 
 	"fieldkit/store"
+	"fieldkit/web/webtest"
 )
 
 // The finding: any user who may edit a device could clear its pinned host key, which
@@ -85,31 +84,7 @@ func slowServer(t *testing.T, bodyTimeout time.Duration) (*env, string) {
 // trickle sends a request whose body of n bytes arrives one byte every step, and
 // returns how many body bytes the server let it send before answering or closing.
 func trickle(addr, head string, n int, step time.Duration) (sent int, status string) {
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		return 0, err.Error()
-	}
-	defer conn.Close()
-	fmt.Fprintf(conn, "%sContent-Length: %d\r\nContent-Type: application/json\r\n\r\n", head, n)
-	got := make(chan string, 1)
-	go func() {
-		line, err := bufio.NewReader(conn).ReadString('\n')
-		if err != nil {
-			line = "closed"
-		}
-		got <- strings.TrimSpace(line)
-	}()
-	for sent = 0; sent < n; sent++ {
-		select {
-		case s := <-got:
-			return sent, s
-		case <-time.After(step):
-		}
-		if _, err := conn.Write([]byte(" ")); err != nil {
-			return sent, "closed"
-		}
-	}
-	return sent, <-got
+	return webtest.Trickle(addr, fmt.Sprintf("%sContent-Length: %d\r\nContent-Type: application/json\r\n\r\n", head, n), " ", n, step)
 }
 
 // The finding: 300 slow bodies, unauthenticated, held their connections for 40 s. A

@@ -34,6 +34,19 @@ func newSyncer(db *store.DB, nb *fakenetbox.NetBox, filter string) *netbox.Synce
 	return netbox.NewSyncer(db, netbox.Config{URL: nb.URL, Token: fakenetbox.Token, Filter: filter, PageSize: 2}, nil)
 }
 
+// syncedOnce is a fresh store after a first sync of the managed devices from a fake
+// NetBox serving the recorded shapes.
+func syncedOnce(t *testing.T) (*store.DB, *fakenetbox.NetBox, *netbox.Syncer) {
+	t.Helper()
+	db := openDB(t)
+	nb := fakenetbox.Start(t, fixtures, false)
+	s := newSyncer(db, nb, "tag=managed")
+	if _, err := s.Sync(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	return db, nb, s
+}
+
 // device is a synced device as the store has it, by name.
 func device(t *testing.T, db *store.DB, name string) store.Row {
 	t.Helper()
@@ -131,12 +144,7 @@ func TestSyncFirstRun(t *testing.T) {
 // used; a platform a command uses stays.
 func TestSyncChangesAndDeletions(t *testing.T) {
 	ctx := context.Background()
-	db := openDB(t)
-	nb := fakenetbox.Start(t, fixtures, false)
-	s := newSyncer(db, nb, "tag=managed")
-	if _, err := s.Sync(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
+	db, nb, s := syncedOnce(t)
 	lyo := device(t, db, "lyo-sw-2")
 	if _, err := db.CreateLog(ctx, store.Values{"command_name": "show version", "device": lyo.ID(), "device_name": "lyo-sw-2",
 		"username": "admin", "success": true, "created": time.Now()}); err != nil {
@@ -352,12 +360,7 @@ func TestSyncedObjectsAreReadOnly(t *testing.T) {
 // clash is gone the next sync applies it all.
 func TestSyncApplyFailureRollsBack(t *testing.T) {
 	ctx := context.Background()
-	db := openDB(t)
-	nb := fakenetbox.Start(t, fixtures, false)
-	s := newSyncer(db, nb, "tag=managed")
-	if _, err := s.Sync(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
+	db, nb, s := syncedOnce(t)
 	paris := device(t, db, "par-core-1")["site"].(store.Row).ID()
 	local, err := db.Create(ctx, store.Devices, store.Values{"name": "par-core-9", "site": paris}, store.All)
 	if err != nil {
@@ -423,11 +426,7 @@ func TestSyncApplyFailureRollsBack(t *testing.T) {
 // says why and what to check, and changes nothing; --allow-empty removes them.
 func TestSyncEmptyAnswerRefused(t *testing.T) {
 	ctx := context.Background()
-	db := openDB(t)
-	nb := fakenetbox.Start(t, fixtures, false)
-	if _, err := newSyncer(db, nb, "tag=managed").Sync(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
+	db, nb, _ := syncedOnce(t)
 	before := count(t, db, "devices")
 	if before == 0 {
 		t.Fatal("the first sync brought no device")
