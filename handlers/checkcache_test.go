@@ -16,7 +16,7 @@ import (
 // through a group.
 type cacheUser struct {
 	id, tokenID, groupID, devPerm, viewPerm, execPerm, setID, cmd int64
-	key, cred                                                    string
+	key, cred                                                     string
 }
 
 func newCacheUser(t *testing.T, x *xenv) cacheUser {
