@@ -280,8 +280,8 @@ func listHandler[T any](a *API, res *Resource, load Loader[T], id IDOf[T], rende
 			return err
 		}
 		var key string
-		gen := a.DB.Generation()
-		if res.Cache {
+		gen, cacheable := a.DB.Snapshot(r.Context())
+		if res.Cache && cacheable {
 			key = cacheKey(r, scope)
 			if body, ok := a.lists.get(key, gen); ok {
 				w.Header().Set("Content-Type", "application/json")
@@ -311,7 +311,7 @@ func listHandler[T any](a *API, res *Resource, load Loader[T], id IDOf[T], rende
 		for i, o := range objs {
 			results[i] = pg.sel.apply(render(r, o, pg.brief))
 		}
-		if !res.Cache {
+		if !res.Cache || !cacheable {
 			web.Write(w, http.StatusOK, paginate(r, total, pg, results, next))
 			return nil
 		}

@@ -13,10 +13,11 @@ import (
 // far more often than written). An entry is keyed by everything the body depends on:
 // scheme and host (absolute URLs), path and query, and the caller's permission scope
 // (so two users with different constraints never share a page). It is valid only for
-// the store generation it was rendered at; any committed write empties it.
+// the store generation it was rendered at (store.DB.Snapshot): any committed change, by
+// this process or another on the same database, empties it.
 type listCache struct {
 	mu      sync.Mutex
-	gen     uint64
+	gen     int64
 	entries map[string][]byte
 }
 
@@ -26,7 +27,7 @@ func cacheKey(r *http.Request, scope store.Scope) string {
 	return fmt.Sprintf("%s|%s|%s|%s|%v", web.Scheme(r), r.Host, r.URL.RequestURI(), scope.Expr.SQL, scope.Expr.Args)
 }
 
-func (c *listCache) get(key string, gen uint64) ([]byte, bool) {
+func (c *listCache) get(key string, gen int64) ([]byte, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.gen != gen {
@@ -36,9 +37,12 @@ func (c *listCache) get(key string, gen uint64) ([]byte, bool) {
 	return b, ok
 }
 
-func (c *listCache) put(key string, gen uint64, body []byte) {
+func (c *listCache) put(key string, gen int64, body []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if gen < c.gen {
+		return // rendered at an older generation: already stale
+	}
 	if c.gen != gen || c.entries == nil || len(c.entries) >= listCacheMax {
 		c.gen, c.entries = gen, map[string][]byte{}
 	}

@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -46,6 +47,10 @@ type DB struct {
 	now  func() time.Time
 	gen  atomic.Uint64 // bumped by every committed Write
 	logs logQueue      // CreateLog's group commit
+	// checks caches the lookups of a request's checks (cache.go); stamps holds the
+	// last_used stamps this process wrote.
+	checks checkCache
+	stamps sync.Map
 }
 
 // Open opens (creating if needed) the database file at path and applies migrations. The
@@ -293,9 +298,9 @@ func (db *DB) execer(ctx context.Context) interface {
 	return db.w
 }
 
-// Generation changes after every committed Write, so a cache of anything read from the
-// inventory, commands or users can tell it is stale. (Log inserts and last-used stamps
-// write outside Write and do not change it.)
+// Generation changes after every committed Write of this process. (Log inserts and
+// last-used stamps write outside Write and do not change it.) A cache goes by Snapshot
+// instead, which sees other processes' writes too.
 func (db *DB) Generation() uint64 { return db.gen.Load() }
 
 // Backup writes a consistent copy of the live database to path (VACUUM INTO works

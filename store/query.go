@@ -718,7 +718,15 @@ func after(o Order, v any) Expr {
 
 // Exists reports whether a row with this id matches every condition.
 func (db *DB) Exists(ctx context.Context, model string, id int64, where ...Expr) (bool, error) {
-	return exists(ctx, db.reader(ctx), model, id, where...)
+	m := models[model]
+	if m == nil {
+		return false, fmt.Errorf("store: exists: unknown model %q", model)
+	}
+	key := fmt.Sprintf("exists\x00%s\x00%d\x00%#v", m.Table, id, where)
+	if uncounted(key) {
+		return exists(ctx, db.reader(ctx), model, id, where...)
+	}
+	return cached(ctx, db, key, func() (bool, error) { return exists(ctx, db.reader(ctx), model, id, where...) })
 }
 
 // rowQueryer is what *sql.DB and *sql.Tx share, so checks can run inside a write.
