@@ -26,8 +26,7 @@ const (
 // Resource is one API resource: an object type, declared in package store, at a path,
 // with hooks for what the declaration cannot say. Its filters, ordering, search and
 // schema come from the declaration; so does everything else for a resource routed with
-// a.resource (all but the command logs, which still bring their own loader and
-// renderer).
+// a.resource.
 type Resource struct {
 	Model *store.Model
 	Path  string // "/api/dcim/devices/"
@@ -265,8 +264,9 @@ type (
 	IDOf[T any]     func(v T) int64
 )
 
-// listHandler serves a paginated, filtered, permission-scoped list.
-func listHandler[T any](a *API, res *Resource, load Loader[T], id IDOf[T], render Renderer[T]) web.HandlerFunc {
+// listHandler serves a paginated, filtered, permission-scoped list of a declared
+// resource, written by jsonWriter.
+func listHandler(a *API, res *Resource, load Loader[store.Row]) web.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		scope, err := a.resScope(r, res, "view")
 		if err != nil {
@@ -284,8 +284,7 @@ func listHandler[T any](a *API, res *Resource, load Loader[T], id IDOf[T], rende
 		if res.Cache {
 			key = cacheKey(r, scope)
 			if body, ok := a.lists.get(key, gen); ok {
-				w.Header().Set("Content-Type", "application/json")
-				w.Write(body)
+				writeJSONBody(w, body)
 				return nil
 			}
 		}
@@ -303,27 +302,23 @@ func listHandler[T any](a *API, res *Resource, load Loader[T], id IDOf[T], rende
 			// a page that does not exist, as Django REST framework answers it
 			return web.Detail(http.StatusNotFound, "Invalid page.")
 		}
-		objs, err := loadOrdered(r.Context(), load, id, ids)
+		rows, err := loadOrdered(r.Context(), load, store.Row.ID, ids)
 		if err != nil {
 			return err
 		}
-		results := make([]any, len(objs))
-		for i, o := range objs {
-			results[i] = pg.sel.apply(render(r, o, pg.brief))
+		body := a.newJSONWriter(r, 1024*len(rows)+256).page(res, rows, pg, paginate(r, total, pg, nil, next))
+		if res.Cache {
+			a.lists.put(key, gen, body)
 		}
-		if !res.Cache {
-			web.Write(w, http.StatusOK, paginate(r, total, pg, results, next))
-			return nil
-		}
-		body, err := web.Marshal(paginate(r, total, pg, results, next))
-		if err != nil {
-			return err
-		}
-		a.lists.put(key, gen, body)
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(body)
+		writeJSONBody(w, body)
 		return nil
 	}
+}
+
+// writeJSONBody answers 200 with a body already encoded.
+func writeJSONBody(w http.ResponseWriter, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(body)
 }
 
 // loadOrdered loads ids and returns them in the order given.
