@@ -266,7 +266,7 @@ type (
 
 // listHandler serves a paginated, filtered, permission-scoped list of a declared
 // resource, written by jsonWriter.
-func listHandler(a *API, res *Resource, load Loader[store.Row]) web.HandlerFunc {
+func listHandler(a *API, res *Resource) web.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		scope, err := a.resScope(r, res, "view")
 		if err != nil {
@@ -302,6 +302,9 @@ func listHandler(a *API, res *Resource, load Loader[store.Row]) web.HandlerFunc 
 			// a page that does not exist, as Django REST framework answers it
 			return web.Detail(http.StatusNotFound, "Invalid page.")
 		}
+		load := func(ctx context.Context, ids []int64) ([]store.Row, error) {
+			return a.DB.RowsLeaving(ctx, res.Model, ids, pg.leaves(res.Model))
+		}
 		rows, err := loadOrdered(r.Context(), load, store.Row.ID, ids)
 		if err != nil {
 			return err
@@ -312,6 +315,18 @@ func listHandler(a *API, res *Resource, load Loader[store.Row]) web.HandlerFunc 
 		}
 		writeJSONBody(w, body)
 		return nil
+	}
+}
+
+// leaves says which fields of the model the page does not show (left out by ?fields=,
+// ?exclude= or ?brief=), so that the store need not read them.
+func (pg page) leaves(m *store.Model) func(name string) bool {
+	return func(name string) bool {
+		if (pg.sel.keep != nil && !pg.sel.keep[name]) || pg.sel.drop[name] {
+			return true
+		}
+		f, ok := m.Field(name)
+		return pg.brief && ok && !f.Nested && !f.Brief
 	}
 }
 

@@ -157,7 +157,7 @@ type crudSet struct {
 func crudOf(a *API, res *Resource, wr Writer, load Loader[store.Row], render Renderer[store.Row]) crudSet {
 	id := store.Row.ID
 	c := crudSet{
-		list:   listHandler(a, res, load),
+		list:   listHandler(a, res),
 		detail: detailHandler(a, res, load, render),
 	}
 	if wr.Create != nil {
