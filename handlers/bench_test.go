@@ -420,8 +420,8 @@ func BenchmarkLogWalk(b *testing.B) {
 }
 
 // BenchmarkLogPageConstrained is a viewer who sees one site's logs (a fifth): their
-// first page, a page 100,000 logs in by offset and by cursor, a device filter and a
-// search.
+// first page, a page 100,000 logs in by offset and by cursor, the page 100 logs before
+// the end by offset, a device filter and a search.
 func BenchmarkLogPageConstrained(b *testing.B) {
 	a := benchAPI(b)
 	var created string
@@ -431,9 +431,15 @@ func BenchmarkLogPageConstrained(b *testing.B) {
 		ORDER BY created DESC, id DESC LIMIT 1 OFFSET 99999`).Scan(&created, &id); err != nil {
 		b.Fatal(err)
 	}
+	var visible int
+	if err := bench.db.Reader().QueryRow(`SELECT sum(total) FROM command_log_device_totals
+		WHERE device_id IN (SELECT d.id FROM devices d JOIN sites s ON s.id = d.site_id WHERE s.slug = 'site-1')`).Scan(&visible); err != nil {
+		b.Fatal(err)
+	}
 	for _, c := range []struct{ name, query string }{
 		{"first", "limit=50"},
 		{"offset-100k", "limit=50&offset=100000"},
+		{"offset-end", fmt.Sprintf("limit=50&offset=%d", visible-100)},
 		{"cursor-100k", "limit=50&cursor=" + encodeCursor("", []any{created, id})},
 		{"device", "limit=50&device_id=2"},
 		{"q", "limit=50&q=command%20042"},

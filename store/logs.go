@@ -186,7 +186,7 @@ func (db *DB) InsertLogSeq(ctx context.Context, logs iter.Seq[Values]) (int, err
 }
 
 // counterTriggers are the per-row insert triggers that keep the statistics counters.
-var counterTriggers = []string{"command_logs_ai", "command_logs_device_ai"}
+var counterTriggers = []string{"command_logs_ai", "command_logs_device_ai", "command_logs_hours_ai"}
 
 // BulkLogs runs insert, which adds logs inside the transaction and says how many, with
 // the statistics counters brought up to date once at the end rather than row by row.
@@ -278,6 +278,10 @@ func addLogCounters(ctx context.Context, tx *sql.Tx, lastID int64) error {
 			SELECT coalesce(device_id, 0), substr(error_message, 1, 100), count(*) FROM command_logs
 			WHERE id > ?1 AND success = 0 GROUP BY 1, 2
 			ON CONFLICT (device_id, error) DO UPDATE SET total = total + excluded.total`,
+		`INSERT INTO command_log_device_hours (hour, device_id, total, successful)
+			SELECT substr(created, 1, 13), coalesce(device_id, 0), count(*), sum(success) FROM command_logs
+			WHERE id > ?1 GROUP BY 1, 2
+			ON CONFLICT (hour, device_id) DO UPDATE SET total = total + excluded.total, successful = successful + excluded.successful`,
 	} {
 		if _, err := tx.ExecContext(ctx, q, lastID); err != nil {
 			return err

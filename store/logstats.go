@@ -131,33 +131,43 @@ func (db *DB) LogStatistics(ctx context.Context, where Expr, now time.Time) (Log
 	// One read transaction: every number comes from the same snapshot.
 	defer tx.Rollback()
 	var st LogStats
+	since := now.Add(-24 * time.Hour)
 	if where.SQL == True.SQL {
-		err = countersStats(ctx, tx, &st)
+		if err = countersStats(ctx, tx, &st); err == nil {
+			st.Last24h, err = windowByHours(ctx, tx, "", where, since)
+		}
 	} else if devices, ok := logDevices(ctx, tx, where); ok {
-		err = deviceStats(ctx, tx, devices, &st)
-	} else {
-		err = scopedStats(ctx, tx, where, &st)
+		if err = deviceStats(ctx, tx, devices, &st); err == nil {
+			st.Last24h, err = windowByHours(ctx, tx, devices, where, since)
+		}
+	} else if err = scopedStats(ctx, tx, where, &st); err == nil {
+		st.Last24h, err = windowByLogs(ctx, tx, where, since)
 	}
 	if err != nil {
 		return LogStats{}, fmt.Errorf("store: log statistics: %w", err)
 	}
-	// Two counts rather than count plus sum(success): each is answered from an index alone
-	// ((device_id, created) or (created) for all; (device_id, success, created) or
-	// (success, created) for the successful), where the sum would fetch every table row.
-	since := Expr{SQL: "t.created >= ?", Args: []any{Stamp(now.Add(-24 * time.Hour))}}
-	all, succeeded := And(since, where), And(Expr{SQL: "t.success = 1"}, since, where)
-	var ok int64
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM command_logs t WHERE `+all.SQL, all.Args...).Scan(&st.Last24h.Total); err != nil {
-		return LogStats{}, fmt.Errorf("store: log statistics: %w", err)
-	}
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM command_logs t WHERE `+succeeded.SQL, succeeded.Args...).Scan(&ok); err != nil {
-		return LogStats{}, fmt.Errorf("store: log statistics: %w", err)
-	}
-	st.Last24h.Successful, st.Last24h.Failed = ok, st.Last24h.Total-ok
 	if st.Total > 0 {
 		st.SuccessRate = math.Round(float64(st.Successful)*10000/float64(st.Total)) / 100
 	}
 	return st, nil
+}
+
+// windowByLogs counts the logs matching where created at or after since from the logs.
+func windowByLogs(ctx context.Context, tx *sql.Tx, where Expr, since time.Time) (Window, error) {
+	// Two counts rather than count plus sum(success): each is answered from an index alone
+	// ((device_id, created) or (created) for all; (device_id, success, created) or
+	// (success, created) for the successful), where the sum would fetch every table row.
+	after := Expr{SQL: "t.created >= ?", Args: []any{Stamp(since)}}
+	all, succeeded := And(after, where), And(Expr{SQL: "t.success = 1"}, after, where)
+	var w Window
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM command_logs t WHERE `+all.SQL, all.Args...).Scan(&w.Total); err != nil {
+		return Window{}, err
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM command_logs t WHERE `+succeeded.SQL, succeeded.Args...).Scan(&w.Successful); err != nil {
+		return Window{}, err
+	}
+	w.Failed = w.Total - w.Successful
+	return w, nil
 }
 
 func countersStats(ctx context.Context, tx *sql.Tx, st *LogStats) error {

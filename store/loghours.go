@@ -1,0 +1,104 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// The per-device hourly counters (command_log_device_hours) bucket every log by the
+// first 13 characters of its created stamp, its UTC hour. Stamps have one fixed width,
+// so a log's hour is at or after hour H exactly when its stamp is at or after the
+// stamp of H's first instant: a bound on created through its index and a range of
+// whole hours in the counters always split the logs in the same place.
+
+// hourLayout is the hour key's layout: the first 13 characters of TimeFormat.
+const hourLayout = "2006-01-02T15"
+
+// hourKey is the counters' key of the hour t falls in.
+func hourKey(t time.Time) string { return t.UTC().Format(hourLayout) }
+
+// hourWalkFrom is the offset from which a page of logs ordered by created is found
+// through the hourly counters rather than by skipping rows: below it, skipping costs
+// less than reading the counters.
+const hourWalkFrom = 500
+
+// deviceSetSQL is the condition on a counter table's device_id for devices, a JSON
+// array of counter keys, or no condition for every device (devices empty).
+func deviceSetSQL(devices string) (string, []any) {
+	if devices == "" {
+		return "", nil
+	}
+	return ` AND device_id IN (SELECT value FROM json_each(?))`, []any{devices}
+}
+
+// windowByHours counts the logs of devices (see deviceSetSQL) that match where (a
+// condition on the log's device alone) created at or after since: the whole hours from
+// the counters, the part of since's hour after since through the created index.
+func windowByHours(ctx context.Context, tx *sql.Tx, devices string, where Expr, since time.Time) (Window, error) {
+	var w Window
+	edge := since.UTC().Truncate(time.Hour).Add(time.Hour)
+	cond, args := deviceSetSQL(devices)
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(sum(total), 0), coalesce(sum(successful), 0)
+		FROM command_log_device_hours WHERE hour >= ?`+cond, append([]any{hourKey(edge)}, args...)...).
+		Scan(&w.Total, &w.Successful); err != nil {
+		return Window{}, err
+	}
+	part, err := windowByLogs(ctx, tx, And(Expr{SQL: "t.created < ?", Args: []any{Stamp(edge)}}, where), since)
+	if err != nil {
+		return Window{}, err
+	}
+	w.Total += part.Total
+	w.Successful += part.Successful
+	w.Failed = w.Total - w.Successful
+	return w, nil
+}
+
+// hourStart finds where a page at offset starts in a list of logs ordered by created
+// (descending when desc): the hourly counters of devices are summed from that end
+// until the hour holding the offset's log. It returns the bound on created that
+// leaves out the hours before that one, and the offset within what remains; false
+// when the offset is past every log.
+func hourStart(ctx context.Context, q querier, devices string, desc bool, offset int) (Expr, int, bool, error) {
+	cond, args := deviceSetSQL(devices)
+	dir := "ASC"
+	if desc {
+		dir = "DESC"
+	}
+	rows, err := q.QueryContext(ctx, `SELECT hour, sum(total) FROM command_log_device_hours WHERE 1`+cond+`
+		GROUP BY hour ORDER BY hour `+dir, args...)
+	if err != nil {
+		return Expr{}, 0, false, err
+	}
+	defer rows.Close()
+	skipped := 0
+	for rows.Next() {
+		var hour string
+		var n int
+		if err := rows.Scan(&hour, &n); err != nil {
+			return Expr{}, 0, false, err
+		}
+		if skipped+n <= offset {
+			skipped += n
+			continue
+		}
+		start, err := time.Parse(hourLayout, hour)
+		if err != nil {
+			return Expr{}, 0, false, fmt.Errorf("hour %q: %w", hour, err)
+		}
+		if desc {
+			return Expr{SQL: "t.created < ?", Args: []any{Stamp(start.Add(time.Hour))}}, offset - skipped, true, nil
+		}
+		return Expr{SQL: "t.created >= ?", Args: []any{Stamp(start)}}, offset - skipped, true, nil
+	}
+	return Expr{}, 0, false, rows.Err()
+}
+
+// byCreated reports whether a list is ordered by created alone, and in which direction.
+func byCreated(order []Order) (desc, ok bool) {
+	if len(order) != 1 || order[0].SQL != "t.created" {
+		return false, false
+	}
+	return order[0].Desc, true
+}

@@ -1,0 +1,211 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+)
+
+// hoursFixture fills a database with logs over three days of 12 devices, many of them
+// on the first or last microsecond of an hour, through the bulk path and one by one,
+// then deletes some, moves a few in time and deletes a device. It returns the database
+// and the constraints to compare under: by device (answered from the counters), on
+// more than the device (answered from the logs), and none.
+func hoursFixture(t *testing.T) (*DB, []Expr) {
+	t.Helper()
+	ctx := context.Background()
+	db := testDB(t)
+	id := mustID[int64](t)
+	var sites, devices []int64
+	for i := range 3 {
+		sites = append(sites, id(db.Create(ctx, Sites, Values{"name": fmt.Sprintf("S%d", i), "slug": fmt.Sprintf("s%d", i)}, All)))
+	}
+	for i := range 12 {
+		devices = append(devices, id(db.Create(ctx, Devices, Values{"name": fmt.Sprintf("dev%02d", i), "site": sites[i%3]}, All)))
+	}
+	base := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	rng := rand.New(rand.NewPCG(5, 6))
+	mk := func() Values {
+		d := rng.IntN(len(devices))
+		created := base.Add(-time.Duration(rng.IntN(72*3600)) * time.Second)
+		switch rng.IntN(4) {
+		case 0: // the first instant of an hour
+			created = created.Truncate(time.Hour)
+		case 1: // the last microsecond of an hour
+			created = created.Truncate(time.Hour).Add(time.Hour - time.Microsecond)
+		}
+		if rng.IntN(50) == 0 { // after "now"
+			created = base.Add(time.Duration(rng.IntN(3*3600)) * time.Second)
+		}
+		v := Values{"command_name": fmt.Sprintf("cmd-%d", rng.IntN(8)), "device": devices[d], "device_name": fmt.Sprintf("dev%02d", d),
+			"username": fmt.Sprintf("u%d", rng.IntN(2)), "success": rng.IntN(4) > 0, "created": created}
+		if !v["success"].(bool) {
+			v["error_message"] = "failed"
+		}
+		return v
+	}
+	var bulk []Values
+	for range 2500 {
+		bulk = append(bulk, mk())
+	}
+	if err := db.InsertLogs(ctx, bulk); err != nil {
+		t.Fatal(err)
+	}
+	for range 300 {
+		if _, err := db.CreateLog(ctx, mk()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM command_logs WHERE id % 9 = 0`); err != nil {
+			return err
+		}
+		// Logs are never updated by the API; the hourly counters follow if one ever is.
+		_, err := tx.ExecContext(ctx, `UPDATE command_logs SET created = ? WHERE id % 31 = 0`,
+			Stamp(base.Add(-5*time.Hour)))
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Delete(ctx, Devices, devices[4]); err != nil {
+		t.Fatal(err)
+	}
+	var wheres []Expr
+	for _, c := range []string{
+		`{"device__site__slug": "s1"}`,
+		fmt.Sprintf(`{"device": %d}`, devices[2]),
+		fmt.Sprintf(`{"device__in": [%d, %d]}`, devices[1], devices[4]),
+		`{"device__isnull": true}`,
+		`{"device__site__slug": "nowhere"}`,
+		`{"success": false}`,
+		`[{"device__site__slug": "s2"}, {"username": "u1"}]`,
+	} {
+		where, err := CompileConstraints(CommandLogs, c, 1)
+		if err != nil {
+			t.Fatalf("%s: %v", c, err)
+		}
+		wheres = append(wheres, where)
+	}
+	return db, append(wheres, True)
+}
+
+// TestLogHoursCounters checks the hourly counters against a count of the logs after
+// bulk and single inserts, deletes, updates and a deleted device.
+func TestLogHoursCounters(t *testing.T) {
+	db, _ := hoursFixture(t)
+	read := func(query string) [][4]any {
+		rows, err := db.r.Query(query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var out [][4]any
+		for rows.Next() {
+			var r [4]any
+			if err := rows.Scan(&r[0], &r[1], &r[2], &r[3]); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, r)
+		}
+		return out
+	}
+	got := read(`SELECT hour, device_id, total, successful FROM command_log_device_hours ORDER BY 1, 2`)
+	want := read(`SELECT substr(created, 1, 13), coalesce(device_id, 0), count(*), sum(success) FROM command_logs
+		GROUP BY 1, 2 ORDER BY 1, 2`)
+	if len(want) < 100 || !reflect.DeepEqual(got, want) {
+		t.Errorf("hourly counters (%d rows) differ from the logs (%d rows)", len(got), len(want))
+	}
+}
+
+// TestLogHoursWindowAgree compares the last 24 hours of statistics with a count over
+// the logs, for a "now" on, just before and just after an hour's first instant.
+func TestLogHoursWindowAgree(t *testing.T) {
+	db, wheres := hoursFixture(t)
+	hour := time.Date(2026, 4, 30, 7, 0, 0, 0, time.UTC)
+	for _, now := range []time.Time{hour, hour.Add(time.Microsecond), hour.Add(-time.Microsecond),
+		hour.Add(23*time.Minute + 17*time.Second), time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)} {
+		for _, where := range wheres {
+			got, err := db.LogStatistics(context.Background(), where, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := slowStats(t, db, where, now); !reflect.DeepEqual(got, want) {
+				t.Errorf("now %s, %s: statistics\n got %+v\nwant %+v", Stamp(now), where.SQL, got, want)
+			}
+		}
+	}
+}
+
+// TestLogPageByHoursAgree compares every kind of page of logs ordered by created (deep
+// offsets found through the hourly counters included) with the plain query.
+func TestLogPageByHoursAgree(t *testing.T) {
+	db, wheres := hoursFixture(t)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, where := range wheres {
+		var total int
+		if err := db.r.QueryRow(`SELECT count(*) FROM command_logs t WHERE `+where.SQL, where.Args...).Scan(&total); err != nil {
+			t.Fatal(err)
+		}
+		_, byDevice := logDevices(ctx, db.r, where)
+		if _, _, done, err := db.logPageByHours(ctx, CommandLogs, where, true, Query{Limit: 7, Offset: hourWalkFrom}); err != nil ||
+			done != (byDevice || where.SQL == True.SQL) {
+			t.Errorf("%s: page through the hourly counters: %v (%v), want %v", where.SQL, done, err, byDevice || where.SQL == True.SQL)
+		}
+		offsets := []int{0, 1, hourWalkFrom - 1, hourWalkFrom, hourWalkFrom + 1, total - 1, total, total + 3}
+		for range 15 {
+			offsets = append(offsets, rng.IntN(total+1))
+		}
+		for _, desc := range []bool{true, false} {
+			dir := "ASC"
+			if desc {
+				dir = "DESC"
+			}
+			for _, offset := range offsets {
+				if offset < 0 {
+					continue
+				}
+				want := plainIDs(t, db, `SELECT t.id FROM command_logs t WHERE `+where.SQL+
+					` ORDER BY t.created `+dir+`, t.id `+dir+` LIMIT 7 OFFSET ?`, append(slices.Clone(where.Args), offset)...)
+				for _, keyed := range []bool{false, true} {
+					q := Query{Model: TypeCommandLog, Where: []Expr{where}, Order: []Order{{SQL: "t.created", Desc: desc, NotNull: true}},
+						Limit: 7, Offset: offset, Keyed: keyed}
+					got, n, next, err := db.ListKeyed(ctx, q)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if n != total || !slices.Equal(got, want) {
+						t.Errorf("%s %s offset %d keyed %v: %v (count %d), want %v (count %d)",
+							where.SQL, dir, offset, keyed, got, n, want, total)
+					}
+					if keyed && next != nil && next[len(next)-1] != want[len(want)-1] {
+						t.Errorf("%s %s offset %d: cursor %v, want one ending in %d", where.SQL, dir, offset, next, want[len(want)-1])
+					}
+				}
+			}
+		}
+	}
+}
+
+func plainIDs(t *testing.T, db *DB, query string, args ...any) []int64 {
+	t.Helper()
+	rows, err := db.r.Query(query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	return ids
+}
