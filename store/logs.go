@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -73,21 +74,44 @@ var LogSources = []Choice{{"api", "API (execute)"}, {"bulk", "API (bulk execute)
 // would scan every log): the names (command, device, user) contain q, as a substring,
 // or the output and error message hold every word of q. Quoting each word keeps q's
 // text from being read as FTS5 query syntax.
+//
+// From three characters on, q is matched against the distinct names of each kind
+// (command_log_names), with the tokenizer the names of every log would be matched with
+// (a phrase matches within one name, never across two), and the logs with those names
+// come from the names' indexes. The whole condition is one set of log ids, so that
+// SQLite starts from the matches rather than from every log a viewer may see.
 func logSearch(q string) Expr {
-	var names Expr
-	if utf8.RuneCountInString(q) >= 3 {
-		names = Expr{SQL: `t.id IN (SELECT rowid FROM command_logs_names WHERE command_logs_names MATCH ?)`,
-			Args: []any{ftsPhrase(q)}}
-	} else {
+	words, hasWords := logWords(q)
+	if utf8.RuneCountInString(q) < 3 {
 		// The trigram index needs three characters; two are rare and their scan short
 		// enough to bear.
 		pat := "%" + likeEscape(q) + "%"
 		var ors []Expr
-		for _, col := range []string{"command_name", "device_name", "username"} {
+		for _, col := range logNameColumns {
 			ors = append(ors, Expr{SQL: `t.` + col + ` LIKE ? ESCAPE '\'`, Args: []any{pat}})
 		}
-		names = Or(ors...)
+		if hasWords {
+			ors = append(ors, Expr{SQL: `t.id IN (` + words.SQL + `)`, Args: words.Args})
+		}
+		return Or(ors...)
 	}
+	var sets []string
+	var args []any
+	for kind, col := range logNameColumns {
+		sets = append(sets, `SELECT x.id FROM command_logs x WHERE x.`+col+` IN (SELECT n.name FROM command_log_names n
+			WHERE n.kind = `+strconv.Itoa(kind)+` AND n.id IN (SELECT rowid FROM command_log_names_fts WHERE command_log_names_fts MATCH ?))`)
+		args = append(args, ftsPhrase(q))
+	}
+	if hasWords {
+		sets = append(sets, words.SQL)
+		args = append(args, words.Args...)
+	}
+	return Expr{SQL: `t.id IN (` + strings.Join(sets, " UNION ALL ") + `)`, Args: args}
+}
+
+// logWords is the text part of ?q=, the ids of the logs whose output and error
+// message hold every word of q; false when q has no word.
+func logWords(q string) (Expr, bool) {
 	var words []string
 	for _, w := range strings.Fields(q) {
 		if strings.IndexFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
@@ -95,11 +119,14 @@ func logSearch(q string) Expr {
 		}
 	}
 	if len(words) == 0 {
-		return names
+		return Expr{}, false
 	}
-	return Or(names, Expr{SQL: `t.id IN (SELECT rowid FROM command_logs_text WHERE command_logs_text MATCH ?)`,
-		Args: []any{strings.Join(words, " ")}})
+	return Expr{SQL: `SELECT rowid FROM command_logs_text WHERE command_logs_text MATCH ?`,
+		Args: []any{strings.Join(words, " ")}}, true
 }
+
+// logNameColumns are the log's name columns by their kind in command_log_names.
+var logNameColumns = []string{"command_name", "device_name", "username"}
 
 // ftsPhrase quotes text as one FTS5 phrase.
 func ftsPhrase(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
@@ -186,7 +213,7 @@ func (db *DB) InsertLogSeq(ctx context.Context, logs iter.Seq[Values]) (int, err
 }
 
 // counterTriggers are the per-row insert triggers that keep the statistics counters.
-var counterTriggers = []string{"command_logs_ai", "command_logs_device_ai", "command_logs_hours_ai"}
+var counterTriggers = []string{"command_logs_ai", "command_logs_device_ai", "command_logs_hours_ai", "command_logs_names_ai"}
 
 // BulkLogs runs insert, which adds logs inside the transaction and says how many, with
 // the statistics counters brought up to date once at the end rather than row by row.
@@ -282,6 +309,12 @@ func addLogCounters(ctx context.Context, tx *sql.Tx, lastID int64) error {
 			SELECT substr(created, 1, 13), coalesce(device_id, 0), count(*), sum(success) FROM command_logs
 			WHERE id > ?1 GROUP BY 1, 2
 			ON CONFLICT (hour, device_id) DO UPDATE SET total = total + excluded.total, successful = successful + excluded.successful`,
+		`INSERT INTO command_log_names (kind, name, total)
+			SELECT * FROM (
+				SELECT 0, command_name, count(*) FROM command_logs WHERE id > ?1 GROUP BY command_name
+				UNION ALL SELECT 1, device_name, count(*) FROM command_logs WHERE id > ?1 GROUP BY device_name
+				UNION ALL SELECT 2, username, count(*) FROM command_logs WHERE id > ?1 GROUP BY username) WHERE true
+			ON CONFLICT (kind, name) DO UPDATE SET total = total + excluded.total`,
 	} {
 		if _, err := tx.ExecContext(ctx, q, lastID); err != nil {
 			return err

@@ -1,0 +1,209 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+	"unicode"
+)
+
+var (
+	searchCommands = []string{"show version", "Show Running-Config", "command 042", "command 0420", "ÉCHO test",
+		"straße check", "dev-123 ping", `say "hi"`, "ping 10.0.0.1", "ǅemal's command"}
+	searchDevices = []string{"dev-123", "dev-1234", "DEV-12", "Router-É1", "核心-1", "edge-7"}
+	searchUsers   = []string{"alice", "Bob", "ǅemal", "ALİCE"}
+)
+
+// searchFixture fills a database with logs of names in several scripts and cases,
+// through the bulk path and one by one, then deletes some, renames some and deletes a
+// device.
+func searchFixture(t *testing.T, path string) *DB {
+	t.Helper()
+	ctx := context.Background()
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	id := mustID[int64](t)
+	site := id(db.Create(ctx, Sites, Values{"name": "S", "slug": "s"}, All))
+	var devices []int64
+	for i := range 3 {
+		devices = append(devices, id(db.Create(ctx, Devices, Values{"name": fmt.Sprintf("d%d", i), "site": site}, All)))
+	}
+	rng := rand.New(rand.NewPCG(9, 10))
+	at := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	mk := func() Values {
+		v := Values{"command_name": searchCommands[rng.IntN(len(searchCommands))], "device": devices[rng.IntN(len(devices))],
+			"device_name": searchDevices[rng.IntN(len(searchDevices))], "username": searchUsers[rng.IntN(len(searchUsers))],
+			"success": rng.IntN(3) > 0, "output": fmt.Sprintf("Interface Gi0/%d is up, command %03d", rng.IntN(50), rng.IntN(60)),
+			"created": at.Add(-time.Duration(rng.IntN(10000)) * time.Second)}
+		if !v["success"].(bool) {
+			v["error_message"] = fmt.Sprintf("%% Invalid input (case %d)", rng.IntN(12))
+		}
+		return v
+	}
+	var bulk []Values
+	for range 600 {
+		bulk = append(bulk, mk())
+	}
+	if err := db.InsertLogs(ctx, bulk); err != nil {
+		t.Fatal(err)
+	}
+	for range 100 {
+		if _, err := db.CreateLog(ctx, mk()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM command_logs WHERE id % 5 = 0 OR device_name = 'edge-7'`); err != nil {
+			return err
+		}
+		// Logs are never updated by the API; the names follow if one ever is.
+		_, err := tx.ExecContext(ctx, `UPDATE command_logs SET device_name = 'renamed-É', username = 'carol' WHERE id % 13 = 0`)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Delete(ctx, Devices, devices[1]); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// searchQueries are the q to compare: whole and partial names, other cases, quotes,
+// words of outputs and errors, and random substrings of names in random case.
+func searchQueries(rng *rand.Rand) []string {
+	qs := []string{"command 042", "COMMAND 04", "dev-123", "ev-12", "éch", "ÉCH", "STRASSE", "straße", "核心-", "ǆem", "ǅEMAL",
+		`"hi"`, `say "`, "show", "sho", "alice", "alİ", "renamed", "ping 10.0", "10.0.0", "command 017", "case 7", "Gi0/4 is",
+		"nothing at all", "-1", "'s c"}
+	all := slices.Concat(searchCommands, searchDevices, searchUsers)
+	for range 40 {
+		name := []rune(all[rng.IntN(len(all))])
+		i := rng.IntN(len(name))
+		j := i + 1 + rng.IntN(len(name)-i)
+		sub := name[i:j]
+		for k, r := range sub {
+			if rng.IntN(2) == 0 {
+				sub[k] = unicode.ToUpper(r)
+			} else {
+				sub[k] = unicode.ToLower(r)
+			}
+		}
+		qs = append(qs, string(sub))
+	}
+	return qs
+}
+
+// TestLogSearchNamesAgree compares ?q= through the distinct names with the match of q
+// against the names of every log, which it replaces.
+func TestLogSearchNamesAgree(t *testing.T) {
+	db := searchFixture(t, filepath.Join(t.TempDir(), "fieldkit.db"))
+	ctx := context.Background()
+	ids := func(where Expr) []int64 {
+		return plainIDs(t, db, `SELECT t.id FROM command_logs t WHERE `+where.SQL+` ORDER BY t.id`, where.Args...)
+	}
+	checked := 0
+	for _, q := range searchQueries(rand.New(rand.NewPCG(11, 12))) {
+		// The match over every log's names, as ?q= was before the distinct names.
+		want := Expr{SQL: `t.id IN (SELECT rowid FROM command_logs_names WHERE command_logs_names MATCH ?)`, Args: []any{ftsPhrase(q)}}
+		if len([]rune(q)) < 3 {
+			want = Expr{SQL: `t.command_name LIKE ?1 ESCAPE '\' OR t.device_name LIKE ?1 ESCAPE '\' OR t.username LIKE ?1 ESCAPE '\'`,
+				Args: []any{"%" + likeEscape(q) + "%"}}
+		}
+		if words, ok := logWords(q); ok {
+			want = Or(want, Expr{SQL: `t.id IN (` + words.SQL + `)`, Args: words.Args})
+		}
+		got, exp := ids(logSearch(q)), ids(want)
+		if !slices.Equal(got, exp) {
+			t.Errorf("q %q: %d logs, want %d", q, len(got), len(exp))
+		}
+		if len(exp) > 0 {
+			checked++
+		}
+		_, n, err := db.ListIDs(ctx, Query{Model: TypeCommandLog, Where: []Expr{CommandLogs.Search(q)}, Limit: 5})
+		if err != nil || n != len(exp) {
+			t.Errorf("q %q: list count %d (%v), want %d", q, n, err, len(exp))
+		}
+	}
+	if checked < 30 {
+		t.Errorf("only %d queries matched anything", checked)
+	}
+}
+
+// TestLogNamesCounted checks the distinct names against the logs, after the inserts,
+// deletes and renames of the fixture, and after the migration builds them for a
+// database that had logs before it.
+func TestLogNamesCounted(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "fieldkit.db")
+	db := searchFixture(t, path)
+	check := func(db *DB, when string) {
+		var got, want [][3]any
+		for _, c := range []struct {
+			out   *[][3]any
+			query string
+		}{
+			{&got, `SELECT kind, name, total FROM command_log_names ORDER BY 1, 2`},
+			{&want, `SELECT 0, command_name, count(*) FROM command_logs GROUP BY 2 UNION ALL
+				SELECT 1, device_name, count(*) FROM command_logs GROUP BY 2 UNION ALL
+				SELECT 2, username, count(*) FROM command_logs GROUP BY 2 ORDER BY 1, 2`},
+		} {
+			rows, err := db.r.Query(c.query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for rows.Next() {
+				var r [3]any
+				if err := rows.Scan(&r[0], &r[1], &r[2]); err != nil {
+					t.Fatal(err)
+				}
+				*c.out = append(*c.out, r)
+			}
+			rows.Close()
+		}
+		if len(want) < 10 || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: distinct names\n got %v\nwant %v", when, got, want)
+		}
+		var fts int
+		if err := db.r.QueryRow(`SELECT count(*) FROM command_log_names_fts`).
+			Scan(&fts); err != nil || fts != len(want) {
+			t.Errorf("%s: %d names indexed (%v), want %d", when, fts, err, len(want))
+		}
+	}
+	check(db, "kept by triggers")
+	db.Close()
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`DROP TRIGGER command_logs_names_ai`, `DROP TRIGGER command_logs_names_ad`, `DROP TRIGGER command_logs_names_au`,
+		`DROP TABLE command_log_names_fts`, `DROP TABLE command_log_names`,
+		`DROP INDEX command_logs_command_name`, `DROP INDEX command_logs_device_name`,
+		`DELETE FROM schema_migrations WHERE version = '0057_log_name_search'`,
+	} {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	raw.Close()
+	db, err = Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	check(db, "built by the migration")
+	if got := plainIDs(t, db, `SELECT t.id FROM command_logs t WHERE `+logSearch("command 042").SQL, logSearch("command 042").Args...); len(got) == 0 {
+		t.Errorf("q after the migration finds nothing")
+	}
+	if !strings.Contains(logSearch("abc").SQL, "command_log_names_fts") {
+		t.Errorf("q of three characters does not go through the distinct names")
+	}
+}
