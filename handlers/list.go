@@ -31,8 +31,9 @@ type Resource struct {
 	Model *store.Model
 	Path  string // "/api/dcim/devices/"
 	hooks hooks
-	// Cache keeps rendered list pages until the next committed write (see listCache);
-	// only for resources whose lists depend on nothing written outside store.Write.
+	// Cache keeps rendered list pages until the next write committed to the database,
+	// by any process (see listCache); only for resources whose lists depend on nothing
+	// but the database, the request's URL and host, and the caller's scope.
 	Cache bool
 }
 
@@ -279,11 +280,14 @@ func listHandler(a *API, res *Resource) web.HandlerFunc {
 		if err != nil {
 			return err
 		}
+		// The version is read before the page: a write committed meanwhile moves it,
+		// so a page is never kept under a version older than its data.
 		var key string
-		gen := a.DB.Generation()
-		if res.Cache {
+		version, err := a.DB.Changes(r.Context())
+		cache := res.Cache && err == nil
+		if cache {
 			key = cacheKey(r, scope)
-			if body, ok := a.lists.get(key, gen); ok {
+			if body, ok := a.lists.get(key, version); ok {
 				writeJSONBody(w, body)
 				return nil
 			}
@@ -310,8 +314,8 @@ func listHandler(a *API, res *Resource) web.HandlerFunc {
 			return err
 		}
 		body := a.newJSONWriter(r, 1024*len(rows)+256).page(res, rows, pg, paginate(r, total, pg, nil, next))
-		if res.Cache {
-			a.lists.put(key, gen, body)
+		if cache {
+			a.lists.put(key, version, body)
 		}
 		writeJSONBody(w, body)
 		return nil

@@ -62,7 +62,7 @@ var (
 	tokenResource      = &Resource{Model: store.Tokens, Path: pathTokens, hooks: tokenHooks}
 	permissionResource = &Resource{Model: store.Permissions, Path: pathPermissions, hooks: permissionHooks}
 	commandResource    = &Resource{Model: store.Commands, Path: pathCommands, hooks: commandHooks, Cache: true}
-	logResource        = &Resource{Model: store.CommandLogs, Path: pathCommandLogs}
+	logResource        = &Resource{Model: store.CommandLogs, Path: pathCommandLogs, Cache: true}
 )
 
 // routes registers every route of the server: it is the one place to read to know
