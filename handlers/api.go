@@ -96,6 +96,13 @@ func viaSession(r *http.Request) bool {
 // authed wraps a handler that needs an authenticated, active user.
 func (a *API) authed(h web.HandlerFunc) web.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
+		// One read of the database's generation: the request's checks may then be
+		// answered from the store's cache of them, exactly as the database stands.
+		ctx, err := a.DB.Fresh(r.Context())
+		if err != nil {
+			return err
+		}
+		r = r.WithContext(ctx)
 		p, err := a.authenticate(r)
 		if p.Username != "" {
 			r = web.WithUser(r, p) // named in the access log also when refused: a read-only token's write

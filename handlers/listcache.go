@@ -52,6 +52,9 @@ func (c *listCache) put(key string, version int64, body []byte) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if version < c.version {
+		return // rendered at an older version: already stale
+	}
 	if c.version != version || c.entries == nil || len(c.entries) >= listCacheMax || c.size+len(body) > listCacheBytes {
 		c.version, c.entries, c.size = version, map[string][]byte{}, 0
 	}

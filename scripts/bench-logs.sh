@@ -2,6 +2,7 @@
 # Log views over real HTTP on the benchmark data set, warm and cold.
 #
 #   scripts/bench-logs.sh [LOGS]      (LOGS: 1000000 by default, or 5000000)
+#   COLD_ONLY=1 scripts/bench-logs.sh [LOGS]   (the cold start alone)
 #
 # The data set is the one the Go benchmarks generate and cache in $TMPDIR
 # (go test ./handlers -run '^$' -bench Statistics -benchtime 1x, with
@@ -69,6 +70,7 @@ function request()
 end
 LUA
 
+if [ -z "${COLD_ONLY:-}" ]; then
 start
 wait_ready
 echo "== $logs logs: request rates (wrk -t2 -c16 -d10s, after a 2 s warm-up)"
@@ -92,6 +94,7 @@ for path in "?limit=50" "?limit=50&exclude=output" "?limit=50&device_id=7" "?lim
 	done
 done
 stop
+fi
 
 [ "${BENCH_RATES_ONLY:-}" ] && exit 0
 echo "== $logs logs: cold start (5 runs)"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -104,6 +105,15 @@ type CommandVariable struct {
 // left out). Every execution loads its command, so this reads the three tables directly
 // rather than through the declaration's full rows.
 func (db *DB) LoadCommands(ctx context.Context, ids []int64) ([]Command, error) {
+	if len(ids) == 1 {
+		// An execution's own command: kept by the check cache.
+		cs, err := cached(ctx, db, fmt.Sprint("command\x00", ids[0]), func() ([]Command, error) { return db.loadCommands(ctx, ids) })
+		return slices.Clip(cs), err
+	}
+	return db.loadCommands(ctx, ids)
+}
+
+func (db *DB) loadCommands(ctx context.Context, ids []int64) ([]Command, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}

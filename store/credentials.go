@@ -313,11 +313,18 @@ func (db *DB) CredentialByToken(ctx context.Context, kr *Keyring, token string) 
 	if !credTokenRE.MatchString(token) {
 		return Secret{}, fmt.Errorf("credential token: %w", ErrNotFound)
 	}
+	hash := HashKey(token)
+	return cached(ctx, db, fmt.Sprintf("credtoken\x00%p\x00%s", kr, hash), func() (Secret, error) {
+		return db.credentialByHash(ctx, kr, hash)
+	})
+}
+
+func (db *DB) credentialByHash(ctx context.Context, kr *Keyring, hash string) (Secret, error) {
 	var s Secret
 	var pw, en, pk []byte
 	var lastUsed sql.NullString
 	err := db.r.QueryRowContext(ctx, `SELECT id, owner_id, name, is_active, version, username, enable_mode, password_enc, enable_secret_enc, private_key_enc,
-		last_used FROM credential_sets WHERE token_hash = ?`, HashKey(token)).Scan(&s.SetID, &s.OwnerID, &s.Name, &s.IsActive, &s.Version, &s.Username, &s.EnableMode, &pw, &en, &pk, &lastUsed)
+		last_used FROM credential_sets WHERE token_hash = ?`, hash).Scan(&s.SetID, &s.OwnerID, &s.Name, &s.IsActive, &s.Version, &s.Username, &s.EnableMode, &pw, &en, &pk, &lastUsed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Secret{}, fmt.Errorf("credential token: %w", ErrNotFound)
 	}
@@ -332,7 +339,7 @@ func (db *DB) CredentialByToken(ctx context.Context, kr *Keyring, token string) 
 // last use): a write per execution would queue every execution behind the one writer.
 func (db *DB) TouchCredentialSet(ctx context.Context, s Secret) error {
 	now := db.now()
-	if now.Sub(s.LastUsed) < lastUsedEvery {
+	if db.touched(fmt.Sprint("credset\x00", s.SetID), s.LastUsed, now) {
 		return nil
 	}
 	_, err := db.execer(ctx).ExecContext(ctx, `UPDATE credential_sets SET last_used = ? WHERE id = ?`, Stamp(now), s.SetID)
@@ -373,6 +380,12 @@ func (db *DB) HasCredentialSets(ctx context.Context) (bool, error) {
 // CredentialByID finds one of the owner's sets by id and decrypts its secrets: the web
 // interface's logged-in user picks a set instead of pasting its token.
 func (db *DB) CredentialByID(ctx context.Context, kr *Keyring, ownerID, id int64) (Secret, error) {
+	return cached(ctx, db, fmt.Sprintf("credset\x00%p\x00%d\x00%d", kr, ownerID, id), func() (Secret, error) {
+		return db.credentialByID(ctx, kr, ownerID, id)
+	})
+}
+
+func (db *DB) credentialByID(ctx context.Context, kr *Keyring, ownerID, id int64) (Secret, error) {
 	var s Secret
 	var pw, en, pk []byte
 	var lastUsed sql.NullString

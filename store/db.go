@@ -53,6 +53,10 @@ type DB struct {
 	watchMu sync.Mutex
 	watchDB *sql.DB
 	watch   *sql.Conn
+	// checks caches the lookups of a request's checks (cache.go); stamps holds the
+	// last_used stamps this process wrote.
+	checks checkCache
+	stamps sync.Map
 }
 
 // Open opens (creating if needed) the database file at path and applies migrations. The
@@ -328,9 +332,9 @@ func (db *DB) execer(ctx context.Context) interface {
 	return db.w
 }
 
-// Generation changes after every committed Write, so a cache of anything read from the
-// inventory, commands or users can tell it is stale. (Log inserts and last-used stamps
-// write outside Write and do not change it.)
+// Generation changes after every committed Write of this process. (Log inserts and
+// last-used stamps write outside Write and do not change it.) A cache goes by Snapshot
+// instead, which sees other processes' writes too.
 func (db *DB) Generation() uint64 { return db.gen.Load() }
 
 // Backup writes a consistent copy of the live database to path (VACUUM INTO works

@@ -28,6 +28,10 @@ func (db *DB) CreateGroup(ctx context.Context, name string, guard Scope) (int64,
 
 // GroupIDByName finds a group's id.
 func (db *DB) GroupIDByName(ctx context.Context, name string) (int64, error) {
+	return cached(ctx, db, "group\x00"+name, func() (int64, error) { return db.groupIDByName(ctx, name) })
+}
+
+func (db *DB) groupIDByName(ctx context.Context, name string) (int64, error) {
 	var id int64
 	err := db.r.QueryRowContext(ctx, `SELECT id FROM groups WHERE name = ?`, name).Scan(&id)
 	if err == sql.ErrNoRows {

@@ -95,6 +95,16 @@ func hourStart(ctx context.Context, q querier, devices string, desc bool, offset
 	return Expr{}, 0, false, rows.Err()
 }
 
+// logCount is the number of logs of devices (see deviceSetSQL), from the counters.
+func logCount(ctx context.Context, q rowQueryer, devices string) (int, error) {
+	var n int
+	if devices == "" {
+		return n, q.QueryRowContext(ctx, `SELECT total FROM command_log_totals WHERE id = 1`).Scan(&n)
+	}
+	return n, q.QueryRowContext(ctx, `SELECT coalesce(sum(total), 0) FROM command_log_device_totals
+		WHERE device_id IN (SELECT value FROM json_each(?))`, devices).Scan(&n)
+}
+
 // byCreated reports whether a list is ordered by created alone, and in which direction.
 func byCreated(order []Order) (desc, ok bool) {
 	if len(order) != 1 || order[0].SQL != "t.created" {

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -46,44 +47,70 @@ func NewTokenKey() string {
 // would serialise every reader behind the one writer.
 const lastUsedEvery = time.Minute
 
+// tokenEntry is what Authenticate reads of a token and its user.
+type tokenEntry struct {
+	tokenID  int64
+	p        Principal // IsActive as stored; WriteEnabled the token's
+	expires  time.Time // zero: never
+	lastUsed time.Time
+}
+
 // Authenticate finds the principal of an API key. The lookup is by hash, so the
-// comparison never touches the key itself.
+// comparison never touches the key itself. The token and its user may come from the
+// check cache (cache.go); the expiry is checked against the clock on every call.
 func (db *DB) Authenticate(ctx context.Context, key string) (Principal, error) {
-	var p Principal
-	var tokenID int64
+	hash := HashKey(key)
+	t, err := cached(ctx, db, "token\x00"+hash, func() (tokenEntry, error) { return db.loadToken(ctx, hash) })
+	if err != nil {
+		return Principal{}, err
+	}
+	now := db.now()
+	if !t.expires.IsZero() && t.expires.Before(now) {
+		return Principal{}, ErrTokenExpired
+	}
+	if !t.p.IsActive {
+		return Principal{}, ErrInactive
+	}
+	if !db.touched(fmt.Sprint("token\x00", t.tokenID), t.lastUsed, now) {
+		if _, err := db.execer(ctx).ExecContext(ctx, `UPDATE tokens SET last_used = ? WHERE id = ?`, Stamp(now), t.tokenID); err != nil {
+			return Principal{}, fmt.Errorf("store: token last_used: %w", err)
+		}
+	}
+	p := t.p
+	p.GroupIDs = slices.Clip(p.GroupIDs)
+	return p, nil
+}
+
+func (db *DB) loadToken(ctx context.Context, hash string) (tokenEntry, error) {
+	var t tokenEntry
 	var expires, lastUsed sql.NullString
 	var write, active, super int
 	err := db.r.QueryRowContext(ctx, `
 		SELECT t.id, t.write_enabled, t.expires, t.last_used, u.id, u.username, u.is_active, u.is_superuser
-		FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.key_hash = ?`, HashKey(key)).
-		Scan(&tokenID, &write, &expires, &lastUsed, &p.ID, &p.Username, &active, &super)
+		FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.key_hash = ?`, hash).
+		Scan(&t.tokenID, &write, &expires, &lastUsed, &t.p.ID, &t.p.Username, &active, &super)
 	if errors.Is(err, sql.ErrNoRows) {
-		return Principal{}, fmt.Errorf("token: %w", ErrNotFound)
+		return tokenEntry{}, fmt.Errorf("token: %w", ErrNotFound)
 	}
 	if err != nil {
-		return Principal{}, fmt.Errorf("store: authenticate: %w", err)
+		return tokenEntry{}, fmt.Errorf("store: authenticate: %w", err)
 	}
-	now := db.now()
-	if expires.Valid && expires.String != "" && ParseStamp(expires.String).Before(now) {
-		return Principal{}, ErrTokenExpired
+	t.expires, t.lastUsed = ParseStamp(expires.String), ParseStamp(lastUsed.String)
+	t.p.IsActive, t.p.IsSuperuser, t.p.WriteEnabled = active == 1, super == 1, write == 1
+	if t.p.GroupIDs, err = db.userGroups(ctx, t.p.ID); err != nil {
+		return tokenEntry{}, err
 	}
-	if active == 0 {
-		return Principal{}, ErrInactive
-	}
-	p.IsActive, p.IsSuperuser, p.WriteEnabled = true, super == 1, write == 1
-	if p.GroupIDs, err = db.userGroups(ctx, p.ID); err != nil {
-		return Principal{}, err
-	}
-	if !lastUsed.Valid || now.Sub(ParseStamp(lastUsed.String)) > lastUsedEvery {
-		if _, err := db.execer(ctx).ExecContext(ctx, `UPDATE tokens SET last_used = ? WHERE id = ?`, Stamp(now), tokenID); err != nil {
-			return Principal{}, fmt.Errorf("store: token last_used: %w", err)
-		}
-	}
-	return p, nil
+	return t, nil
 }
 
 // PrincipalByID loads a user as a principal (sessions, the CLI).
 func (db *DB) PrincipalByID(ctx context.Context, id int64) (Principal, error) {
+	p, err := cached(ctx, db, fmt.Sprint("user\x00", id), func() (Principal, error) { return db.loadPrincipal(ctx, id) })
+	p.GroupIDs = slices.Clip(p.GroupIDs)
+	return p, err
+}
+
+func (db *DB) loadPrincipal(ctx context.Context, id int64) (Principal, error) {
 	var p Principal
 	var active, super int
 	err := db.r.QueryRowContext(ctx, `SELECT id, username, is_active, is_superuser FROM users WHERE id = ?`, id).

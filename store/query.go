@@ -557,6 +557,28 @@ func (db *DB) logPageByHours(ctx context.Context, m *Model, where Expr, desc boo
 		}
 		devices = set
 	}
+	total, err := logCount(ctx, rq, devices)
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("store: list %s: %w", m.Table, err)
+	}
+	if q.Offset >= total {
+		return nil, nil, true, nil
+	}
+	if !q.Keyed && q.Offset > total/2 {
+		// Nearer the far end: the same page read backwards from that end, so that no
+		// walk sums more than half the hours.
+		first := max(0, total-q.Offset-q.Limit)
+		q.Limit, q.Order = total-q.Offset-first, []Order{{SQL: "t.created", Desc: !desc, NotNull: true}}
+		q.Offset, desc = first, !desc
+		ids, _, found, err := db.logPageFrom(ctx, rq, m, where, devices, desc, q)
+		slices.Reverse(ids)
+		return ids, nil, found, err
+	}
+	return db.logPageFrom(ctx, rq, m, where, devices, desc, q)
+}
+
+// logPageFrom is the page of q through the hourly counters of devices.
+func (db *DB) logPageFrom(ctx context.Context, rq querier, m *Model, where Expr, devices string, desc bool, q Query) ([]int64, []any, bool, error) {
 	bound, skip, found, err := hourStart(ctx, rq, devices, desc, q.Offset)
 	if err != nil {
 		return nil, nil, false, fmt.Errorf("store: list %s: %w", m.Table, err)
@@ -696,7 +718,15 @@ func after(o Order, v any) Expr {
 
 // Exists reports whether a row with this id matches every condition.
 func (db *DB) Exists(ctx context.Context, model string, id int64, where ...Expr) (bool, error) {
-	return exists(ctx, db.reader(ctx), model, id, where...)
+	m := models[model]
+	if m == nil {
+		return false, fmt.Errorf("store: exists: unknown model %q", model)
+	}
+	key := fmt.Sprintf("exists\x00%s\x00%d\x00%#v", m.Table, id, where)
+	if uncounted(key) {
+		return exists(ctx, db.reader(ctx), model, id, where...)
+	}
+	return cached(ctx, db, key, func() (bool, error) { return exists(ctx, db.reader(ctx), model, id, where...) })
 }
 
 // rowQueryer is what *sql.DB and *sql.Tx share, so checks can run inside a write.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -34,6 +35,17 @@ func (db *DB) Scope(ctx context.Context, p Principal, objectType, action string)
 	if m == nil {
 		return Scope{}, fmt.Errorf("store: scope: unknown object type %q", objectType)
 	}
+	s, err := cached(ctx, db, fmt.Sprint("scope\x00", p.ID, "\x00", objectType, "\x00", action), func() (Scope, error) {
+		return db.loadScope(ctx, m, p.ID, objectType, action)
+	})
+	// A caller may append to what it gets; the cached slices must stay as they are.
+	s.Expr.Args, s.Problems = slices.Clip(s.Expr.Args), slices.Clip(s.Problems)
+	return s, err
+}
+
+// loadScope reads and compiles the enabled permissions granting action on objectType
+// to the user, directly or through a group.
+func (db *DB) loadScope(ctx context.Context, m *Model, userID int64, objectType, action string) (Scope, error) {
 	rows, err := db.r.QueryContext(ctx, `
 		SELECT p.id, p.name, p.constraints FROM object_permissions p
 		WHERE p.enabled = 1
@@ -42,7 +54,7 @@ func (db *DB) Scope(ctx context.Context, p Principal, objectType, action string)
 		  AND (EXISTS (SELECT 1 FROM permission_users pu WHERE pu.permission_id = p.id AND pu.user_id = ?)
 		    OR EXISTS (SELECT 1 FROM permission_groups pg JOIN user_groups ug ON ug.group_id = pg.group_id
 		               WHERE pg.permission_id = p.id AND ug.user_id = ?))`,
-		objectType, action, p.ID, p.ID)
+		objectType, action, userID, userID)
 	if err != nil {
 		return Scope{}, fmt.Errorf("store: scope %s.%s: %w", objectType, action, err)
 	}
@@ -60,7 +72,7 @@ func (db *DB) Scope(ctx context.Context, p Principal, objectType, action string)
 		if constraints == nil || strings.TrimSpace(*constraints) == "" || strings.TrimSpace(*constraints) == "null" {
 			return All, rows.Err()
 		}
-		e, err := CompileConstraints(m, *constraints, p.ID)
+		e, err := CompileConstraints(m, *constraints, userID)
 		if err != nil {
 			s.Problems = append(s.Problems, fmt.Sprintf("permission %d (%s): %v", id, name, err))
 			continue

@@ -34,6 +34,10 @@ const DefaultSSHPort = 22
 // has an empty Host; the caller decides what that means. It is one query: every
 // execution asks for it.
 func (db *DB) DeviceTarget(ctx context.Context, id int64) (Target, error) {
+	return cached(ctx, db, fmt.Sprint("target\x00", id), func() (Target, error) { return db.deviceTarget(ctx, id) })
+}
+
+func (db *DB) deviceTarget(ctx context.Context, id int64) (Target, error) {
 	t := Target{ID: id}
 	var cf, ip4, ip6, devPrompt, platPrompt string
 	var devLegacy, platLegacy bool
