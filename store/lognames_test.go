@@ -110,13 +110,32 @@ func TestLogSearchNamesAgree(t *testing.T) {
 	ids := func(where Expr) []int64 {
 		return plainIDs(t, db, `SELECT t.id FROM command_logs t WHERE `+where.SQL+` ORDER BY t.id`, where.Args...)
 	}
+	// The fixture's devices that remain (one was deleted).
+	d := plainIDs(t, db, `SELECT id FROM devices ORDER BY id`)
+	var scopes []Expr
+	for _, c := range []string{
+		`{}`, fmt.Sprintf(`{"device": %d}`, d[0]), fmt.Sprintf(`{"device__in": [%d, %d]}`, d[0], d[1]),
+		`{"device__isnull": true}`, `{"device__site__slug": "s"}`, fmt.Sprintf(`[{"device": %d}, {"device__isnull": true}]`, d[1]),
+		`{"success": false}`, fmt.Sprintf(`{"device": %d, "username": "Bob"}`, d[0]),
+	} {
+		where, err := CompileConstraints(CommandLogs, c, 1)
+		if err != nil {
+			t.Fatalf("%s: %v", c, err)
+		}
+		scopes = append(scopes, where)
+		_, narrowed := db.narrowLogSearch(ctx, []Expr{where, CommandLogs.Search("command")})
+		if byDevice := c != `{}` && c != `{"success": false}` && !strings.Contains(c, "username"); (narrowed != nil) != byDevice {
+			t.Errorf("%s: search narrowed to the devices: %v, want %v", c, narrowed != nil, byDevice)
+		}
+	}
 	checked := 0
 	for _, q := range searchQueries(rand.New(rand.NewPCG(11, 12))) {
 		// The match over every log's names, as ?q= was before the distinct names.
 		want := Expr{SQL: `t.id IN (SELECT rowid FROM command_logs_names WHERE command_logs_names MATCH ?)`, Args: []any{ftsPhrase(q)}}
 		if len([]rune(q)) < 3 {
-			want = Expr{SQL: `t.command_name LIKE ?1 ESCAPE '\' OR t.device_name LIKE ?1 ESCAPE '\' OR t.username LIKE ?1 ESCAPE '\'`,
-				Args: []any{"%" + likeEscape(q) + "%"}}
+			pat := "%" + likeEscape(q) + "%"
+			want = Expr{SQL: `t.command_name LIKE ? ESCAPE '\' OR t.device_name LIKE ? ESCAPE '\' OR t.username LIKE ? ESCAPE '\'`,
+				Args: []any{pat, pat, pat}}
 		}
 		if words, ok := logWords(q); ok {
 			want = Or(want, Expr{SQL: `t.id IN (` + words.SQL + `)`, Args: words.Args})
@@ -128,9 +147,27 @@ func TestLogSearchNamesAgree(t *testing.T) {
 		if len(exp) > 0 {
 			checked++
 		}
-		_, n, err := db.ListIDs(ctx, Query{Model: TypeCommandLog, Where: []Expr{CommandLogs.Search(q)}, Limit: 5})
-		if err != nil || n != len(exp) {
-			t.Errorf("q %q: list count %d (%v), want %d", q, n, err, len(exp))
+		for _, scope := range scopes {
+			for _, desc := range []bool{true, false} {
+				dir := "ASC"
+				if desc {
+					dir = "DESC"
+				}
+				all := And(scope, want)
+				wantIDs := plainIDs(t, db, `SELECT t.id FROM command_logs t WHERE `+all.SQL+` ORDER BY t.created `+dir+`, t.id `+dir, all.Args...)
+				for _, offset := range []int{0, 3, len(wantIDs) - 2} {
+					if offset < 0 || (offset > 0 && offset >= len(wantIDs)) {
+						continue
+					}
+					got, n, err := db.ListIDs(ctx, Query{Model: TypeCommandLog, Where: []Expr{scope, CommandLogs.Search(q)},
+						Order: []Order{{SQL: "t.created", Desc: desc, NotNull: true}}, Limit: 5, Offset: offset})
+					page := wantIDs[min(offset, len(wantIDs)):min(offset+5, len(wantIDs))]
+					if err != nil || n != len(wantIDs) || !slices.Equal(got, page) && len(page) > 0 {
+						t.Errorf("q %q, scope %s, %s offset %d: %v, count %d (%v); want %v, count %d",
+							q, scope.SQL, dir, offset, got, n, err, page, len(wantIDs))
+					}
+				}
+			}
 		}
 	}
 	if checked < 30 {

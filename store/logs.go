@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"iter"
 	"slices"
@@ -81,7 +82,6 @@ var LogSources = []Choice{{"api", "API (execute)"}, {"bulk", "API (bulk execute)
 // come from the names' indexes. The whole condition is one set of log ids, so that
 // SQLite starts from the matches rather than from every log a viewer may see.
 func logSearch(q string) Expr {
-	words, hasWords := logWords(q)
 	if utf8.RuneCountInString(q) < 3 {
 		// The trigram index needs three characters; two are rare and their scan short
 		// enough to bear.
@@ -90,23 +90,83 @@ func logSearch(q string) Expr {
 		for _, col := range logNameColumns {
 			ors = append(ors, Expr{SQL: `t.` + col + ` LIKE ? ESCAPE '\'`, Args: []any{pat}})
 		}
-		if hasWords {
+		if words, ok := logWords(q); ok {
 			ors = append(ors, Expr{SQL: `t.id IN (` + words.SQL + `)`, Args: words.Args})
 		}
 		return Or(ors...)
 	}
+	sets, args := logSearchSets(q, "")
+	return Expr{SQL: `t.id IN (` + strings.Join(sets, " UNION ALL ") + `)`, Args: args, logQ: q}
+}
+
+// logSearchSets are the queries of the ids of the logs that match q (three characters
+// or more), one per name column and one for the words; with devices (a JSON array of
+// counter keys, 0 for the logs of deleted devices) only the logs of those devices.
+func logSearchSets(q, devices string) ([]string, []any) {
 	var sets []string
 	var args []any
+	var keys []int64
+	if devices != "" {
+		if err := json.Unmarshal([]byte(devices), &keys); err != nil {
+			keys = nil
+		}
+	}
+	// Each set on its own, then once per device condition: the devices that exist and,
+	// apart, the deleted ones (device_id NULL), so that an index on device_id serves the
+	// first. Only the command names are looked up by device first (the index on
+	// (device_id, command_name)); the other sets start from their own index and check
+	// the device after (the unary + keeps SQLite from walking every log of the devices).
+	add := func(set string, setArgs []any) {
+		if devices == "" && strings.HasPrefix(set, "x.id IN (") {
+			sets, args = append(sets, strings.TrimSuffix(strings.TrimPrefix(set, "x.id IN ("), ")")), append(args, setArgs...)
+			return
+		}
+		if devices == "" {
+			sets, args = append(sets, `SELECT x.id FROM command_logs x WHERE `+set), append(args, setArgs...)
+			return
+		}
+		plus := "+"
+		if strings.Contains(set, "x.command_name IN") {
+			plus = ""
+		}
+		sets = append(sets, `SELECT x.id FROM command_logs x WHERE `+plus+`x.device_id IN (SELECT value FROM json_each(?) WHERE value > 0) AND `+set)
+		args = append(append(args, devices), setArgs...)
+		if slices.Contains(keys, 0) {
+			sets, args = append(sets, `SELECT x.id FROM command_logs x WHERE x.device_id IS NULL AND `+set), append(args, setArgs...)
+		}
+	}
 	for kind, col := range logNameColumns {
-		sets = append(sets, `SELECT x.id FROM command_logs x WHERE x.`+col+` IN (SELECT n.name FROM command_log_names n
-			WHERE n.kind = `+strconv.Itoa(kind)+` AND n.id IN (SELECT rowid FROM command_log_names_fts WHERE command_log_names_fts MATCH ?))`)
-		args = append(args, ftsPhrase(q))
+		add(`x.`+col+` IN (SELECT n.name FROM command_log_names n WHERE n.kind = `+strconv.Itoa(kind)+
+			` AND n.id IN (SELECT rowid FROM command_log_names_fts WHERE command_log_names_fts MATCH ?))`, []any{ftsPhrase(q)})
 	}
-	if hasWords {
-		sets = append(sets, words.SQL)
-		args = append(args, words.Args...)
+	if words, ok := logWords(q); ok {
+		add(`x.id IN (`+words.SQL+`)`, words.Args)
 	}
-	return Expr{SQL: `t.id IN (` + strings.Join(sets, " UNION ALL ") + `)`, Args: args}
+	return sets, args
+}
+
+// narrowLogSearch finds a log search among a list's conditions and, when the others
+// depend on the log's device alone (and are not nothing), narrows the search's sets to those devices: every
+// log in them then meets the other conditions, so the count is the number of ids in
+// the sets, read from the indexes alone. It returns the conditions to use and that
+// count's query, or the conditions as they were and nil.
+func (db *DB) narrowLogSearch(ctx context.Context, where []Expr) ([]Expr, *Expr) {
+	i := slices.IndexFunc(where, func(e Expr) bool { return e.logQ != "" })
+	if i < 0 {
+		return where, nil
+	}
+	q, rest := where[i].logQ, slices.Delete(slices.Clone(where), i, i+1)
+	r := And(rest...)
+	if r.SQL == True.SQL {
+		return where, nil
+	}
+	devices, ok := logDevices(ctx, db.reader(ctx), r)
+	if !ok {
+		return where, nil
+	}
+	sets, args := logSearchSets(q, devices)
+	narrowed := append(rest, Expr{SQL: `t.id IN (` + strings.Join(sets, " UNION ALL ") + `)`, Args: args})
+	return narrowed, &Expr{SQL: `SELECT count(*) FROM (` + strings.Join(sets, " UNION ") + `)`, Args: args}
 }
 
 // logWords is the text part of ?q=, the ids of the logs whose output and error

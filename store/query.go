@@ -17,6 +17,9 @@ import (
 type Expr struct {
 	SQL  string
 	Args []any
+	// logQ is the text of a ?q= on logs that this condition is, so that a list can
+	// narrow the search to the devices the rest of its conditions allow (logSearchIn).
+	logQ string
 }
 
 // True and False are the trivial conditions.
@@ -490,6 +493,10 @@ func (db *DB) ListKeyed(ctx context.Context, q Query) ([]int64, int, []any, erro
 			return nil, 0, nil, err
 		}
 	}
+	var searchCount *Expr
+	if m.Table == "command_logs" {
+		q.Where, searchCount = db.narrowLogSearch(ctx, q.Where)
+	}
 	where, args := q.where()
 	var total int
 	countSQL, countArgs := "SELECT count(*) FROM "+m.Table+" t WHERE "+where, args
@@ -498,8 +505,11 @@ func (db *DB) ListKeyed(ctx context.Context, q Query) ([]int64, int, []any, erro
 		// already keep the number.
 		countSQL, countArgs = "SELECT total FROM command_log_totals WHERE id = 1", nil
 	}
+	if searchCount != nil {
+		countSQL, countArgs = searchCount.SQL, searchCount.Args
+	}
 	counted := false
-	if m.Table == "command_logs" && where != True.SQL {
+	if m.Table == "command_logs" && where != True.SQL && searchCount == nil {
 		// A condition on the device alone (a viewer's site, a device filter) is a sum of
 		// the per-device counters.
 		total, counted = countByDevice(ctx, db.reader(ctx), Expr{SQL: where, Args: args})

@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -32,6 +33,20 @@ var ErrNoTemplate = errors.New("no template")
 // for concurrent use.
 type Library struct {
 	sets []*templateSet // the directory first, then the built-ins
+	// found remembers lookup's answers: the index is fixed once loaded, and matching a
+	// command against its rows' expressions cost more than parsing a short output.
+	found   sync.Map // platforms and command → lookupResult
+	foundMu sync.Mutex
+	foundN  int
+}
+
+// foundMax bounds the remembered lookups: commands with variables make new texts.
+const foundMax = 4096
+
+type lookupResult struct {
+	tmpls []*template
+	m     Match
+	err   error
 }
 
 // Parsed is the parsed_output of an execution.
@@ -130,6 +145,24 @@ func (l *Library) Lookup(platforms []string, command string) (Match, error) {
 }
 
 func (l *Library) lookup(platforms []string, command string) ([]*template, Match, error) {
+	key := strings.Join(platforms, "\x00") + "\x01" + command
+	if v, ok := l.found.Load(key); ok {
+		r := v.(lookupResult)
+		return r.tmpls, r.m, r.err
+	}
+	tmpls, m, err := l.match(platforms, command)
+	l.foundMu.Lock()
+	if l.foundN < foundMax {
+		if _, loaded := l.found.LoadOrStore(key, lookupResult{tmpls, m, err}); !loaded {
+			l.foundN++
+		}
+	}
+	l.foundMu.Unlock()
+	return tmpls, m, err
+}
+
+// match finds the index row of the first platform that has one for command.
+func (l *Library) match(platforms []string, command string) ([]*template, Match, error) {
 	cmd := normalizeCommand(command)
 	for _, p := range platforms {
 		for _, s := range l.sets {
