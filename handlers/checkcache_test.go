@@ -212,3 +212,33 @@ func TestCachedTokenExpiresByTheClock(t *testing.T) {
 		t.Fatalf("after expiry: %d %s", r.status, r.body)
 	}
 }
+
+// TestVariableChoicesFollowTheDatabase: an inventory variable's allowed values (the
+// device's interfaces) are cached with the checks, and a renamed interface is refused
+// on the very next request, renamed here or by another process.
+func TestVariableChoicesFollowTheDatabase(t *testing.T) {
+	for _, via := range []string{"this server", "another process"} {
+		t.Run(via, func(t *testing.T) {
+			x := newXEnv(t, 1000)
+			cmd := x.command("Interface", "show interfaces <iface>", "show",
+				map[string]any{"name": "iface", "variable_type": "netbox_interface", "required": true})
+			run := func() resp {
+				return x.do("POST", execPath(cmd), x.admin, map[string]any{"device_id": x.iosID, "credential_token": x.token,
+					"variables": map[string]any{"iface": "GigabitEthernet0/2"}})
+			}
+			for range 2 {
+				if r := run(); r.status != 200 {
+					t.Fatalf("before the rename: %d %s", r.status, r.body)
+				}
+			}
+			db := x.db
+			if via == "another process" {
+				db = openAgain(t, x.db)
+			}
+			writeSQL(t, db, `UPDATE interfaces SET name = 'GigabitEthernet0/9' WHERE device_id = ? AND name = 'GigabitEthernet0/2'`, x.iosID)
+			if r := run(); r.status != 400 || !strings.Contains(string(r.body), "not one of") {
+				t.Fatalf("after the rename: %d %s", r.status, r.body)
+			}
+		})
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"net/netip"
+	"slices"
 )
 
 // Target is what the execution layer needs to reach a device.
@@ -187,8 +188,15 @@ func (db *DB) deviceExists(ctx context.Context, id int64) error {
 	return nil
 }
 
-// DeviceInterfaces lists a device's interfaces by name.
+// DeviceInterfaces lists a device's interfaces by name. It and DeviceVLANs and
+// DeviceIPs are an inventory variable's choices, checked by every execute that has one,
+// and kept by the check cache.
 func (db *DB) DeviceInterfaces(ctx context.Context, deviceID int64) ([]InterfaceChoice, error) {
+	out, err := cached(ctx, db, fmt.Sprint("interfaces\x00", deviceID), func() ([]InterfaceChoice, error) { return db.deviceInterfaces(ctx, deviceID) })
+	return slices.Clip(out), err
+}
+
+func (db *DB) deviceInterfaces(ctx context.Context, deviceID int64) ([]InterfaceChoice, error) {
 	if err := db.deviceExists(ctx, deviceID); err != nil {
 		return nil, err
 	}
@@ -212,6 +220,11 @@ func (db *DB) DeviceInterfaces(ctx context.Context, deviceID int64) ([]Interface
 // DeviceVLANs lists the VLANs on a device's interfaces (untagged and tagged); when its
 // interfaces carry none, the VLANs of its site. Ordered by VID.
 func (db *DB) DeviceVLANs(ctx context.Context, deviceID int64) ([]VLANChoice, error) {
+	out, err := cached(ctx, db, fmt.Sprint("vlans\x00", deviceID), func() ([]VLANChoice, error) { return db.deviceVLANs(ctx, deviceID) })
+	return slices.Clip(out), err
+}
+
+func (db *DB) deviceVLANs(ctx context.Context, deviceID int64) ([]VLANChoice, error) {
 	if err := db.deviceExists(ctx, deviceID); err != nil {
 		return nil, err
 	}
@@ -246,6 +259,11 @@ func (db *DB) vlanChoices(ctx context.Context, query string, args ...any) ([]VLA
 // DeviceIPs lists the addresses on a device's interfaces plus its primary IPs, in
 // address order.
 func (db *DB) DeviceIPs(ctx context.Context, deviceID int64) ([]IPChoice, error) {
+	out, err := cached(ctx, db, fmt.Sprint("ips\x00", deviceID), func() ([]IPChoice, error) { return db.deviceIPs(ctx, deviceID) })
+	return slices.Clip(out), err
+}
+
+func (db *DB) deviceIPs(ctx context.Context, deviceID int64) ([]IPChoice, error) {
 	if err := db.deviceExists(ctx, deviceID); err != nil {
 		return nil, err
 	}
