@@ -123,8 +123,8 @@ func TestLogSearchNamesAgree(t *testing.T) {
 			t.Fatalf("%s: %v", c, err)
 		}
 		scopes = append(scopes, where)
-		_, narrowed := db.narrowLogSearch(ctx, []Expr{where, CommandLogs.Search("command")})
-		if byDevice := c != `{}` && c != `{"success": false}` && !strings.Contains(c, "username"); (narrowed != nil) != byDevice {
+		_, narrowed := db.narrowLogSearch(ctx, []Expr{where, CommandLogs.Search("command")}, "", 0)
+		if byDevice := c != `{"success": false}` && !strings.Contains(c, "username"); (narrowed != nil) != byDevice {
 			t.Errorf("%s: search narrowed to the devices: %v, want %v", c, narrowed != nil, byDevice)
 		}
 	}

@@ -146,11 +146,16 @@ func logSearchSets(q, devices string) ([]string, []any) {
 }
 
 // narrowLogSearch finds a log search among a list's conditions and, when the others
-// depend on the log's device alone (and are not nothing), narrows the search's sets to those devices: every
+// depend on the log's device alone, narrows the search's sets to those devices: every
 // log in them then meets the other conditions, so the count is the number of ids in
 // the sets, read from the indexes alone. It returns the conditions to use and that
 // count's query, or the conditions as they were and nil.
-func (db *DB) narrowLogSearch(ctx context.Context, where []Expr) ([]Expr, *Expr) {
+//
+// With nothing else to meet, a page ordered by created alone (dir ASC or DESC) that
+// ends within the first top logs takes from each name's set only its first top logs
+// in that order, read from the name's index (which holds created): the page's logs
+// are among them, and only they are read from the table.
+func (db *DB) narrowLogSearch(ctx context.Context, where []Expr, dir string, top int) ([]Expr, *Expr) {
 	i := slices.IndexFunc(where, func(e Expr) bool { return e.logQ != "" })
 	if i < 0 {
 		return where, nil
@@ -158,7 +163,14 @@ func (db *DB) narrowLogSearch(ctx context.Context, where []Expr) ([]Expr, *Expr)
 	q, rest := where[i].logQ, slices.Delete(slices.Clone(where), i, i+1)
 	r := And(rest...)
 	if r.SQL == True.SQL {
-		return where, nil
+		// Nothing else to meet: the count is of the ids in the sets, from the names'
+		// indexes and the word index alone, without reading the logs.
+		sets, args := logSearchSets(q, "")
+		count := &Expr{SQL: `SELECT count(*) FROM (` + strings.Join(sets, " UNION ") + `)`, Args: args}
+		if top > 0 {
+			return append(rest, logSearchTop(q, dir, top)), count
+		}
+		return where, count
 	}
 	devices, ok := logDevices(ctx, db.reader(ctx), r)
 	if !ok {
@@ -167,6 +179,23 @@ func (db *DB) narrowLogSearch(ctx context.Context, where []Expr) ([]Expr, *Expr)
 	sets, args := logSearchSets(q, devices)
 	narrowed := append(rest, Expr{SQL: `t.id IN (` + strings.Join(sets, " UNION ALL ") + `)`, Args: args})
 	return narrowed, &Expr{SQL: `SELECT count(*) FROM (` + strings.Join(sets, " UNION ") + `)`, Args: args}
+}
+
+// logSearchTop is logSearch with each name's set cut to its first top logs by
+// created (dir ASC or DESC) then id; the words' set is whole.
+func logSearchTop(q, dir string, top int) Expr {
+	var sets []string
+	var args []any
+	for kind, col := range logNameColumns {
+		sets = append(sets, `SELECT id FROM (SELECT x.id FROM command_logs x WHERE x.`+col+` IN (SELECT n.name FROM command_log_names n
+			WHERE n.kind = `+strconv.Itoa(kind)+` AND n.id IN (SELECT rowid FROM command_log_names_fts WHERE command_log_names_fts MATCH ?))
+			ORDER BY x.created `+dir+`, x.id `+dir+` LIMIT ?)`)
+		args = append(args, ftsPhrase(q), top)
+	}
+	if words, ok := logWords(q); ok {
+		sets, args = append(sets, words.SQL), append(args, words.Args...)
+	}
+	return Expr{SQL: `t.id IN (` + strings.Join(sets, " UNION ALL ") + `)`, Args: args}
 }
 
 // logWords is the text part of ?q=, the ids of the logs whose output and error

@@ -495,7 +495,14 @@ func (db *DB) ListKeyed(ctx context.Context, q Query) ([]int64, int, []any, erro
 	}
 	var searchCount *Expr
 	if m.Table == "command_logs" {
-		q.Where, searchCount = db.narrowLogSearch(ctx, q.Where)
+		dir, top := "", 0
+		if desc, ok := byCreated(q.Order); ok && q.After == nil {
+			dir, top = "ASC", q.Offset+q.Limit+1
+			if desc {
+				dir = "DESC"
+			}
+		}
+		q.Where, searchCount = db.narrowLogSearch(ctx, q.Where, dir, top)
 	}
 	where, args := q.where()
 	var total int
