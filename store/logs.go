@@ -168,7 +168,9 @@ func (db *DB) narrowLogSearch(ctx context.Context, where []Expr, dir string, top
 		sets, args := logSearchSets(q, "")
 		count := &Expr{SQL: `SELECT count(*) FROM (` + strings.Join(sets, " UNION ") + `)`, Args: args}
 		if top > 0 {
-			return append(rest, logSearchTop(q, dir, top)), count
+			e := logSearchTop(q, dir, top)
+			e.logTop = true
+			return append(rest, e), count
 		}
 		return where, count
 	}
