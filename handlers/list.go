@@ -26,14 +26,14 @@ const (
 // Resource is one API resource: an object type, declared in package store, at a path,
 // with hooks for what the declaration cannot say. Its filters, ordering, search and
 // schema come from the declaration; so does everything else for a resource routed with
-// a.resource (all but the command logs, which still bring their own loader and
-// renderer).
+// a.resource.
 type Resource struct {
 	Model *store.Model
 	Path  string // "/api/dcim/devices/"
 	hooks hooks
-	// Cache keeps rendered list pages until the next committed write (see listCache);
-	// only for resources whose lists depend on nothing written outside store.Write.
+	// Cache keeps rendered list pages until the next write committed to the database,
+	// by any process (see listCache); only for resources whose lists depend on nothing
+	// but the database, the request's URL and host, and the caller's scope.
 	Cache bool
 }
 
@@ -265,8 +265,9 @@ type (
 	IDOf[T any]     func(v T) int64
 )
 
-// listHandler serves a paginated, filtered, permission-scoped list.
-func listHandler[T any](a *API, res *Resource, load Loader[T], id IDOf[T], render Renderer[T]) web.HandlerFunc {
+// listHandler serves a paginated, filtered, permission-scoped list of a declared
+// resource, written by jsonWriter.
+func listHandler(a *API, res *Resource) web.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		scope, err := a.resScope(r, res, "view")
 		if err != nil {
@@ -279,13 +280,15 @@ func listHandler[T any](a *API, res *Resource, load Loader[T], id IDOf[T], rende
 		if err != nil {
 			return err
 		}
+		// The version is read before the page: a write committed meanwhile moves it,
+		// so a page is never kept under a version older than its data.
 		var key string
-		gen, cacheable := a.DB.Snapshot(r.Context())
-		if res.Cache && cacheable {
+		version, err := a.DB.Changes(r.Context())
+		cache := res.Cache && err == nil
+		if cache {
 			key = cacheKey(r, scope)
-			if body, ok := a.lists.get(key, gen); ok {
-				w.Header().Set("Content-Type", "application/json")
-				w.Write(body)
+			if body, ok := a.lists.get(key, version); ok {
+				writeJSONBody(w, body)
 				return nil
 			}
 		}
@@ -303,27 +306,38 @@ func listHandler[T any](a *API, res *Resource, load Loader[T], id IDOf[T], rende
 			// a page that does not exist, as Django REST framework answers it
 			return web.Detail(http.StatusNotFound, "Invalid page.")
 		}
-		objs, err := loadOrdered(r.Context(), load, id, ids)
+		load := func(ctx context.Context, ids []int64) ([]store.Row, error) {
+			return a.DB.RowsLeaving(ctx, res.Model, ids, pg.leaves(res.Model))
+		}
+		rows, err := loadOrdered(r.Context(), load, store.Row.ID, ids)
 		if err != nil {
 			return err
 		}
-		results := make([]any, len(objs))
-		for i, o := range objs {
-			results[i] = pg.sel.apply(render(r, o, pg.brief))
+		body := a.newJSONWriter(r, 1024*len(rows)+256).page(res, rows, pg, paginate(r, total, pg, nil, next))
+		if cache {
+			a.lists.put(key, version, body)
 		}
-		if !res.Cache || !cacheable {
-			web.Write(w, http.StatusOK, paginate(r, total, pg, results, next))
-			return nil
-		}
-		body, err := web.Marshal(paginate(r, total, pg, results, next))
-		if err != nil {
-			return err
-		}
-		a.lists.put(key, gen, body)
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(body)
+		writeJSONBody(w, body)
 		return nil
 	}
+}
+
+// leaves says which fields of the model the page does not show (left out by ?fields=,
+// ?exclude= or ?brief=), so that the store need not read them.
+func (pg page) leaves(m *store.Model) func(name string) bool {
+	return func(name string) bool {
+		if (pg.sel.keep != nil && !pg.sel.keep[name]) || pg.sel.drop[name] {
+			return true
+		}
+		f, ok := m.Field(name)
+		return pg.brief && ok && !f.Nested && !f.Brief
+	}
+}
+
+// writeJSONBody answers 200 with a body already encoded.
+func writeJSONBody(w http.ResponseWriter, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(body)
 }
 
 // loadOrdered loads ids and returns them in the order given.

@@ -9,42 +9,58 @@ import (
 	"fieldkit/web"
 )
 
-// listCache keeps rendered list pages of resources that change rarely (commands are read
-// far more often than written). An entry is keyed by everything the body depends on:
-// scheme and host (absolute URLs), path and query, and the caller's permission scope
-// (so two users with different constraints never share a page). It is valid only for
-// the store generation it was rendered at (store.DB.Snapshot): any committed change, by
-// this process or another on the same database, empties it.
+// listCache keeps rendered list pages of resources read far more often than written
+// (commands; the pages of command logs a dashboard polls). An entry is keyed by
+// everything the body depends on: scheme and host (absolute URLs), path and query, and
+// the caller's permission scope (so two users with different constraints never share a
+// page). It is valid only for the database version it was rendered at (store.DB.Changes):
+// any write committed to the file, a log's insert or another process's write included,
+// empties it.
 type listCache struct {
 	mu      sync.Mutex
-	gen     int64
+	version int64
+	size    int // bytes held
 	entries map[string][]byte
+	off     bool // benchmarks measure the pages uncached
 }
 
-const listCacheMax = 512
+// The cache holds at most listCacheMax pages and listCacheBytes bytes; a page larger
+// than listCachePage (a thousand logs with their output) is not kept.
+const (
+	listCacheMax   = 512
+	listCacheBytes = 32 << 20
+	listCachePage  = 1 << 20
+)
 
 func cacheKey(r *http.Request, scope store.Scope) string {
 	return fmt.Sprintf("%s|%s|%s|%s|%v", web.Scheme(r), r.Host, r.URL.RequestURI(), scope.Expr.SQL, scope.Expr.Args)
 }
 
-func (c *listCache) get(key string, gen int64) ([]byte, bool) {
+func (c *listCache) get(key string, version int64) ([]byte, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.gen != gen {
+	if c.version != version || c.off {
 		return nil, false
 	}
 	b, ok := c.entries[key]
 	return b, ok
 }
 
-func (c *listCache) put(key string, gen int64, body []byte) {
+func (c *listCache) put(key string, version int64, body []byte) {
+	if len(body) > listCachePage {
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if gen < c.gen {
-		return // rendered at an older generation: already stale
+	if version < c.version {
+		return // rendered at an older version: already stale
 	}
-	if c.gen != gen || c.entries == nil || len(c.entries) >= listCacheMax {
-		c.gen, c.entries = gen, map[string][]byte{}
+	if c.version != version || c.entries == nil || len(c.entries) >= listCacheMax || c.size+len(body) > listCacheBytes {
+		c.version, c.entries, c.size = version, map[string][]byte{}, 0
+	}
+	if old, ok := c.entries[key]; ok {
+		c.size -= len(old)
 	}
 	c.entries[key] = body
+	c.size += len(body)
 }

@@ -87,7 +87,7 @@ func (a *API) declared(res *Resource) crudSet {
 	if len(wr.CreateFields) == 0 {
 		wr = Writer{} // nothing a client may write: a read-only resource, list and detail only
 	}
-	return crudOf(a, res, wr, load, store.Row.ID, render)
+	return crudOf(a, res, wr, load, render)
 }
 
 // rows is the loader of a declared resource.

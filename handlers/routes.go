@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -61,7 +62,7 @@ var (
 	tokenResource      = &Resource{Model: store.Tokens, Path: pathTokens, hooks: tokenHooks}
 	permissionResource = &Resource{Model: store.Permissions, Path: pathPermissions, hooks: permissionHooks}
 	commandResource    = &Resource{Model: store.Commands, Path: pathCommands, hooks: commandHooks, Cache: true}
-	logResource        = &Resource{Model: store.CommandLogs, Path: pathCommandLogs}
+	logResource        = &Resource{Model: store.CommandLogs, Path: pathCommandLogs, Cache: true}
 )
 
 // routes registers every route of the server: it is the one place to read to know
@@ -153,9 +154,10 @@ type crudSet struct {
 }
 
 // crudOf builds the standard handlers of a resource from its loader, renderer and writer.
-func crudOf[T any](a *API, res *Resource, wr Writer, load Loader[T], id IDOf[T], render Renderer[T]) crudSet {
+func crudOf(a *API, res *Resource, wr Writer, load Loader[store.Row], render Renderer[store.Row]) crudSet {
+	id := store.Row.ID
 	c := crudSet{
-		list:   listHandler(a, res, load, id, render),
+		list:   listHandler(a, res),
 		detail: detailHandler(a, res, load, render),
 	}
 	if wr.Create != nil {
@@ -218,9 +220,17 @@ func registerResource(res *Resource) {
 
 // urlOf is the absolute URL of one object of an object type.
 func (a *API) urlOf(r *http.Request, objectType string, id int64) string {
+	if p := pathOf(objectType); p != "" {
+		return web.URL(r, p+strconv.FormatInt(id, 10)+"/")
+	}
+	return ""
+}
+
+// pathOf is the list path of the resource serving an object type, "" if none does.
+func pathOf(objectType string) string {
 	for _, res := range resources {
 		if res.Type() == objectType {
-			return res.objURL(r, id)
+			return res.Path
 		}
 	}
 	return ""

@@ -47,6 +47,12 @@ type DB struct {
 	now  func() time.Time
 	gen  atomic.Uint64 // bumped by every committed Write
 	logs logQueue      // CreateLog's group commit
+
+	// watch is a read-only connection of its own, kept for the DB's life, on which
+	// Changes reads SQLite's data_version.
+	watchMu sync.Mutex
+	watchDB *sql.DB
+	watch   *sql.Conn
 	// checks caches the lookups of a request's checks (cache.go); stamps holds the
 	// last_used stamps this process wrote.
 	checks checkCache
@@ -90,7 +96,29 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	r.SetMaxOpenConns(n)
 	r.SetMaxIdleConns(n)
 	db.r = newPool(r)
+	if db.watchDB, err = sql.Open("sqlite", dsn(abs, false)); err == nil {
+		db.watch, err = db.watchDB.Conn(ctx)
+	}
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
 	return db, nil
+}
+
+// Changes is a number that differs from the one it last returned once any write was
+// committed to the database file, by this process or another (SQLite's data_version,
+// read on a connection of its own that never writes and is never replaced). A cache
+// of what was read stays valid while Changes returns the number it was read under,
+// taken before those reads.
+func (db *DB) Changes(ctx context.Context) (int64, error) {
+	db.watchMu.Lock()
+	defer db.watchMu.Unlock()
+	var v int64
+	if err := db.watch.QueryRowContext(context.WithoutCancel(ctx), "PRAGMA data_version").Scan(&v); err != nil {
+		return 0, fmt.Errorf("store: data version: %w", err)
+	}
+	return v, nil
 }
 
 // dsn builds the connection string; pragmas go in the DSN so that every connection the
@@ -121,6 +149,12 @@ func dsn(path string, writer bool) string {
 // Close closes both pools; the WAL is checkpointed by SQLite on the last close.
 func (db *DB) Close() error {
 	var errs []error
+	if db.watch != nil {
+		errs = append(errs, db.watch.Close())
+	}
+	if db.watchDB != nil {
+		errs = append(errs, db.watchDB.Close())
+	}
 	if db.r != nil {
 		errs = append(errs, db.r.Close())
 	}

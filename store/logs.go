@@ -53,7 +53,7 @@ var CommandLogs = declare(&Model{
 			Filter: FilterExact, Export: Exported, Doc: "where the execution came from; null for logs written before"},
 		{Name: "client_address", Column: "client_address", Kind: KindString, Access: ReadOnly, Filter: FilterLookups,
 			Export: Exported, Label: "Client address", Doc: "the address the request came from"},
-		{Name: "output", Column: "output", Kind: KindString, Access: ReadOnly, Export: ExportOnRequest},
+		{Name: "output", Column: "output", Kind: KindString, Access: ReadOnly, Export: ExportOnRequest, Lazy: true},
 		{Name: "failure", Column: "failure", Kind: KindJSON, Access: ReadOnly, Null: true, Schema: "ExecutionFailure",
 			Doc: "why a failed execution failed, in parts; null on success or a syntax error"},
 		{Name: "command_name", Column: "command_name", Kind: KindString, Access: Internal, Search: true},

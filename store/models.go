@@ -88,6 +88,9 @@ type Field struct {
 	// Secret keeps an Internal column (a password's hash) out of every read: it is only
 	// ever written.
 	Secret bool
+	// Lazy marks a large column (a log's output) that a list loads only when its page
+	// shows the field (DB.RowsLeaving); Display and Compute must not read it.
+	Lazy bool
 	// Select computes a read-only value in SQL, on the row aliased t (a count of related
 	// rows); it sorts like a column.
 	Select string

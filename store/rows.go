@@ -33,16 +33,23 @@ func (r Row) ID() int64 { id, _ := r["id"].(int64); return id }
 // Rows loads the objects of a model by id, in no particular order, with their
 // references and relations in nested form, their children and computed fields.
 func (db *DB) Rows(ctx context.Context, m *Model, ids []int64) ([]Row, error) {
-	return db.load(ctx, m, ids, false)
+	return db.load(ctx, m, ids, false, nil)
+}
+
+// RowsLeaving loads rows as Rows does, except the Lazy fields leave says the caller
+// will not show: those are not read, and their names are absent from the rows.
+func (db *DB) RowsLeaving(ctx context.Context, m *Model, ids []int64, leave func(name string) bool) ([]Row, error) {
+	return db.load(ctx, m, ids, false, leave)
 }
 
 // load loads rows; nested loads only what the nested form shows (every column, and the
-// references, relations and computed values marked Nested).
-func (db *DB) load(ctx context.Context, m *Model, ids []int64, nested bool) ([]Row, error) {
+// references, relations and computed values marked Nested); leave (nil for none) names
+// Lazy fields not to read.
+func (db *DB) load(ctx context.Context, m *Model, ids []int64, nested bool, leave func(string) bool) ([]Row, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	rows, err := db.columns(ctx, m, "t.id IN ("+placeholders(len(ids))+")", int64Args(ids))
+	rows, err := columnsLeaving(ctx, db.reader(ctx), m, "t.id IN ("+placeholders(len(ids))+")", int64Args(ids), leave)
 	if err != nil {
 		return nil, err
 	}
@@ -89,10 +96,19 @@ func (db *DB) columns(ctx context.Context, m *Model, where string, args []any) (
 }
 
 func columnsOf(ctx context.Context, q querier, m *Model, where string, args []any) ([]Row, error) {
+	return columnsLeaving(ctx, q, m, where, args, nil)
+}
+
+// columnsLeaving is columnsOf without the Lazy fields leave names (leave may be nil).
+func columnsLeaving(ctx context.Context, q querier, m *Model, where string, args []any, leave func(string) bool) ([]Row, error) {
 	var fields []*Field
 	var cols []string
 	for i := range m.Fields {
-		if f := &m.Fields[i]; f.stored() || f.Select != "" {
+		f := &m.Fields[i]
+		if f.Lazy && leave != nil && leave(f.Name) {
+			continue
+		}
+		if f.stored() || f.Select != "" {
 			fields, cols = append(fields, f), append(cols, f.selected())
 		}
 	}
@@ -108,17 +124,20 @@ func columnsOf(ctx context.Context, q querier, m *Model, where string, args []an
 	}
 	defer rs.Close()
 	var out []Row
+	// One set of scan targets for every row: Scan copies what it hands over.
+	vals := make([]any, len(fields))
+	dest := make([]any, len(fields))
+	for i := range dest {
+		dest[i] = &vals[i]
+	}
 	for rs.Next() {
-		dest := make([]any, len(fields))
-		for i := range dest {
-			dest[i] = new(any)
-		}
 		if err := rs.Scan(dest...); err != nil {
 			return nil, fmt.Errorf("store: %s: %w", m.Table, err)
 		}
-		r := Row{}
+		// room for the references, relations, computed values and display added later
+		r := make(Row, len(m.Fields)+2)
 		for i, f := range fields {
-			r[f.Name] = fromColumn(f, *dest[i].(*any))
+			r[f.Name] = fromColumn(f, vals[i])
 		}
 		out = append(out, r)
 	}
@@ -201,7 +220,7 @@ func (db *DB) nestedByID(ctx context.Context, objectType string, ids []int64) (m
 	if rm == nil {
 		return nil, fmt.Errorf("store: unknown object type %q", objectType)
 	}
-	rows, err := db.load(ctx, rm, ids, true)
+	rows, err := db.load(ctx, rm, ids, true, nil)
 	if err != nil {
 		return nil, err
 	}
