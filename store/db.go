@@ -47,6 +47,7 @@ type DB struct {
 	now  func() time.Time
 	gen  atomic.Uint64 // bumped by every committed Write
 	logs logQueue      // CreateLog's group commit
+	ckpt *checkpointer // checkpoints after log commits (checkpoint.go)
 
 	// watch is a read-only connection of its own, kept for the DB's life, on which
 	// Changes reads SQLite's data_version.
@@ -103,6 +104,12 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
+	c, err := sql.Open("sqlite", dsn(abs, true))
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	db.ckpt = startCheckpointer(c)
 	return db, nil
 }
 
@@ -148,7 +155,7 @@ func dsn(path string, writer bool) string {
 
 // Close closes both pools; the WAL is checkpointed by SQLite on the last close.
 func (db *DB) Close() error {
-	var errs []error
+	errs := []error{db.ckpt.close()}
 	if db.watch != nil {
 		errs = append(errs, db.watch.Close())
 	}

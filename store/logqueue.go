@@ -63,6 +63,7 @@ func (db *DB) writeLogs(ctx context.Context) {
 	q.mu.Unlock()
 
 	db.insertLogBatch(ctx, batch)
+	db.ckpt.committed(len(batch))
 
 	q.mu.Lock()
 	if len(q.pending) > 0 {
