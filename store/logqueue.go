@@ -3,6 +3,9 @@ package store
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
 	"sync"
 )
 
@@ -76,8 +79,8 @@ func (db *DB) writeLogs(ctx context.Context) {
 }
 
 // insertLogBatch inserts the logs, one alone as its own statement, several in one
-// transaction. A row the database refuses (a constraint) fails alone: SQLite undoes
-// only that statement and the transaction goes on; a failed commit fails them all.
+// transaction. A row the database refuses (a constraint) fails alone; a failed commit
+// fails them all.
 func (db *DB) insertLogBatch(ctx context.Context, batch []*logWrite) {
 	if len(batch) == 1 {
 		w := batch[0]
@@ -101,22 +104,69 @@ func (db *DB) insertLogBatch(ctx context.Context, batch []*logWrite) {
 		return
 	}
 	defer tx.Rollback()
-	var stmt *sql.Stmt
-	if s := db.w.stmt(ctx, insertLogSQL); s != nil {
-		stmt = tx.StmtContext(ctx, s)
-	} else if stmt, err = tx.PrepareContext(ctx, insertLogSQL); err != nil {
-		fail(err)
-		return
-	}
-	defer stmt.Close()
-	for _, w := range batch {
-		res, err := stmt.ExecContext(ctx, w.args...)
-		if err == nil {
-			w.id, err = res.LastInsertId()
+	for chunk := range slices.Chunk(batch, maxLogRows) {
+		if err := insertLogsAtOnce(ctx, tx, chunk); err != nil {
+			// SQLite undid that statement alone and the transaction goes on: each log
+			// of the chunk again as a statement of its own tells which ones it refuses.
+			for _, w := range chunk {
+				res, err := tx.ExecContext(ctx, insertLogSQL, w.args...)
+				if err == nil {
+					w.id, err = res.LastInsertId()
+				}
+				w.err = err
+			}
 		}
-		w.err = err
 	}
 	if err := tx.Commit(); err != nil {
 		fail(err)
 	}
+}
+
+// maxLogRows is the most logs one INSERT takes, within SQLite's limit of 32,766
+// parameters per statement.
+const maxLogRows = 500
+
+// insertLogsAtOnce inserts the logs with one statement. Every statement inside a
+// transaction opens a savepoint, where the full-text index writes out the entries it
+// holds in memory and the pages the statement changes are journalled again: one
+// statement for the batch pays that once instead of once per log. The rows get their
+// ids in the order they are inserted, each above every id in the table, so the ids
+// returned, sorted, are the logs' ids in the batch's order.
+func insertLogsAtOnce(ctx context.Context, tx *sql.Tx, batch []*logWrite) error {
+	var q strings.Builder
+	q.WriteString(insertLogSQL)
+	args := make([]any, 0, len(batch)*len(logColumns))
+	for i, w := range batch {
+		if i > 0 {
+			q.WriteString(", (" + placeholders(len(logColumns)) + ")")
+		}
+		args = append(args, w.args...)
+	}
+	q.WriteString(" RETURNING id")
+	rows, err := tx.QueryContext(ctx, q.String(), args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	ids := make([]int64, 0, len(batch))
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return err
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	slices.Sort(ids)
+	for i, w := range batch {
+		if len(ids) != len(batch) {
+			// Never seen: the rows are in, but which is whose is not known.
+			w.id, w.err = 0, fmt.Errorf("store: %d ids returned for %d logs", len(ids), len(batch))
+			continue
+		}
+		w.id, w.err = ids[i], nil
+	}
+	return nil
 }

@@ -23,50 +23,17 @@ func TestCreateLogConcurrent(t *testing.T) {
 	}
 	t.Cleanup(func() { db.Close() })
 	const n, bad = 60, 10
-	// Hold the writer so that every log queues behind the first: the next batch then
-	// holds the other n-1, refused rows among them.
-	release := make(chan struct{})
-	held := make(chan struct{})
-	go db.Write(ctx, func(tx *sql.Tx) error {
-		close(held)
-		<-release
-		return nil
-	})
-	<-held
-	ids := make([]int64, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			v := Values{"command_name": "show clock", "device_name": fmt.Sprintf("dev%d", i), "username": "admin",
-				"success": i%2 == 0, "error_message": "", "output": fmt.Sprintf("out %d", i)}
-			if i%2 == 1 {
-				v["error_message"] = "Timed out after 5 s"
-			}
-			if i < bad {
-				v["device"] = int64(9999 + i)
-			}
-			ids[i], errs[i] = db.CreateLog(ctx, v)
-		}()
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	var queued int
-	for {
-		db.logs.mu.Lock()
-		queued = len(db.logs.pending)
-		db.logs.mu.Unlock()
-		if queued == n-1 || time.Now().After(deadline) {
-			break
+	ids, errs := createLogsTogether(t, db, n, func(i int) Values {
+		v := Values{"command_name": "show clock", "device_name": fmt.Sprintf("dev%d", i), "username": "admin",
+			"success": i%2 == 0, "error_message": "", "output": fmt.Sprintf("out %d", i)}
+		if i%2 == 1 {
+			v["error_message"] = "Timed out after 5 s"
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	close(release)
-	wg.Wait()
-	if queued != n-1 {
-		t.Fatalf("%d logs queued behind the first, want %d", queued, n-1)
-	}
+		if i < bad {
+			v["device"] = int64(9999 + i)
+		}
+		return v
+	})
 
 	seen := map[int64]bool{}
 	for i := range n {
@@ -104,5 +71,94 @@ func TestCreateLogConcurrent(t *testing.T) {
 	if id, err := db.CreateLog(ctx, Values{"command_name": "show clock", "device_name": "solo", "username": "admin",
 		"success": true}); err != nil || seen[id] {
 		t.Errorf("a log alone: id %d, err %v", id, err)
+	}
+}
+
+// createLogsTogether writes log(i) for i < n from n goroutines while the writer is held,
+// so that all but the first wait in one batch, and returns each caller's id and error.
+func createLogsTogether(t *testing.T, db *DB, n int, log func(i int) Values) ([]int64, []error) {
+	t.Helper()
+	ctx := context.Background()
+	release := make(chan struct{})
+	held := make(chan struct{})
+	go db.Write(ctx, func(tx *sql.Tx) error {
+		close(held)
+		<-release
+		return nil
+	})
+	<-held
+	ids := make([]int64, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ids[i], errs[i] = db.CreateLog(ctx, log(i))
+		}()
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	var queued int
+	for {
+		db.logs.mu.Lock()
+		queued = len(db.logs.pending)
+		db.logs.mu.Unlock()
+		if queued == n-1 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	close(release)
+	wg.Wait()
+	if queued != n-1 {
+		t.Fatalf("%d logs queued behind the first, want %d", queued, n-1)
+	}
+	return ids, errs
+}
+
+// A batch the database takes whole goes in as one statement: each caller gets the id
+// of its own row, the counters count every row, and ?q= finds each log by a word of its
+// output and by its device's name as soon as CreateLog has returned.
+func TestCreateLogBatchWhole(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "fieldkit.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	const n = 40
+	ids, errs := createLogsTogether(t, db, n, func(i int) Values {
+		return Values{"command_name": fmt.Sprintf("show run %d", i%3), "device_name": fmt.Sprintf("edge-%02d", i), "username": "admin",
+			"success": i%4 != 0, "output": fmt.Sprintf("line%02d is up", i)}
+	})
+	seen := map[int64]bool{}
+	for i := range n {
+		if errs[i] != nil || ids[i] == 0 || seen[ids[i]] {
+			t.Fatalf("log %d: id %d, err %v", i, ids[i], errs[i])
+		}
+		seen[ids[i]] = true
+		var dev, out string
+		if err := db.r.QueryRowContext(ctx, `SELECT device_name, output FROM command_logs WHERE id = ?`, ids[i]).
+			Scan(&dev, &out); err != nil {
+			t.Fatal(err)
+		}
+		if dev != fmt.Sprintf("edge-%02d", i) || out != fmt.Sprintf("line%02d is up", i) {
+			t.Errorf("log %d (id %d) is %q %q", i, ids[i], dev, out)
+		}
+		for _, q := range []string{fmt.Sprintf("line%02d", i), fmt.Sprintf("edge-%02d", i)} {
+			got, total, err := db.ListIDs(ctx, Query{Model: TypeCommandLog, Where: []Expr{CommandLogs.Search(q)}, Limit: 10})
+			if err != nil || total != 1 || len(got) != 1 || got[0] != ids[i] {
+				t.Errorf("q=%q: %v (%d, %v), want [%d]", q, got, total, err, ids[i])
+			}
+		}
+	}
+	var total, ok, perCommand int
+	if err := db.r.QueryRowContext(ctx, `SELECT total, successful,
+		(SELECT total FROM command_log_counts WHERE command_name = 'show run 1') FROM command_log_totals`).
+		Scan(&total, &ok, &perCommand); err != nil {
+		t.Fatal(err)
+	}
+	if total != n || ok != n-n/4 || perCommand != 13 {
+		t.Errorf("totals %d, %d successful, %d of show run 1; want %d, %d, 13", total, ok, perCommand, n, n-n/4)
 	}
 }

@@ -34,11 +34,11 @@ func TestLogSearchIndexesExistingLogs(t *testing.T) {
 	}
 	for _, q := range []string{
 		`DROP TRIGGER command_logs_fts_ai`, `DROP TRIGGER command_logs_fts_ad`, `DROP TRIGGER command_logs_fts_au`,
-		`DROP TABLE command_logs_names`, `DROP TABLE command_logs_text`, `DROP INDEX command_logs_source`,
+		`DROP TABLE command_logs_text`, `DROP INDEX command_logs_source`,
 		`ALTER TABLE command_logs DROP COLUMN sent_command`, `ALTER TABLE command_logs DROP COLUMN variables`,
 		`ALTER TABLE command_logs DROP COLUMN credential_set_id`, `ALTER TABLE command_logs DROP COLUMN credential_set_name`,
 		`ALTER TABLE command_logs DROP COLUMN source`, `ALTER TABLE command_logs DROP COLUMN client_address`,
-		`DELETE FROM schema_migrations WHERE version = '0016_log_audit'`,
+		`DELETE FROM schema_migrations WHERE version IN ('0016_log_audit', '0058_log_insert')`,
 	} {
 		if _, err := raw.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
