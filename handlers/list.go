@@ -283,8 +283,12 @@ func listHandler(a *API, res *Resource) web.HandlerFunc {
 		// The version is read before the page: a write committed meanwhile moves it,
 		// so a page is never kept under a version older than its data.
 		var key string
-		version, err := a.DB.Changes(r.Context())
-		cache := res.Cache && err == nil
+		var version int64
+		cache := false
+		if res.Cache {
+			v, err := a.DB.Changes(r.Context())
+			version, cache = v, err == nil
+		}
 		if cache {
 			key = cacheKey(r, scope)
 			if body, ok := a.lists.get(key, version); ok {
