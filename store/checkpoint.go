@@ -24,6 +24,7 @@ type checkpointer struct {
 	wake    chan struct{} // one waiting signal at most
 	stop    chan struct{}
 	done    chan struct{}
+	closed  sync.Once
 }
 
 func startCheckpointer(conn *sql.DB) *checkpointer {
@@ -67,12 +68,17 @@ func (c *checkpointer) run() {
 	}
 }
 
-// close stops the checkpointer and closes its connection.
+// close stops the checkpointer and closes its connection; closing again does nothing,
+// as DB.Close may be called twice.
 func (c *checkpointer) close() error {
 	if c == nil {
 		return nil
 	}
-	close(c.stop)
-	<-c.done
-	return c.conn.Close()
+	var err error
+	c.closed.Do(func() {
+		close(c.stop)
+		<-c.done
+		err = c.conn.Close()
+	})
+	return err
 }
