@@ -90,27 +90,46 @@ func createLogsTogether(t *testing.T, db *DB, n int, log func(i int) Values) ([]
 	ids := make([]int64, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
-	for i := range n {
+	create := func(i int) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			ids[i], errs[i] = db.CreateLog(ctx, log(i))
 		}()
 	}
+	// waitQueue waits until the first caller leads, has taken its batch and waits for
+	// the writer, and want logs wait behind it.
 	deadline := time.Now().Add(10 * time.Second)
 	var queued int
-	for {
-		db.logs.mu.Lock()
-		queued = len(db.logs.pending)
-		db.logs.mu.Unlock()
-		if queued == n-1 || time.Now().After(deadline) {
-			break
+	waitQueue := func(want int) bool {
+		for {
+			db.logs.mu.Lock()
+			leading := db.logs.leading
+			queued = len(db.logs.pending)
+			db.logs.mu.Unlock()
+			if leading && queued == want {
+				return true
+			}
+			if time.Now().After(deadline) {
+				return false
+			}
+			time.Sleep(5 * time.Millisecond)
 		}
-		time.Sleep(5 * time.Millisecond)
+	}
+	// The first log alone, so that its caller takes the lead and a batch of one before
+	// the others arrive; were they started together, the leader could take a few of
+	// them with it and leave fewer than n-1 in the second batch.
+	create(0)
+	ok := waitQueue(0)
+	if ok {
+		for i := 1; i < n; i++ {
+			create(i)
+		}
+		ok = waitQueue(n - 1)
 	}
 	close(release)
 	wg.Wait()
-	if queued != n-1 {
+	if !ok {
 		t.Fatalf("%d logs queued behind the first, want %d", queued, n-1)
 	}
 	return ids, errs
