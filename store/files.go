@@ -23,7 +23,17 @@ const tempSuffix = ".fieldkit-tmp"
 // WriteAtomic creates final through fill, which writes the temp file at the path it is
 // given (closed, empty, 0600). On any failure the temp file is removed and final is
 // left as it was. Stale temp files of gone writers in the directory are removed first.
+//
+// A final name that is already something other than a file or a link to one (a device
+// such as /dev/null or /dev/stdout, a named pipe) is written in place: renaming the temp
+// file over it would replace the device with a plain file.
 func WriteAtomic(final string, fill func(tmp string) error) error {
+	if fi, err := os.Stat(final); err == nil && !fi.Mode().IsRegular() {
+		if fi.IsDir() {
+			return fmt.Errorf("store: write %s: is a directory", final)
+		}
+		return fill(final)
+	}
 	dir := filepath.Dir(final)
 	RemoveStaleTemps(dir)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(final)+"."+strconv.Itoa(os.Getpid())+"-*"+tempSuffix)
