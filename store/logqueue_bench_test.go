@@ -4,8 +4,6 @@ package store
 
 import (
 	"context"
-	"fmt"
-	"path/filepath"
 	"sync"
 	"syscall"
 	"testing"
@@ -24,43 +22,7 @@ func BenchmarkLogInsert(b *testing.B) {
 	}{{"one", 1}, {"fifty", 50}} {
 		b.Run(c.name, func(b *testing.B) {
 			ctx := context.Background()
-			db, err := Open(ctx, filepath.Join(b.TempDir(), "fieldkit.db"))
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer db.Close()
-			site, err := db.Create(ctx, Sites, Values{"name": "S", "slug": "s"}, All)
-			if err != nil {
-				b.Fatal(err)
-			}
-			var devices []int64
-			for i := range 50 {
-				id, err := db.Create(ctx, Devices, Values{"name": fmt.Sprintf("dev-%03d", i), "site": site}, All)
-				if err != nil {
-					b.Fatal(err)
-				}
-				devices = append(devices, id)
-			}
-			start := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
-			var mu sync.Mutex
-			n := 0
-			mk := func() Values {
-				mu.Lock()
-				defer mu.Unlock()
-				n++
-				d := n % len(devices)
-				return Values{"command_name": fmt.Sprintf("command %03d", n%200), "device": devices[d],
-					"device_name": fmt.Sprintf("dev-%03d", d), "username": "bench", "success": n%7 != 0,
-					"output":  fmt.Sprintf("Interface GigabitEthernet0/%d is up, line protocol is up %d", d, n),
-					"created": start.Add(time.Duration(n) * time.Second)}
-			}
-			seed := make([]Values, 20000)
-			for i := range seed {
-				seed[i] = mk()
-			}
-			if err := db.InsertLogs(ctx, seed); err != nil {
-				b.Fatal(err)
-			}
+			db, mk := benchLogDB(b)
 			cpu := rusage()
 			for b.Loop() {
 				var wg sync.WaitGroup

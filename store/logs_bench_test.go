@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 )
@@ -13,11 +14,24 @@ import (
 // database that already holds 20,000 logs over 50 devices.
 func BenchmarkCreateLog(b *testing.B) {
 	ctx := context.Background()
+	db, mk := benchLogDB(b)
+	for b.Loop() {
+		if _, err := db.CreateLog(ctx, mk()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchLogDB is a database holding 20,000 logs over 50 devices of one site, and a maker
+// of the next log for it, safe to call from several goroutines.
+func benchLogDB(b *testing.B) (*DB, func() Values) {
+	b.Helper()
+	ctx := context.Background()
 	db, err := Open(ctx, filepath.Join(b.TempDir(), "fieldkit.db"))
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer db.Close()
+	b.Cleanup(func() { db.Close() })
 	site, err := db.Create(ctx, Sites, Values{"name": "S", "slug": "s"}, All)
 	if err != nil {
 		b.Fatal(err)
@@ -30,25 +44,25 @@ func BenchmarkCreateLog(b *testing.B) {
 		}
 		devices = append(devices, id)
 	}
-	at := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	start := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
 	n := 0
 	mk := func() Values {
+		mu.Lock()
+		defer mu.Unlock()
 		n++
 		d := n % len(devices)
-		return Values{"command_name": fmt.Sprintf("command %03d", n%200), "device": devices[d], "device_name": fmt.Sprintf("dev-%03d", d),
-			"username": "bench", "success": n%7 != 0, "output": fmt.Sprintf("Interface GigabitEthernet0/1 is up %d", n),
-			"created": at.Add(time.Duration(n) * time.Second)}
+		return Values{"command_name": fmt.Sprintf("command %03d", n%200), "device": devices[d],
+			"device_name": fmt.Sprintf("dev-%03d", d), "username": "bench", "success": n%7 != 0,
+			"output":  fmt.Sprintf("Interface GigabitEthernet0/%d is up, line protocol is up %d", d, n),
+			"created": start.Add(time.Duration(n) * time.Second)}
 	}
-	var seed []Values
-	for range 20000 {
-		seed = append(seed, mk())
+	seed := make([]Values, 20000)
+	for i := range seed {
+		seed[i] = mk()
 	}
 	if err := db.InsertLogs(ctx, seed); err != nil {
 		b.Fatal(err)
 	}
-	for b.Loop() {
-		if _, err := db.CreateLog(ctx, mk()); err != nil {
-			b.Fatal(err)
-		}
-	}
+	return db, mk
 }
