@@ -355,9 +355,11 @@ func (pg page) leaves(m *store.Model) func(name string) bool {
 	}
 }
 
-// writeJSONBody answers 200 with a body already encoded.
+// writeJSONBody answers 200 with a body already encoded. Its length is known, so the
+// response goes out with a Content-Length rather than in chunks.
 func writeJSONBody(w http.ResponseWriter, body []byte) {
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.Write(body)
 }
 
