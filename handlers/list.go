@@ -310,20 +310,37 @@ func listHandler(a *API, res *Resource) web.HandlerFunc {
 			// a page that does not exist, as Django REST framework answers it
 			return web.Detail(http.StatusNotFound, "Invalid page.")
 		}
-		load := func(ctx context.Context, ids []int64) ([]store.Row, error) {
-			return a.DB.RowsLeaving(ctx, res.Model, ids, pg.leaves(res.Model))
-		}
-		rows, err := loadOrdered(r.Context(), load, store.Row.ID, ids)
+		body, err := a.writePage(r, res, pg, ids, paginate(r, total, pg, nil, next))
 		if err != nil {
 			return err
 		}
-		body := a.newJSONWriter(r, 1024*len(rows)+256).page(res, rows, pg, paginate(r, total, pg, nil, next))
 		if cache {
 			a.lists.put(key, version, body)
 		}
 		writeJSONBody(w, body)
 		return nil
 	}
+}
+
+// writePage loads the objects of a page by id and writes the page: from a store.Flat
+// when the resource's objects load as one, else from a Row each.
+func (a *API) writePage(r *http.Request, res *Resource, pg page, ids []int64, envelope listBody) ([]byte, error) {
+	jw := a.newJSONWriter(r, 1024*len(ids)+256)
+	if res.flattens(pg.shape()) {
+		fl, err := a.DB.FlatRowsLeaving(r.Context(), res.Model, ids, pg.leaves(res.Model))
+		if err != nil {
+			return nil, err
+		}
+		return jw.flatPage(res, fl, pg, envelope), nil
+	}
+	load := func(ctx context.Context, ids []int64) ([]store.Row, error) {
+		return a.DB.RowsLeaving(ctx, res.Model, ids, pg.leaves(res.Model))
+	}
+	rows, err := loadOrdered(r.Context(), load, store.Row.ID, ids)
+	if err != nil {
+		return nil, err
+	}
+	return jw.page(res, rows, pg, envelope), nil
 }
 
 // leaves says which fields of the model the page does not show (left out by ?fields=,
@@ -338,9 +355,11 @@ func (pg page) leaves(m *store.Model) func(name string) bool {
 	}
 }
 
-// writeJSONBody answers 200 with a body already encoded.
+// writeJSONBody answers 200 with a body already encoded. Its length is known, so the
+// response goes out with a Content-Length rather than in chunks.
 func writeJSONBody(w http.ResponseWriter, body []byte) {
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.Write(body)
 }
 

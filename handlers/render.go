@@ -119,15 +119,10 @@ func (e *jsonWriter) object(res *Resource, m *store.Model, row store.Row, sh sha
 		case keyDisplay:
 			e.any(row["display"])
 		case keyURL:
-			if row.ID() == 0 || k.path == "" {
+			if !e.url(k, row.ID()) {
 				e.buf = e.buf[:mark] // a kept reference to a deleted object has no URL
 				continue
 			}
-			e.buf = append(e.buf, '"')
-			e.buf = appendStringBody(e.buf, e.base)
-			e.buf = appendStringBody(e.buf, k.path)
-			e.buf = strconv.AppendInt(e.buf, row.ID(), 10)
-			e.buf = append(e.buf, '/', '"')
 		case keyComputed:
 			e.any(k.computed(row))
 		default:
@@ -343,6 +338,21 @@ func appendStringBody(b []byte, s string) []byte {
 // page appends the paginated envelope around the rows, each rendered in the page's shape
 // and trimmed by its selection, and the newline web.Write ends with.
 func (e *jsonWriter) page(res *Resource, rows []store.Row, pg page, body listBody) []byte {
+	sh := pg.shape()
+	return e.envelope(len(rows), body, func(i int) { e.object(res, res.Model, rows[i], sh, pg.sel) })
+}
+
+// shape is the shape of the page's objects.
+func (pg page) shape() shape {
+	if pg.brief {
+		return briefShape
+	}
+	return full
+}
+
+// envelope appends the paginated envelope around n objects, each appended by object,
+// and the newline web.Write ends with.
+func (e *jsonWriter) envelope(n int, body listBody, object func(i int)) []byte {
 	e.buf = append(e.buf, `{"count":`...)
 	e.buf = strconv.AppendInt(e.buf, int64(body.Count), 10)
 	for _, l := range []struct {
@@ -357,15 +367,11 @@ func (e *jsonWriter) page(res *Resource, rows []store.Row, pg page, body listBod
 		}
 	}
 	e.buf = append(e.buf, `,"results":[`...)
-	sh := full
-	if pg.brief {
-		sh = briefShape
-	}
-	for i, row := range rows {
+	for i := range n {
 		if i > 0 {
 			e.buf = append(e.buf, ',')
 		}
-		e.object(res, res.Model, row, sh, pg.sel)
+		object(i)
 	}
 	e.buf = append(e.buf, "]}\n"...)
 	return e.buf

@@ -12,8 +12,10 @@
 # evicted from the OS page cache (vmtouch -e, apt install vmtouch; else
 # /proc/sys/vm/drop_caches as root), started again, and the time from the start of the
 # process to the first statistics and first log page of a constrained viewer answered.
-# BENCH_RATES_ONLY=1 stops after the request rates. Run it with the machine otherwise
-# idle: wrk shares the cores with the server.
+# BENCH_RATES_ONLY=1 stops after the request rates; BENCH_UNCACHED_ONLY=1 measures
+# only the pages without output (the log list, with and without a device_id filter),
+# the commands list and the device list, each from the cache and uncached. Run it with
+# the machine otherwise idle: wrk shares the cores with the server.
 set -eu
 logs=${1:-1000000}
 case $logs in
@@ -74,25 +76,45 @@ if [ -z "${COLD_ONLY:-}" ]; then
 start
 wait_ready
 echo "== $logs logs: request rates (wrk -t2 -c16 -d10s, after a 2 s warm-up)"
+paths="?limit=50 ?limit=50&exclude=output ?limit=50&device_id=7 ?limit=50&device_id=7&exclude=output ?limit=50&cursor="
+[ "${BENCH_UNCACHED_ONLY:-}" ] && paths="?limit=50&exclude=output ?limit=50&device_id=7&exclude=output"
+# cpu is the server's CPU time so far, in clock ticks (user + system).
+cpu() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
+# measure WHAT WRK-ARGS…: a 2 s warm-up, then 10 s measured: the rate, and the server's
+# CPU per request (which the other work on the machine moves far less than the rate).
+measure() {
+	what=$1
+	shift
+	wrk -t2 -c16 -d2s "$@" >/dev/null
+	c0=$(cpu)
+	out=$(wrk -t2 -c16 -d10s "$@")
+	c1=$(cpu)
+	echo "$out" | awk -v what="$what" -v ticks=$((c1 - c0)) -v hz="$(getconf CLK_TCK)" '
+		/ requests in / {n = $1} /Requests\/sec/ {rate = $2}
+		END {printf "%s: %s req/s, server %.3f cpu-ms/req\n", what, rate, ticks * 1000 / hz / n}'
+}
+# rates URL KEY WHAT: the rate of URL repeated, then (for a page without output, or
+# a list other than the logs') uncached.
+rates() {
+	measure "$3" -H "Authorization: Token $2" "$1"
+	case $1 in *exclude=output | */commands/* | */devices/*)
+		measure "$3, uncached" -s "$work/uncached.lua" -H "Authorization: Token $2" "$1"
+		;;
+	esac
+}
 # The ceiling on this machine at this moment: the server's cheapest endpoint.
-wrk -t2 -c16 -d2s "$base/api/status/" >/dev/null
-echo "ceiling /api/status/: $(wrk -t2 -c16 -d10s "$base/api/status/" | awk '/Requests\/sec/ {print $2}') req/s"
-for path in "?limit=50" "?limit=50&exclude=output" "?limit=50&device_id=7" "?limit=50&device_id=7&exclude=output" \
-	"?limit=50&cursor="; do
+measure "ceiling /api/status/" "$base/api/status/"
+set -f # the paths are not file patterns
+for path in $paths; do
 	for key in $admin $viewer; do
 		who=superuser
 		[ $key = $viewer ] && who=constrained
-		wrk -t2 -c16 -d2s -H "Authorization: Token $key" "$api$path" >/dev/null
-		rate=$(wrk -t2 -c16 -d10s -H "Authorization: Token $key" "$api$path" | awk '/Requests\/sec/ {print $2}')
-		echo "$who $path: $rate req/s"
-		case $path in *exclude=output)
-			wrk -t2 -c16 -d2s -s "$work/uncached.lua" -H "Authorization: Token $key" "$api$path" >/dev/null
-			rate=$(wrk -t2 -c16 -d10s -s "$work/uncached.lua" -H "Authorization: Token $key" "$api$path" | awk '/Requests\/sec/ {print $2}')
-			echo "$who $path, uncached: $rate req/s"
-			;;
-		esac
+		rates "$api$path" $key "$who $path"
 	done
 done
+# The constrained viewer may see logs only: the other lists are the superuser's.
+rates "$base/api/plugins/toolkit/commands/?limit=50" $admin "superuser commands ?limit=50"
+rates "$base/api/dcim/devices/?limit=50" $admin "superuser devices ?limit=50"
 stop
 fi
 

@@ -19,7 +19,7 @@ import (
 // user's names, so it outlives them. The export's columns follow the Export flags, in
 // this order.
 var CommandLogs = declare(&Model{
-	Type: TypeCommandLog, Name: "CommandLog", Table: "command_logs", DefaultOrder: "-created",
+	Type: TypeCommandLog, Name: "CommandLog", Table: "command_logs", DefaultOrder: "-created", DisplayFields: []string{"command_name", "device_name"},
 	Display:    func(r Row) string { return fmt.Sprintf("%s on %s", r["command_name"], r["device_name"]) },
 	TextSearch: logSearch,
 	Fields: []Field{

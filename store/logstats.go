@@ -61,16 +61,43 @@ func logDevices(ctx context.Context, q rowQueryer, where Expr) (string, bool) {
 
 // countByDevice counts the logs matching where from the per-device counters, and false
 // if where depends on more than the log's device.
-func countByDevice(ctx context.Context, q rowQueryer, where Expr) (int, bool) {
+func (db *DB) countByDevice(ctx context.Context, q rowQueryer, where Expr) (int, bool) {
 	if notByDevice.has(where.SQL) {
 		return 0, false
 	}
-	var n int
-	err := q.QueryRowContext(ctx, logDeviceSQL(where, `coalesce(sum(k.total), 0)`), where.Args...).Scan(&n)
-	if err != nil && ctx.Err() == nil {
-		notByDevice.add(where.SQL)
+	keys, err := db.deviceKeys(ctx, q, where)
+	if err != nil {
+		if ctx.Err() == nil {
+			notByDevice.add(where.SQL)
+		}
+		return 0, false
 	}
+	var n int
+	err = q.QueryRowContext(ctx, `SELECT coalesce(sum(total), 0) FROM command_log_device_totals
+		WHERE device_id IN (SELECT value FROM json_each(?))`, keys).Scan(&n)
 	return n, err == nil
+}
+
+// deviceKeys is the set of counter keys, a JSON array, whose logs all match where, a
+// condition on the log's device alone: the devices that match (0 for the logs of
+// deleted devices, when it matches them). It is taken over every device rather than
+// over the counters' keys, so that it depends only on tables that move the generation
+// (a device's first log adds a counter, not a device), and is kept in the check cache:
+// a viewer's every page would otherwise test its condition against each device again.
+// An error means where reads more than the device.
+func (db *DB) deviceKeys(ctx context.Context, q rowQueryer, where Expr) (string, error) {
+	query := `SELECT coalesce(json_group_array(k.device_id), '[]')
+		FROM (SELECT id AS device_id FROM devices UNION ALL SELECT 0) k
+		WHERE EXISTS (SELECT 1 FROM (SELECT nullif(k.device_id, 0) AS device_id) t WHERE ` + where.SQL + `)`
+	load := func() (string, error) {
+		var keys string
+		err := q.QueryRowContext(ctx, query, where.Args...).Scan(&keys)
+		return keys, err
+	}
+	if uncounted(where.SQL) {
+		return load()
+	}
+	return cached(ctx, db, fmt.Sprintf("devicekeys\x00%s\x00%#v", where.SQL, where.Args), load)
 }
 
 // notByDevice remembers the conditions that read more than the log's device, so that

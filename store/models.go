@@ -151,6 +151,10 @@ type Model struct {
 	DefaultOrder string
 	// Display is the object's "display"; nil shows its name (or username, or address).
 	Display func(r Row) string
+	// DisplayFields names the fields Display reads. A model that has them (or no
+	// Display) and whose objects are their own columns is listed without a map per
+	// object (DB.FlatRowsLeaving); Display then sees a Row of these fields alone.
+	DisplayFields []string
 	// TextSearch, when set, is the condition of ?q=s in place of LIKE on the Search
 	// fields: for a table too large to scan, a full-text index (command logs).
 	TextSearch func(s string) Expr

@@ -521,7 +521,7 @@ func (db *DB) ListKeyed(ctx context.Context, q Query) ([]int64, int, []any, erro
 	if m.Table == "command_logs" && where != True.SQL && searchCount == nil {
 		// A condition on the device alone (a viewer's site, a device filter) is a sum of
 		// the per-device counters.
-		total, counted = countByDevice(ctx, db.reader(ctx), Expr{SQL: where, Args: args})
+		total, counted = db.countByDevice(ctx, db.reader(ctx), Expr{SQL: where, Args: args})
 	}
 	if !counted {
 		if err := db.reader(ctx).QueryRowContext(ctx, countSQL, countArgs...).Scan(&total); err != nil {

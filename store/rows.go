@@ -101,17 +101,7 @@ func columnsOf(ctx context.Context, q querier, m *Model, where string, args []an
 
 // columnsLeaving is columnsOf without the Lazy fields leave names (leave may be nil).
 func columnsLeaving(ctx context.Context, q querier, m *Model, where string, args []any, leave func(string) bool) ([]Row, error) {
-	var fields []*Field
-	var cols []string
-	for i := range m.Fields {
-		f := &m.Fields[i]
-		if f.Lazy && leave != nil && leave(f.Name) {
-			continue
-		}
-		if f.stored() || f.Select != "" {
-			fields, cols = append(fields, f), append(cols, f.selected())
-		}
-	}
+	fields, cols := loadedColumns(m, leave)
 	order := ""
 	if m.Owner != "" {
 		// Children are loaded for many owners at once: each row keeps its owner's id.
@@ -207,12 +197,23 @@ func (db *DB) loadRefs(ctx context.Context, f *Field, rows []Row) error {
 // related object: its id while the object exists, else nil, and the kept name as its
 // name and display. A Null field whose object is gone stays nil.
 func keepRefs(f *Field, rows []Row) {
-	key := models[f.Rel].nameField()
 	for _, r := range rows {
 		if id := r[f.Name]; id != nil || !f.Null {
-			r[f.Name] = Row{"id": id, key: r[f.KeptName], "display": r[f.KeptName]}
+			r[f.Name] = keptRow(f, id, r[f.KeptName], make(Row, 3))
 		}
 	}
+}
+
+// keptRow is the Row of a kept reference whose id (nil once its object is gone) and
+// kept name are given, written into into after emptying it; nil for a Null field
+// whose object is gone.
+func keptRow(f *Field, id, name any, into Row) any {
+	if id == nil && f.Null {
+		return nil
+	}
+	clear(into)
+	into["id"], into[models[f.Rel].nameField()], into["display"] = id, name, name
+	return into
 }
 
 func (db *DB) nestedByID(ctx context.Context, objectType string, ids []int64) (map[int64]Row, error) {
