@@ -150,6 +150,7 @@ func dsn(path string, writer bool) string {
 		// it is never part of what makes a commit durable. Sorts for an index still
 		// spill to temporary files.
 		q.Add("_pragma", "temp_store(MEMORY)")
+		q.Add("_pragma", fmt.Sprintf("wal_autocheckpoint(%d)", walBackstop))
 	} else {
 		q.Add("_pragma", "query_only(1)")
 	}

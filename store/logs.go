@@ -227,7 +227,7 @@ func (db *DB) logArgs(v Values) ([]any, error) {
 		case !ok && f.Default != nil:
 			val = f.Default
 		case !ok && f.Rel == "" && !f.Null:
-			val = map[Kind]any{KindString: "", KindInt: 0, KindFloat: 0.0, KindBool: false}[f.Kind]
+			val = zeroOf(f.Kind)
 		}
 		args[i] = toColumn(f, val)
 	}
@@ -237,6 +237,21 @@ func (db *DB) logArgs(v Values) ([]any, error) {
 		}
 	}
 	return args, nil
+}
+
+// zeroOf is the value a log's column takes when the execution gave none.
+func zeroOf(k Kind) any {
+	switch k {
+	case KindString:
+		return ""
+	case KindInt:
+		return 0
+	case KindFloat:
+		return 0.0
+	case KindBool:
+		return false
+	}
+	return nil
 }
 
 // CreateLog records one execution, field name → value as in a write (a reference by id,
