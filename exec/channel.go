@@ -128,8 +128,17 @@ func (c *capture) dropLastLine() {
 	}
 }
 
-// lastLine is the normalized text after the last newline of the tail.
-func (c *capture) lastLine() string { return lastLine(normalize(string(c.tail))) }
+// lastLine is the normalized text after the last newline of the tail. Without escape
+// sequences (one may span a newline), nothing normalize does crosses a newline, so
+// the last raw line alone gives the same text: the tail is looked at after every chunk
+// read, and normalizing all of it each time copied up to 8 KiB per chunk.
+func (c *capture) lastLine() string {
+	tail := c.tail
+	if bytes.IndexByte(tail, 0x1b) < 0 {
+		tail = tail[bytes.LastIndexByte(tail, '\n')+1:]
+	}
+	return lastLine(normalize(string(tail)))
+}
 
 // readOpts says what ends a read.
 type readOpts struct {

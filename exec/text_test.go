@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"os"
 	"regexp"
 	"slices"
@@ -247,5 +248,23 @@ func TestPromptModes(t *testing.T) {
 	vrp := drivers["huawei_vrp"].commitWhen
 	if !vrp.MatchString("[*sw1-Vlanif10]") || vrp.MatchString("[~sw1]") || vrp.MatchString("[sw1]") {
 		t.Error("VRP commits only with changes pending")
+	}
+}
+
+// TestCaptureLastLineAgrees holds the prompt check's last line, taken from the tail's
+// last raw line, to the last line of the whole tail normalized, on random terminal
+// output: backspaces, lone and paired CRs, NUL, BEL, escapes and pager prompts.
+func TestCaptureLastLineAgrees(t *testing.T) {
+	pieces := []string{"a", "b", "r1#", " ", "\n", "\r\n", "\r", "\b", "\b\b\b", "\x00", "\a", "--More--",
+		"\x1b[7D", "\x1b[K", "\x1b]0;t\nx\x07", "\x1b[1;32m", "line\n"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		c := &capture{limit: 1 << 20}
+		for range rng.IntN(12) {
+			c.add([]byte(pieces[rng.IntN(len(pieces))]))
+			if got, want := c.lastLine(), lastLine(normalize(string(c.tail))); got != want {
+				t.Fatalf("tail %q: last line %q, want %q", c.tail, got, want)
+			}
+		}
 	}
 }

@@ -58,6 +58,9 @@ type DB struct {
 	// last_used stamps this process wrote.
 	checks checkCache
 	stamps sync.Map
+	// search holds the thresholds of a log search's count and page (logsearch.go), which
+	// tests lower or fix to reach every way on a few logs.
+	search searchTuning
 }
 
 // Open opens (creating if needed) the database file at path and applies migrations. The
@@ -83,7 +86,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
-	db := &DB{w: newPool(w), path: abs, now: func() time.Time { return time.Now().UTC() }}
+	db := &DB{w: newPool(w), path: abs, now: func() time.Time { return time.Now().UTC() }, search: defaultSearchTuning}
 	if err := db.migrate(ctx); err != nil {
 		w.Close()
 		return nil, err
@@ -147,6 +150,7 @@ func dsn(path string, writer bool) string {
 		// it is never part of what makes a commit durable. Sorts for an index still
 		// spill to temporary files.
 		q.Add("_pragma", "temp_store(MEMORY)")
+		q.Add("_pragma", fmt.Sprintf("wal_autocheckpoint(%d)", walBackstop))
 	} else {
 		q.Add("_pragma", "query_only(1)")
 	}
