@@ -368,7 +368,10 @@ func vmHWM() int {
 
 // BenchmarkLogPageUnfiltered is the first page a browser of the logs sees: everything
 // for a superuser, one site's devices for a constrained viewer.
-// The -cached cases are the same pages served again from the list cache.
+// The -cached cases are the same pages served again from the list cache; the -fields
+// cases show a few fields (benchFields), as a table of logs would.
+const benchFields = "id,created,device,command,success"
+
 func BenchmarkLogPageUnfiltered(b *testing.B) {
 	a := benchAPI(b)
 	for _, c := range []struct {
@@ -376,7 +379,8 @@ func BenchmarkLogPageUnfiltered(b *testing.B) {
 		cached           bool
 	}{{"superuser", benchAdminKey, "", false}, {"constrained", benchViewKey, "", false},
 		{"superuser-no-output", benchAdminKey, "&exclude=output", false}, {"constrained-no-output", benchViewKey, "&exclude=output", false},
-		{"superuser-no-output-cached", benchAdminKey, "&exclude=output", true}, {"constrained-no-output-cached", benchViewKey, "&exclude=output", true}} {
+		{"superuser-no-output-cached", benchAdminKey, "&exclude=output", true}, {"constrained-no-output-cached", benchViewKey, "&exclude=output", true},
+		{"superuser-fields", benchAdminKey, "&fields=" + benchFields, false}, {"constrained-fields", benchViewKey, "&fields=" + benchFields, false}} {
 		b.Run(c.name, func(b *testing.B) {
 			setListCache(a, c.cached)
 			defer setListCache(a, false)
@@ -435,7 +439,8 @@ func BenchmarkLogWalk(b *testing.B) {
 
 // BenchmarkLogPageConstrained is a viewer who sees one site's logs (a fifth): their
 // first page, a page 100,000 logs in by offset and by cursor, the page 100 logs before
-// the end by offset, a device filter and a search.
+// the end by offset, a device filter, and searches of names, an error phrase and a word
+// every output holds (at the first page and 10,000 logs in).
 func BenchmarkLogPageConstrained(b *testing.B) {
 	a := benchAPI(b)
 	var created string
@@ -457,6 +462,9 @@ func BenchmarkLogPageConstrained(b *testing.B) {
 		{"cursor-100k", "limit=50&cursor=" + encodeCursor("", []any{created, id})},
 		{"device", "limit=50&device_id=2"},
 		{"q", "limit=50&q=command%20042"},
+		{"q_error", "limit=50&q=case%207"},
+		{"q_every_log", "limit=50&q=GigabitEthernet0"},
+		{"q_every_log_offset", "limit=50&offset=10000&q=GigabitEthernet0"},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			loopCPU(b, func() { serve(b, a, httptest.NewRecorder(), pathCommandLogs+"?"+c.query, benchViewKey) })

@@ -58,6 +58,9 @@ type DB struct {
 	// last_used stamps this process wrote.
 	checks checkCache
 	stamps sync.Map
+	// search holds the thresholds of a log search's count and page (logsearch.go), which
+	// tests lower or fix to reach every way on a few logs.
+	search searchTuning
 }
 
 // Open opens (creating if needed) the database file at path and applies migrations. The
@@ -83,7 +86,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
-	db := &DB{w: newPool(w), path: abs, now: func() time.Time { return time.Now().UTC() }}
+	db := &DB{w: newPool(w), path: abs, now: func() time.Time { return time.Now().UTC() }, search: defaultSearchTuning}
 	if err := db.migrate(ctx); err != nil {
 		w.Close()
 		return nil, err
@@ -181,21 +184,6 @@ func (db *DB) Now() time.Time { return db.now() }
 
 // SetClock replaces the clock; tests use it to write logs at chosen times.
 func (db *DB) SetClock(now func() time.Time) { db.now = now }
-
-// Stamp formats t the way every time column stores it.
-func Stamp(t time.Time) string { return t.UTC().Format(TimeFormat) }
-
-// ParseStamp reads a stored time; an empty string is the zero time.
-func ParseStamp(s string) time.Time {
-	if s == "" {
-		return time.Time{}
-	}
-	t, err := time.Parse(TimeFormat, s)
-	if err != nil {
-		t, _ = time.Parse(time.RFC3339Nano, s)
-	}
-	return t.UTC()
-}
 
 func (db *DB) migrate(ctx context.Context) error {
 	if _, err := db.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (

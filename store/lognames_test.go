@@ -132,9 +132,9 @@ func TestLogSearchNamesAgree(t *testing.T) {
 			t.Fatalf("%s: %v", c, err)
 		}
 		scopes = append(scopes, where)
-		_, narrowed := db.narrowLogSearch(ctx, []Expr{where, CommandLogs.Search("command")}, "", 0)
-		if byDevice := c != `{"success": false}` && !strings.Contains(c, "username"); (narrowed != nil) != byDevice {
-			t.Errorf("%s: search narrowed to the devices: %v, want %v", c, narrowed != nil, byDevice)
+		_, _, narrowed, err := db.planLogSearch(ctx, Query{Model: TypeCommandLog, Where: []Expr{where, CommandLogs.Search("command")}})
+		if byDevice := c != `{"success": false}` && !strings.Contains(c, "username"); err != nil || narrowed != byDevice {
+			t.Errorf("%s: search narrowed to the devices: %v (%v), want %v", c, narrowed, err, byDevice)
 		}
 	}
 	checked := 0

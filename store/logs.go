@@ -95,14 +95,16 @@ func logSearch(q string) Expr {
 		}
 		return Or(ors...)
 	}
-	sets, args := logSearchSets(q, "")
+	sets, args := logSearchSets(q, "", 0)
 	return Expr{SQL: `t.id IN (` + strings.Join(sets, " UNION ALL ") + `)`, Args: args, logQ: q}
 }
 
 // logSearchSets are the queries of the ids of the logs that match q (three characters
 // or more), one per name column and one for the words; with devices (a JSON array of
-// counter keys, 0 for the logs of deleted devices) only the logs of those devices.
-func logSearchSets(q, devices string) ([]string, []any) {
+// counter keys, 0 for the logs of deleted devices) only the logs of those devices;
+// without, and with after above 0, only the logs whose id is greater than after (read
+// along the ids, not the names' indexes: the logs after a kept count are few).
+func logSearchSets(q, devices string, after int64) ([]string, []any) {
 	var sets []string
 	var args []any
 	var keys []int64
@@ -118,7 +120,15 @@ func logSearchSets(q, devices string) ([]string, []any) {
 	// the device after (the unary + keeps SQLite from walking every log of the devices).
 	add := func(set string, setArgs []any) {
 		if devices == "" && strings.HasPrefix(set, "x.id IN (") {
-			sets, args = append(sets, strings.TrimSuffix(strings.TrimPrefix(set, "x.id IN ("), ")")), append(args, setArgs...)
+			words := strings.TrimSuffix(strings.TrimPrefix(set, "x.id IN ("), ")")
+			if after > 0 {
+				words, setArgs = words+` AND rowid > ?`, append(slices.Clip(setArgs), after)
+			}
+			sets, args = append(sets, words), append(args, setArgs...)
+			return
+		}
+		if devices == "" && after > 0 {
+			sets, args = append(sets, `SELECT x.id FROM command_logs x WHERE x.id > ? AND +`+set), append(append(args, after), setArgs...)
 			return
 		}
 		if devices == "" {
@@ -143,44 +153,6 @@ func logSearchSets(q, devices string) ([]string, []any) {
 		add(`x.id IN (`+words.SQL+`)`, words.Args)
 	}
 	return sets, args
-}
-
-// narrowLogSearch finds a log search among a list's conditions and, when the others
-// depend on the log's device alone, narrows the search's sets to those devices: every
-// log in them then meets the other conditions, so the count is the number of ids in
-// the sets, read from the indexes alone. It returns the conditions to use and that
-// count's query, or the conditions as they were and nil.
-//
-// With nothing else to meet, a page ordered by created alone (dir ASC or DESC) that
-// ends within the first top logs takes from each name's set only its first top logs
-// in that order, read from the name's index (which holds created): the page's logs
-// are among them, and only they are read from the table.
-func (db *DB) narrowLogSearch(ctx context.Context, where []Expr, dir string, top int) ([]Expr, *Expr) {
-	i := slices.IndexFunc(where, func(e Expr) bool { return e.logQ != "" })
-	if i < 0 {
-		return where, nil
-	}
-	q, rest := where[i].logQ, slices.Delete(slices.Clone(where), i, i+1)
-	r := And(rest...)
-	if r.SQL == True.SQL {
-		// Nothing else to meet: the count is of the ids in the sets, from the names'
-		// indexes and the word index alone, without reading the logs.
-		sets, args := logSearchSets(q, "")
-		count := &Expr{SQL: `SELECT count(*) FROM (` + strings.Join(sets, " UNION ") + `)`, Args: args}
-		if top > 0 {
-			e := logSearchTop(q, dir, top)
-			e.logTop = true
-			return append(rest, e), count
-		}
-		return where, count
-	}
-	devices, ok := logDevices(ctx, db.reader(ctx), r)
-	if !ok {
-		return where, nil
-	}
-	sets, args := logSearchSets(q, devices)
-	narrowed := append(rest, Expr{SQL: `t.id IN (` + strings.Join(sets, " UNION ALL ") + `)`, Args: args})
-	return narrowed, &Expr{SQL: `SELECT count(*) FROM (` + strings.Join(sets, " UNION ") + `)`, Args: args}
 }
 
 // logSearchTop is logSearch with each name's set cut to its first top logs by

@@ -3,7 +3,10 @@ package store
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
@@ -71,5 +74,167 @@ func TestLogSearchIndexesExistingLogs(t *testing.T) {
 		if err != nil || total != want || len(ids) != want {
 			t.Errorf("q=%q: %v %d %v, want %d", q, ids, total, err, want)
 		}
+	}
+}
+
+// TestLogSearchWaysAgree compares every way of reading a search's page, with its count
+// kept and added to, against the plain match over every log: for every log and for
+// viewers of some devices, both orders, several offsets and a cursor, as logs are
+// added after a kept count, deleted, and a device is deleted.
+func TestLogSearchWaysAgree(t *testing.T) {
+	db := searchFixture(t, filepath.Join(t.TempDir(), "fieldkit.db"))
+	ctx := context.Background()
+	// First with nothing kept, then every count kept.
+	db.search.keep = 1 << 40
+	// One segment: testing each log against the word index seeks into every segment.
+	if _, err := db.w.Exec(`INSERT INTO command_logs_text (command_logs_text) VALUES ('optimize')`); err != nil {
+		t.Fatal(err)
+	}
+	d := plainIDs(t, db, `SELECT id FROM devices ORDER BY id`)
+	var scopes []Expr
+	for _, c := range []string{`{}`, fmt.Sprintf(`{"device": %d}`, d[0]), `{"device__site__slug": "s"}`,
+		`{"device__isnull": true}`, fmt.Sprintf(`[{"device": %d}, {"device__isnull": true}]`, d[1])} {
+		where, err := CompileConstraints(CommandLogs, c, 1)
+		if err != nil {
+			t.Fatalf("%s: %v", c, err)
+		}
+		scopes = append(scopes, where)
+	}
+	// Testing each log against the word index is slow on a small index of many segments:
+	// the walk that does it gets the first queries only.
+	queries := []string{"Interface", "is UP", "command 042", "ÉCH", "case 7", "Gi0/4 is", "dev-123", "核心-", "nothing at all"}
+	compare := func(when string) {
+		t.Helper()
+		for _, q := range queries {
+			for _, scope := range scopes {
+				for _, desc := range []bool{true, false} {
+					dir := "ASC"
+					if desc {
+						dir = "DESC"
+					}
+					all := And(scope, logSearch(q))
+					want := plainIDs(t, db, `SELECT t.id FROM command_logs t WHERE `+all.SQL+` ORDER BY t.created `+dir+`, t.id `+dir, all.Args...)
+					for _, way := range []searchWay{searchByRow, searchBySet, searchFromSet} {
+						if way == searchByRow && slices.Index(queries, q) >= 5 {
+							continue
+						}
+						db.search.way = way
+						for _, offset := range []int{0, len(want) / 2, len(want) - 3} {
+							if offset < 0 || (offset > 0 && offset >= len(want)) {
+								continue
+							}
+							query := Query{Model: TypeCommandLog, Where: []Expr{scope, CommandLogs.Search(q)},
+								Order: []Order{{SQL: "t.created", Desc: desc, NotNull: true}}, Limit: 5, Offset: offset, Keyed: true}
+							got, n, next, err := db.ListKeyed(ctx, query)
+							page := want[offset:min(offset+5, len(want))]
+							if err != nil || n != len(want) || !slices.Equal(got, page) {
+								t.Errorf("%s: q %q, scope %s, %s, way %d, offset %d: %v, count %d (%v); want %v, count %d",
+									when, q, scope.SQL, dir, way, offset, got, n, err, page, len(want))
+								continue
+							}
+							if next == nil {
+								continue
+							}
+							// The page after this one by cursor.
+							query.Offset, query.After = 0, next
+							got, n, _, err = db.ListKeyed(ctx, query)
+							page = want[offset+5 : min(offset+10, len(want))]
+							if err != nil || n != len(want) || !slices.Equal(got, page) {
+								t.Errorf("%s: q %q, scope %s, %s, way %d, after offset %d by cursor: %v, count %d (%v); want %v",
+									when, q, scope.SQL, dir, way, offset, got, n, err, page)
+							}
+						}
+					}
+				}
+			}
+		}
+		db.search.way = searchByCost
+	}
+	kept := func() int {
+		var n int
+		if err := db.r.QueryRow(`SELECT count(*) FROM command_log_search_counts`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	compare("first")
+	if kept() != 0 {
+		t.Fatalf("few matches kept")
+	}
+	db.search.keep = 1
+	compare("keeping")
+	if kept() == 0 {
+		t.Fatalf("no count kept")
+	}
+	compare("from the kept counts")
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range 150 {
+		v := Values{"command_name": searchCommands[rng.IntN(len(searchCommands))], "device_name": searchDevices[rng.IntN(len(searchDevices))],
+			"username": searchUsers[rng.IntN(len(searchUsers))], "success": i%4 > 0,
+			"output": fmt.Sprintf("Interface Gi0/%d is up", rng.IntN(50)), "created": time.Date(2026, 5, 1, 0, 0, i, 0, time.UTC)}
+		if i%3 > 0 {
+			v["device"] = d[i%len(d)]
+		}
+		if i%4 == 0 {
+			v["error_message"] = fmt.Sprintf("%% Invalid input (case %d)", rng.IntN(12))
+		}
+		if _, err := db.CreateLog(ctx, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	compare("with logs after the kept counts")
+	if _, err := db.w.Exec(`DELETE FROM command_logs WHERE id % 7 = 3`); err != nil {
+		t.Fatal(err)
+	}
+	if kept() != 0 {
+		t.Errorf("counts kept over deleted logs: %d", kept())
+	}
+	compare("after deletes")
+	if err := db.Delete(ctx, Devices, d[0]); err != nil {
+		t.Fatal(err)
+	}
+	compare("after a device's deletion")
+}
+
+// A count read in a snapshot from before a log's deletion is not kept after it.
+func TestLogSearchCountNotKeptOverDelete(t *testing.T) {
+	db := searchFixture(t, filepath.Join(t.TempDir(), "fieldkit.db"))
+	ctx := context.Background()
+	tx, err := db.r.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := readSearchCount(ctx, tx, "Interface", searchCountAll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tail, err := searchCountAfter(ctx, tx, "Interface", searchCountAll, s.upto)
+	tx.Rollback()
+	if err != nil || tail[searchCountAll] == 0 {
+		t.Fatalf("count %v %v", tail, err)
+	}
+	s.totals = tail
+	if _, err := db.w.Exec(`DELETE FROM command_logs WHERE id = (SELECT max(id) FROM command_logs)`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.keepSearchCount(ctx, "Interface", searchCountAll, s); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := db.r.QueryRow(`SELECT count(*) FROM command_log_search_counts`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d counts kept (%v) over a deleted log", n, err)
+	}
+	// Without the delete in between, it is kept.
+	tx, _ = db.r.BeginTx(ctx, nil)
+	s, _ = readSearchCount(ctx, tx, "Interface", searchCountAll)
+	s.totals, _ = searchCountAfter(ctx, tx, "Interface", searchCountAll, s.upto)
+	tx.Rollback()
+	if err := db.keepSearchCount(ctx, "Interface", searchCountAll, s); err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	if err := db.r.QueryRow(`SELECT total FROM command_log_search_counts WHERE q = 'Interface' AND device_id = -1`).Scan(&total); err != nil ||
+		total != tail[searchCountAll]-1 {
+		t.Errorf("kept %d (%v), want %d", total, err, tail[searchCountAll]-1)
 	}
 }

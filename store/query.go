@@ -18,10 +18,8 @@ type Expr struct {
 	SQL  string
 	Args []any
 	// logQ is the text of a ?q= on logs that this condition is, so that a list can
-	// narrow the search to the devices the rest of its conditions allow
-	// (narrowLogSearch); logTop marks the search a page ordered by created takes from.
-	logQ   string
-	logTop bool
+	// count it from the indexes and choose how to read its page (planLogSearch).
+	logQ string
 }
 
 // True and False are the trivial conditions.
@@ -495,30 +493,22 @@ func (db *DB) ListKeyed(ctx context.Context, q Query) ([]int64, int, []any, erro
 			return nil, 0, nil, err
 		}
 	}
-	var searchCount *Expr
+	var total int
+	counted := false
 	if m.Table == "command_logs" {
-		dir, top := "", 0
-		if desc, ok := byCreated(q.Order); ok && q.After == nil {
-			dir, top = "ASC", q.Offset+q.Limit+1
-			if desc {
-				dir = "DESC"
-			}
+		var err error
+		if q.Where, total, counted, err = db.planLogSearch(ctx, q); err != nil {
+			return nil, 0, nil, err
 		}
-		q.Where, searchCount = db.narrowLogSearch(ctx, q.Where, dir, top)
 	}
 	where, args := q.where()
-	var total int
 	countSQL, countArgs := "SELECT count(*) FROM "+m.Table+" t WHERE "+where, args
 	if m.Table == "command_logs" && where == True.SQL {
 		// Counting a million logs walks a whole index; the insert/delete triggers
 		// already keep the number.
 		countSQL, countArgs = "SELECT total FROM command_log_totals WHERE id = 1", nil
 	}
-	if searchCount != nil {
-		countSQL, countArgs = searchCount.SQL, searchCount.Args
-	}
-	counted := false
-	if m.Table == "command_logs" && where != True.SQL && searchCount == nil {
+	if m.Table == "command_logs" && where != True.SQL && !counted {
 		// A condition on the device alone (a viewer's site, a device filter) is a sum of
 		// the per-device counters.
 		total, counted = db.countByDevice(ctx, db.reader(ctx), Expr{SQL: where, Args: args})
@@ -530,14 +520,6 @@ func (db *DB) ListKeyed(ctx context.Context, q Query) ([]int64, int, []any, erro
 	}
 	if total == 0 || q.Offset >= total {
 		return nil, total, nil, nil
-	}
-	if searchCount != nil && len(q.Where) > 0 && q.Where[len(q.Where)-1].logTop && db.walkCreated(ctx, q, total) {
-		// Many matches: the created index, walked from the page's end, reaches the page
-		// after fewer rows than reading every match from the table would take. The unary
-		// + keeps SQLite from starting from the matches.
-		last := &q.Where[len(q.Where)-1]
-		*last = Expr{SQL: "+" + last.SQL, Args: last.Args}
-		where, args = q.where()
 	}
 	if q.After != nil {
 		// The count is of the whole list; the page is what follows the cursor.
@@ -617,17 +599,6 @@ func (db *DB) logPageFrom(ctx context.Context, rq querier, m *Model, where Expr,
 	q.Offset = skip
 	ids, next, err := db.pageIDs(ctx, rq, m, e.SQL, e.Args, q)
 	return ids, next, true, err
-}
-
-// walkCreated reports whether a page of matches ordered by created (total of them among
-// all the logs) is reached sooner along the created index than by reading each match:
-// about (offset+limit)·all/total index entries against total rows.
-func (db *DB) walkCreated(ctx context.Context, q Query, total int) bool {
-	var all int64
-	if err := db.reader(ctx).QueryRowContext(ctx, `SELECT total FROM command_log_totals WHERE id = 1`).Scan(&all); err != nil {
-		return false
-	}
-	return int64(q.Offset+q.Limit+1)*all < int64(total)*int64(total)
 }
 
 // keyTerms are the ordering terms with the id that breaks ties, in the first term's

@@ -1,0 +1,358 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Keys of command_log_search_counts besides the devices' counter keys: the count over
+// every log, and the mark that the per-device counts were taken (holding their sum).
+const (
+	searchCountAll     = -1
+	searchCountDevices = -2
+)
+
+// searchTuning are the thresholds of a log search.
+type searchTuning struct {
+	// keep is the fewest new matches whose count is kept: a count that reads fewer ids
+	// than this is cheap enough to take again.
+	keep int64
+	// rowCheck is about how many matches SQLite reads out of the indexes in the time it
+	// tests one log against the word index (a MATCH bound to the log's rowid, set up
+	// anew for each log); rowRead, in the time it reads one log by its id.
+	rowCheck, rowRead int64
+	// way, when not searchByCost, is the way every page is read (tests).
+	way searchWay
+}
+
+// searchWay is how a page of a log search is read (see planLogSearch).
+type searchWay int
+
+const (
+	searchByCost searchWay = iota
+	searchByRow
+	searchBySet
+	searchFromSet
+)
+
+var defaultSearchTuning = searchTuning{keep: 5000, rowCheck: 400, rowRead: 12}
+
+// searchCountQueries bounds how many searches' counts are kept; the least recently
+// taken go first.
+const searchCountQueries = 64
+
+// planLogSearch finds a log search among q's conditions and, when the others depend
+// on the log's device alone (or there are none), counts it exactly (countLogSearch)
+// and chooses how the page is read: it returns the conditions of the page, the count,
+// and true; or q's conditions as they were and false, to be counted plainly.
+//
+// A page ordered by created takes the cheapest of three ways. With matches dense
+// among the logs a viewer may see, the created index is walked from the page's end and
+// each log is tested against the search (logSearchRow): it reaches the page after
+// about (offset + limit) × visible / matches logs. Sparser, for every log, each name's
+// set is cut to its first offset + limit logs (logSearchTop) and the created index is
+// walked against the whole set, or the set read in order when that is shorter. Else
+// the page comes from the set of matching ids, narrowed to the devices.
+func (db *DB) planLogSearch(ctx context.Context, q Query) ([]Expr, int, bool, error) {
+	i := slices.IndexFunc(q.Where, func(e Expr) bool { return e.logQ != "" })
+	if i < 0 {
+		return q.Where, 0, false, nil
+	}
+	search, rest := q.Where[i].logQ, slices.Delete(slices.Clone(q.Where), i, i+1)
+	devices := ""
+	if r := And(rest...); r.SQL != True.SQL {
+		set, ok := logDevices(ctx, db.reader(ctx), r)
+		if !ok {
+			return q.Where, 0, false, nil
+		}
+		devices = set
+	}
+	total, err := db.countLogSearch(ctx, search, devices)
+	if err != nil || total == 0 {
+		return q.Where, total, err == nil, err
+	}
+	if desc, ok := byCreated(q.Order); ok {
+		visible, err := logCount(ctx, db.reader(ctx), devices)
+		if err != nil {
+			return nil, 0, false, fmt.Errorf("store: list command_logs: %w", err)
+		}
+		reach := q.Limit + 1
+		if q.After == nil {
+			reach += q.Offset
+		}
+		all := int64(visible)
+		if devices != "" {
+			if err := db.reader(ctx).QueryRowContext(ctx, `SELECT total FROM command_log_totals WHERE id = 1`).Scan(&all); err != nil {
+				return nil, 0, false, fmt.Errorf("store: list command_logs: %w", err)
+			}
+		}
+		// In matches read out of the indexes: the logs walked along created to reach
+		// the page (each read for its device when there are devices to keep), and those
+		// of them tested against the search; or the set of matches.
+		matches := int64(total) * int64(total)
+		way := db.search.way
+		if way == searchByCost {
+			way = searchFromSet
+			if int64(reach)*all < matches {
+				way = searchBySet
+			}
+			if int64(reach)*(int64(visible)*db.search.rowCheck+all*db.search.rowRead) < matches {
+				way = searchByRow
+			}
+		}
+		if way == searchByRow {
+			if devices != "" {
+				// The unary + keeps SQLite from reading the devices' logs by device and
+				// sorting them, rather than walking created.
+				r := And(rest...)
+				rest = []Expr{{SQL: "+(" + r.SQL + ")", Args: r.Args}}
+			}
+			return append(rest, logSearchRow(search)), total, true, nil
+		}
+		if devices == "" && q.After == nil {
+			dir := "ASC"
+			if desc {
+				dir = "DESC"
+			}
+			top := logSearchTop(search, dir, reach)
+			if way != searchFromSet {
+				// The unary + keeps SQLite from starting from the matches.
+				top.SQL = "+" + top.SQL
+			}
+			return append(rest, top), total, true, nil
+		}
+	}
+	if devices == "" {
+		return q.Where, total, true, nil
+	}
+	sets, args := logSearchSets(search, devices, 0)
+	return append(rest, Expr{SQL: `t.id IN (` + strings.Join(sets, " UNION ALL ") + `)`, Args: args}), total, true, nil
+}
+
+// logSearchRow is logSearch as a test of one log t, for a walk along an index: its
+// names against the few matching distinct names (each list read once per query), its
+// text against the word index at its rowid. The unary + keeps SQLite from starting
+// from the names' indexes.
+func logSearchRow(q string) Expr {
+	var ors []Expr
+	for kind, col := range logNameColumns {
+		ors = append(ors, Expr{SQL: `+t.` + col + ` IN (SELECT n.name FROM command_log_names n WHERE n.kind = ` + strconv.Itoa(kind) +
+			` AND n.id IN (SELECT rowid FROM command_log_names_fts WHERE command_log_names_fts MATCH ?))`, Args: []any{ftsPhrase(q)}})
+	}
+	if words, ok := logWords(q); ok {
+		ors = append(ors, Expr{SQL: `EXISTS (` + words.SQL + ` AND rowid = t.id)`, Args: words.Args})
+	}
+	e := Or(ors...)
+	e.SQL = "(" + e.SQL + ")"
+	return e
+}
+
+// countLogSearch is the number of logs that match q (three characters or more), among
+// those of devices (a JSON array of counter keys; "" for every log).
+//
+// A count that read many matches is kept (command_log_search_counts): every log up to
+// the newest at the time, for every log or per device. A later count adds to it the
+// matches after that log only, and keeps the sum again once those are many. The kept
+// counts, the logs after them, the newest log and the epoch are read in one snapshot,
+// and a count is stored only if no log was deleted or changed since that snapshot.
+//
+// The per-device counts read every match for its device; they are taken only for a
+// search that matches many logs in all (a count from the indexes alone, kept in its
+// turn). One that matches few is counted among the devices' logs alone.
+func (db *DB) countLogSearch(ctx context.Context, q, devices string) (int, error) {
+	if tx := db.batchTx(ctx); tx != nil {
+		// Inside a write: counted plainly, nothing kept.
+		return countSearchSets(ctx, tx, q, devices)
+	}
+	if devices == "" {
+		return db.countKept(ctx, q, searchCountAll, nil)
+	}
+	var keys []int64
+	if err := json.Unmarshal([]byte(devices), &keys); err != nil {
+		return 0, fmt.Errorf("store: count command_logs: devices %s: %w", devices, err)
+	}
+	var kept int
+	if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM command_log_search_counts WHERE q = ? AND device_id = ?`,
+		q, searchCountDevices).Scan(&kept); err != nil {
+		return 0, fmt.Errorf("store: count command_logs: %w", err)
+	}
+	if kept == 0 {
+		all, err := db.countKept(ctx, q, searchCountAll, nil)
+		if err != nil || int64(all) < db.search.keep {
+			if err == nil {
+				all, err = countSearchSets(ctx, db.r, q, devices)
+			}
+			return all, err
+		}
+	}
+	return db.countKept(ctx, q, searchCountDevices, keys)
+}
+
+// countSearchSets counts the logs of devices that match q from the sets of their ids.
+func countSearchSets(ctx context.Context, rq rowQueryer, q, devices string) (int, error) {
+	sets, args := logSearchSets(q, devices, 0)
+	var n int
+	if err := rq.QueryRowContext(ctx, `SELECT count(*) FROM (`+strings.Join(sets, " UNION ")+`)`, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("store: count command_logs: %w", err)
+	}
+	return n, nil
+}
+
+// countKept is the count of kind mark of the logs that match q (with
+// searchCountDevices, those of the devices keys), from what is kept and the logs
+// after it; it keeps the sum when those were many.
+func (db *DB) countKept(ctx context.Context, q string, mark int64, keys []int64) (int, error) {
+	tx, err := db.r.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("store: count command_logs: %w", err)
+	}
+	defer tx.Rollback()
+	s, err := readSearchCount(ctx, tx, q, mark)
+	if err != nil {
+		return 0, fmt.Errorf("store: count command_logs: %w", err)
+	}
+	tail, err := searchCountAfter(ctx, tx, q, mark, s.upto)
+	if err != nil {
+		return 0, fmt.Errorf("store: count command_logs: %w", err)
+	}
+	var grown int64
+	for k, n := range tail {
+		s.totals[k] += n
+		grown += n
+	}
+	n := s.totals[searchCountAll]
+	for _, k := range keys {
+		n += s.totals[k]
+	}
+	if err := tx.Rollback(); err != nil {
+		return 0, fmt.Errorf("store: count command_logs: %w", err)
+	}
+	if grown >= db.search.keep {
+		// A count that cannot be kept (the writer busy past its timeout) is taken again
+		// next time; this one is right either way.
+		_ = db.keepSearchCount(ctx, q, mark, s)
+	}
+	return int(n), nil
+}
+
+// searchCount is a search's kept count as read in one snapshot: the logs up to upto
+// counted in totals (by key), the newest log and the epoch of that snapshot.
+type searchCount struct {
+	upto, newest, epoch int64
+	totals              map[int64]int64
+}
+
+// readSearchCount reads q's kept counts of kind mark: with searchCountDevices, those of
+// every device.
+func readSearchCount(ctx context.Context, tx *sql.Tx, q string, mark int64) (searchCount, error) {
+	s := searchCount{totals: map[int64]int64{}}
+	if err := tx.QueryRowContext(ctx, `SELECT (SELECT epoch FROM command_log_search_epoch WHERE id = 1),
+		(SELECT coalesce(max(id), 0) FROM command_logs)`).Scan(&s.epoch, &s.newest); err != nil {
+		return s, err
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT device_id, upto, total FROM command_log_search_counts
+		WHERE q = ?1 AND (device_id = ?2 OR (?2 = -2 AND device_id >= 0))`, q, mark)
+	if err != nil {
+		return s, err
+	}
+	defer rows.Close()
+	totals := map[int64]int64{}
+	var upto int64 = -1
+	for rows.Next() {
+		var key, at, n int64
+		if err := rows.Scan(&key, &at, &n); err != nil {
+			return s, err
+		}
+		totals[key] = n
+		if key == mark {
+			upto = at
+		}
+	}
+	if err := rows.Err(); err != nil || upto < 0 {
+		// Nothing kept (per-device rows without their mark are never written).
+		return s, err
+	}
+	delete(totals, searchCountDevices)
+	s.upto, s.totals = upto, totals
+	return s, nil
+}
+
+// searchCountAfter counts the logs after upto that match q: with searchCountAll in
+// all, else by device counter key (each log read for its device).
+func searchCountAfter(ctx context.Context, tx *sql.Tx, q string, mark, upto int64) (map[int64]int64, error) {
+	sets, args := logSearchSets(q, "", upto)
+	if mark == searchCountAll {
+		var n int64
+		err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (`+strings.Join(sets, " UNION ")+`)`, args...).Scan(&n)
+		return map[int64]int64{searchCountAll: n}, err
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT coalesce(x.device_id, 0), count(*) FROM command_logs x
+		WHERE x.id IN (`+strings.Join(sets, " UNION ALL ")+`) GROUP BY 1`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int64]int64{}
+	for rows.Next() {
+		var key, n int64
+		if err := rows.Scan(&key, &n); err != nil {
+			return nil, err
+		}
+		out[key] = n
+	}
+	return out, rows.Err()
+}
+
+// keepSearchCount stores s, with the matches counted up to its newest log, as q's
+// count of kind mark, unless a log was deleted or changed since s was read. It writes
+// outside Write: a kept count changes no answer, so no cache needs to know.
+func (db *DB) keepSearchCount(ctx context.Context, q string, mark int64, s searchCount) error {
+	tx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var epoch int64
+	if err := tx.QueryRowContext(ctx, `SELECT epoch FROM command_log_search_epoch WHERE id = 1`).Scan(&epoch); err != nil {
+		return err
+	}
+	if epoch != s.epoch {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM command_log_search_counts
+		WHERE q = ?1 AND (device_id = ?2 OR (?2 = -2 AND device_id >= 0))`, q, mark); err != nil {
+		return err
+	}
+	var taken int64
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(taken), 0) + 1 FROM command_log_search_counts`).Scan(&taken); err != nil {
+		return err
+	}
+	var sum int64
+	for k, n := range s.totals {
+		sum += n
+		if k == mark {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO command_log_search_counts (q, device_id, upto, total, taken)
+			VALUES (?, ?, ?, ?, ?)`, q, k, s.newest, n, taken); err != nil {
+			return err
+		}
+	}
+	if mark == searchCountAll {
+		sum = s.totals[searchCountAll]
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO command_log_search_counts (q, device_id, upto, total, taken)
+		VALUES (?, ?, ?, ?, ?)`, q, mark, s.newest, sum, taken); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM command_log_search_counts WHERE q IN
+		(SELECT q FROM command_log_search_counts GROUP BY q ORDER BY max(taken) DESC LIMIT -1 OFFSET ?)`, searchCountQueries); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
