@@ -368,7 +368,10 @@ func vmHWM() int {
 
 // BenchmarkLogPageUnfiltered is the first page a browser of the logs sees: everything
 // for a superuser, one site's devices for a constrained viewer.
-// The -cached cases are the same pages served again from the list cache.
+// The -cached cases are the same pages served again from the list cache; the -fields
+// cases show a few fields (benchFields), as a table of logs would.
+const benchFields = "id,created,device,command,success"
+
 func BenchmarkLogPageUnfiltered(b *testing.B) {
 	a := benchAPI(b)
 	for _, c := range []struct {
@@ -376,7 +379,8 @@ func BenchmarkLogPageUnfiltered(b *testing.B) {
 		cached           bool
 	}{{"superuser", benchAdminKey, "", false}, {"constrained", benchViewKey, "", false},
 		{"superuser-no-output", benchAdminKey, "&exclude=output", false}, {"constrained-no-output", benchViewKey, "&exclude=output", false},
-		{"superuser-no-output-cached", benchAdminKey, "&exclude=output", true}, {"constrained-no-output-cached", benchViewKey, "&exclude=output", true}} {
+		{"superuser-no-output-cached", benchAdminKey, "&exclude=output", true}, {"constrained-no-output-cached", benchViewKey, "&exclude=output", true},
+		{"superuser-fields", benchAdminKey, "&fields=" + benchFields, false}, {"constrained-fields", benchViewKey, "&fields=" + benchFields, false}} {
 		b.Run(c.name, func(b *testing.B) {
 			setListCache(a, c.cached)
 			defer setListCache(a, false)

@@ -190,7 +190,7 @@ func (e *jsonWriter) stamp(t time.Time) {
 		return
 	}
 	e.buf = append(e.buf, '"')
-	e.buf = t.UTC().AppendFormat(e.buf, "2006-01-02T15:04:05.000000Z")
+	e.buf = store.AppendStamp(e.buf, t)
 	e.buf = append(e.buf, '"')
 }
 

@@ -25,29 +25,41 @@ func (res *Resource) flattens(sh shape) bool {
 	return true
 }
 
+// flatKey is a key of a flat page's objects: its plan key, the position of its value
+// in the Flat (-1 when not loaded) and, for a kept reference, the plan of the object it
+// refers to and the key of the kept name there.
+type flatKey struct {
+	*planKey
+	col     int
+	nested  renderPlan
+	nameKey string
+}
+
 // flatPage appends the page as page does, from objects loaded as a store.Flat.
 func (e *jsonWriter) flatPage(res *Resource, fl *store.Flat, pg page, body listBody) []byte {
 	p := planOf(res, res.Model, pg.shape())
-	cols := make([]int, len(p))
+	keys := make([]flatKey, 0, len(p))
 	for i := range p {
-		cols[i] = fl.Col(p[i].name)
+		k := &p[i]
+		if (pg.sel.keep != nil && !pg.sel.keep[k.name]) || pg.sel.drop[k.name] {
+			continue
+		}
+		fk := flatKey{planKey: k, col: fl.Col(k.name)}
+		if k.kind == keyField && k.field.KeptName != "" {
+			fk.nested, fk.nameKey = planOf(nil, store.ModelFor(k.field.Rel), nestedShape), k.field.KeptKey()
+		}
+		keys = append(keys, fk)
 	}
-	ref := store.Row{}
-	return e.envelope(fl.Len(), body, func(i int) { e.flatObject(res, fl, i, p, cols, pg.sel, ref) })
+	return e.envelope(fl.Len(), body, func(i int) { e.flatObject(res, fl, i, keys) })
 }
 
-// flatObject appends object i of fl as object appends its Row: p is the plan of the
-// page's shape, cols the position of each of its keys in fl (-1 when not loaded), ref
-// a Row to reuse for kept references.
-func (e *jsonWriter) flatObject(res *Resource, fl *store.Flat, i int, p renderPlan, cols []int, sel selection, ref store.Row) {
+// flatObject appends object i of fl as object appends its Row, with the keys given.
+func (e *jsonWriter) flatObject(res *Resource, fl *store.Flat, i int, keys []flatKey) {
 	row := fl.Row(i)
 	e.buf = append(e.buf, '{')
 	first := true
-	for j := range p {
-		k := &p[j]
-		if (sel.keep != nil && !sel.keep[k.name]) || sel.drop[k.name] {
-			continue
-		}
+	for j := range keys {
+		k := &keys[j]
 		mark := len(e.buf)
 		if !first {
 			e.buf = append(e.buf, ',')
@@ -57,18 +69,57 @@ func (e *jsonWriter) flatObject(res *Resource, fl *store.Flat, i int, p renderPl
 		case k.kind == keyDisplay:
 			e.buf = appendString(e.buf, fl.Display[i])
 		case k.kind == keyURL:
-			if !e.url(k, fl.ID(i)) {
+			if !e.url(k.planKey, fl.ID(i)) {
 				e.buf = e.buf[:mark]
 				continue
 			}
-		case k.kind == keyField && k.field.KeptName != "":
-			e.value(res, k.field, fl.Kept(i, k.field, ref))
+		case k.nested != nil:
+			if id, name, ok := fl.Kept(i, k.field); ok {
+				e.kept(k.nested, k.nameKey, id, name)
+			} else {
+				e.buf = append(e.buf, "null"...)
+			}
 		case k.kind == keyID:
-			e.any(row[cols[j]])
-		case cols[j] < 0:
+			e.any(row[k.col])
+		case k.col < 0:
 			e.value(res, k.field, nil)
 		default:
-			e.value(res, k.field, row[cols[j]])
+			e.value(res, k.field, row[k.col])
+		}
+		first = false
+	}
+	e.buf = append(e.buf, '}')
+}
+
+// kept appends a kept reference as object appends the Row Rows loads for it
+// ({"id": id, nameKey: name, "display": name}), in the nested plan p.
+func (e *jsonWriter) kept(p renderPlan, nameKey string, id, name any) {
+	e.buf = append(e.buf, '{')
+	first := true
+	for j := range p {
+		k := &p[j]
+		mark := len(e.buf)
+		if !first {
+			e.buf = append(e.buf, ',')
+		}
+		e.buf = append(e.buf, k.prefix...)
+		switch k.kind {
+		case keyID:
+			e.any(id)
+		case keyDisplay:
+			e.any(name)
+		case keyURL:
+			n, _ := id.(int64)
+			if !e.url(k, n) {
+				e.buf = e.buf[:mark]
+				continue
+			}
+		default: // a related object's plan has no computed keys
+			var v any
+			if k.name == nameKey {
+				v = name
+			}
+			e.value(nil, k.field, v)
 		}
 		first = false
 	}

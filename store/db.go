@@ -185,21 +185,6 @@ func (db *DB) Now() time.Time { return db.now() }
 // SetClock replaces the clock; tests use it to write logs at chosen times.
 func (db *DB) SetClock(now func() time.Time) { db.now = now }
 
-// Stamp formats t the way every time column stores it.
-func Stamp(t time.Time) string { return t.UTC().Format(TimeFormat) }
-
-// ParseStamp reads a stored time; an empty string is the zero time.
-func ParseStamp(s string) time.Time {
-	if s == "" {
-		return time.Time{}
-	}
-	t, err := time.Parse(TimeFormat, s)
-	if err != nil {
-		t, _ = time.Parse(time.RFC3339Nano, s)
-	}
-	return t.UTC()
-}
-
 func (db *DB) migrate(ctx context.Context) error {
 	if _, err := db.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version TEXT PRIMARY KEY, applied TEXT NOT NULL)`); err != nil {

@@ -35,12 +35,13 @@ func (fl *Flat) Col(name string) int {
 // ID is object i's id.
 func (fl *Flat) ID(i int) int64 { id, _ := fl.Row(i)[fl.index["id"]].(int64); return id }
 
-// Kept is object i's kept reference f (see Field.KeptName) as Rows loads it, written
-// into into, a Row the caller may reuse once it has used the answer: nil for a Null
-// field whose object is gone.
-func (fl *Flat) Kept(i int, f *Field, into Row) any {
+// Kept is object i's kept reference f (see Field.KeptName): the object's id (nil once
+// it is gone) and its kept name, which Rows loads as the Row {"id": id, f.KeptKey():
+// name, "display": name}; false for a Null field whose object is gone (Rows: nil).
+func (fl *Flat) Kept(i int, f *Field) (id, name any, ok bool) {
 	row := fl.Row(i)
-	return keptRow(f, row[fl.Col(f.Name)], row[fl.Col(f.KeptName)], into)
+	id, name = row[fl.Col(f.Name)], row[fl.Col(f.KeptName)]
+	return id, name, id != nil || !f.Null
 }
 
 // Flattens reports whether the model's objects load as a Flat: each readable field is
@@ -62,13 +63,15 @@ func (m *Model) Flattens() bool {
 }
 
 // FlatRowsLeaving loads the objects of a model that Flattens by id, in the order of
-// ids (an id no longer found is left out), without the Lazy fields leave names (leave
-// may be nil). They hold what RowsLeaving would load.
+// ids (an id no longer found is left out), with what RowsLeaving would load of them,
+// except the fields leave names (leave may be nil): the caller does not show those, so
+// they are not read, Lazy or not, unless the id, the display or a kept reference the
+// caller shows needs them.
 func (db *DB) FlatRowsLeaving(ctx context.Context, m *Model, ids []int64, leave func(name string) bool) (*Flat, error) {
 	if !m.Flattens() {
 		return nil, fmt.Errorf("store: %s does not load flat", m.Type)
 	}
-	fields, cols := loadedColumns(m, leave)
+	fields, cols := loadedColumns(m, flatLeaves(m, leave), true)
 	fl := &Flat{Fields: fields, index: make(map[string]int, len(fields))}
 	for i, f := range fields {
 		fl.index[f.Name] = i
@@ -131,6 +134,24 @@ func (db *DB) FlatRowsLeaving(ctx context.Context, m *Model, ids []int64, leave 
 	return fl, nil
 }
 
+// flatLeaves is leave for every field, less the fields the shown ones need: the id,
+// what the display reads, and the kept names of the kept references not left out.
+func flatLeaves(m *Model, leave func(string) bool) func(string) bool {
+	if leave == nil {
+		return nil
+	}
+	need := map[string]bool{"id": true, "name": true, "username": true, "address": true}
+	for _, name := range m.DisplayFields {
+		need[name] = true
+	}
+	for _, f := range m.Fields {
+		if f.KeptName != "" && !leave(f.Name) {
+			need[f.KeptName] = true
+		}
+	}
+	return func(name string) bool { return !need[name] && leave(name) }
+}
+
 // display is m.display of a row, from the fields Display reads alone (set into show,
 // reused from row to row).
 func (fl *Flat) display(m *Model, row []any, show Row) string {
@@ -154,14 +175,14 @@ func (fl *Flat) display(m *Model, row []any, show Row) string {
 	return m.Display(show)
 }
 
-// loadedColumns are the fields a load reads (leaving out the Lazy ones leave names)
-// and the SQL of each.
-func loadedColumns(m *Model, leave func(string) bool) ([]*Field, []string) {
+// loadedColumns are the fields a load reads, leaving out those leave names (the Lazy
+// ones only, unless all), and the SQL of each.
+func loadedColumns(m *Model, leave func(string) bool, all bool) ([]*Field, []string) {
 	var fields []*Field
 	var cols []string
 	for i := range m.Fields {
 		f := &m.Fields[i]
-		if f.Lazy && leave != nil && leave(f.Name) {
+		if (f.Lazy || all) && leave != nil && leave(f.Name) {
 			continue
 		}
 		if f.stored() || f.Select != "" {

@@ -101,7 +101,7 @@ func columnsOf(ctx context.Context, q querier, m *Model, where string, args []an
 
 // columnsLeaving is columnsOf without the Lazy fields leave names (leave may be nil).
 func columnsLeaving(ctx context.Context, q querier, m *Model, where string, args []any, leave func(string) bool) ([]Row, error) {
-	fields, cols := loadedColumns(m, leave)
+	fields, cols := loadedColumns(m, leave, false)
 	order := ""
 	if m.Owner != "" {
 		// Children are loaded for many owners at once: each row keeps its owner's id.
@@ -197,24 +197,17 @@ func (db *DB) loadRefs(ctx context.Context, f *Field, rows []Row) error {
 // related object: its id while the object exists, else nil, and the kept name as its
 // name and display. A Null field whose object is gone stays nil.
 func keepRefs(f *Field, rows []Row) {
+	key := f.KeptKey()
 	for _, r := range rows {
 		if id := r[f.Name]; id != nil || !f.Null {
-			r[f.Name] = keptRow(f, id, r[f.KeptName], make(Row, 3))
+			r[f.Name] = Row{"id": id, key: r[f.KeptName], "display": r[f.KeptName]}
 		}
 	}
 }
 
-// keptRow is the Row of a kept reference whose id (nil once its object is gone) and
-// kept name are given, written into into after emptying it; nil for a Null field
-// whose object is gone.
-func keptRow(f *Field, id, name any, into Row) any {
-	if id == nil && f.Null {
-		return nil
-	}
-	clear(into)
-	into["id"], into[models[f.Rel].nameField()], into["display"] = id, name, name
-	return into
-}
+// KeptKey is the key of the kept name in a kept reference's Row: the name field of the
+// object type it refers to.
+func (f *Field) KeptKey() string { return models[f.Rel].nameField() }
 
 func (db *DB) nestedByID(ctx context.Context, objectType string, ids []int64) (map[int64]Row, error) {
 	rm := models[objectType]
