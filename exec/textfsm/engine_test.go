@@ -172,3 +172,35 @@ func TestErrorAction(t *testing.T) {
 		t.Errorf("the failed parse left state behind: %v %v", data, err)
 	}
 }
+
+// TestRequiredText checks the text a line must contain before a rule's regex runs:
+// only what every match holds, never a case-folded or optional part.
+func TestRequiredText(t *testing.T) {
+	for _, tt := range []struct{ re, want string }{
+		{`\A(?:^\s*Cisco IOS Software, (?P<SOFTWARE>.+), Version (?P<VERSION>\S+))`, "Cisco IOS Software, "},
+		{`\A(?:(?P<UPTIME>\S+) uptime is (?P<DAYS>\d+) days?)`, " uptime is "},
+		{`\A(?:(?i)interface (?P<NAME>\S+))`, ""},
+		{`\A(?:(?:optional text)?\s+(?P<X>\d+))`, ""},
+		{`\A(?:(?:Gi|Te)(?P<PORT>\S+))`, ""},
+		{`\A(?:(?:-+)+$)`, "-"},
+		{`\A(?:^$)`, ""},
+		{`\A(?:(`, ""},
+		{"\\A(?:bad \uFFFD byte)", ""},
+	} {
+		if got := requiredText(tt.re); got != tt.want {
+			t.Errorf("requiredText(%q) = %q, want %q", tt.re, got, tt.want)
+		}
+	}
+	// A line without the text is refused as the engine would refuse it, and one with
+	// it still goes to the engine.
+	p, err := compilePy(`^\s*Cisco IOS Software, (?P<V>.+)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runes []rune
+	for line, want := range map[string]bool{"  Cisco IOS Software, 15.2": true, "Cisco IOS Software": false, "x Cisco IOS Software, y": false} {
+		if _, ok, err := p.find(line, &runes); err != nil || ok != want {
+			t.Errorf("find(%q) = %v (%v), want %v", line, ok, err, want)
+		}
+	}
+}

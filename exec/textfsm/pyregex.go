@@ -3,7 +3,10 @@ package textfsm
 import (
 	"fmt"
 	"regexp"
+	"regexp/syntax"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/dlclark/regexp2"
 )
@@ -30,6 +33,10 @@ type pyRegex struct {
 	goRE  *regexp.Regexp // set by compile when RE2 serves
 	goIdx []int          // submatch index of each of names in goRE
 	re    *regexp2.Regexp
+	// need is text every match contains ("" when none is known): a line without
+	// it is refused before the engine runs. Most lines of an output are tried
+	// against most rules of their state and match none.
+	need string
 }
 
 // useBacktracking turns the RE2 path off, so that tests can run every
@@ -65,7 +72,7 @@ func (p *pyRegex) compile() error {
 		// Go may still refuse (a group name RE2 does not allow, nesting
 		// too deep): regexp2 then serves.
 		if re, err := regexp.Compile(p.srcRE2); err == nil {
-			p.goRE = re
+			p.goRE, p.need = re, requiredText(p.srcRE2)
 			p.goIdx = make([]int, len(p.names))
 			for i, n := range p.names {
 				p.goIdx[i] = re.SubexpIndex(n)
@@ -93,6 +100,9 @@ type match struct {
 // find matches s at its start. runes caches s as runes for regexp2 across
 // the rules tried on one line.
 func (p *pyRegex) find(s string, runes *[]rune) (match, bool, error) {
+	if p.need != "" && !strings.Contains(s, p.need) {
+		return match{}, false, nil
+	}
 	if p.goRE != nil {
 		idx := p.goRE.FindStringSubmatchIndex(s)
 		return match{p: p, s: s, idx: idx}, idx != nil, nil
@@ -106,6 +116,9 @@ func (p *pyRegex) find(s string, runes *[]rune) (match, bool, error) {
 
 // matchString reports whether s matches at its start.
 func (p *pyRegex) matchString(s string) (bool, error) {
+	if p.need != "" && !strings.Contains(s, p.need) {
+		return false, nil
+	}
 	if p.goRE != nil {
 		return p.goRE.MatchString(s), nil
 	}
@@ -127,6 +140,40 @@ func (m match) group(i int) any {
 		return nil
 	}
 	return g.String()
+}
+
+// requiredText is the longest literal every match of an RE2 pattern contains: one
+// matched case-sensitively, in the pattern's top-level sequence, inside its groups
+// or in something repeated at least once. "" when there is none (or the pattern
+// does not parse, which compiling it reports).
+func requiredText(pattern string) string {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return ""
+	}
+	best := ""
+	var walk func(r *syntax.Regexp)
+	walk = func(r *syntax.Regexp) {
+		switch r.Op {
+		case syntax.OpLiteral:
+			// U+FFFD also matches a byte that is not UTF-8, which Contains would not find.
+			if lit := string(r.Rune); r.Flags&syntax.FoldCase == 0 && len(lit) > len(best) && !strings.ContainsRune(lit, utf8.RuneError) {
+				best = lit
+			}
+		case syntax.OpConcat:
+			for _, sub := range r.Sub {
+				walk(sub)
+			}
+		case syntax.OpCapture, syntax.OpPlus:
+			walk(r.Sub[0])
+		case syntax.OpRepeat:
+			if r.Min > 0 {
+				walk(r.Sub[0])
+			}
+		}
+	}
+	walk(re)
+	return best
 }
 
 // compilePy translates and compiles at once.
