@@ -12,6 +12,9 @@
 # evicted from the OS page cache (vmtouch -e, apt install vmtouch; else
 # /proc/sys/vm/drop_caches as root), started again, and the time from the start of the
 # process to the first statistics and first log page of a constrained viewer answered.
+# Nothing else may open the database while the script runs: the server opens it under
+# another name, so with a write-ahead log of its own, and two logs of one file corrupt
+# it. Start from a checkpointed file (no $db-wal, or an empty one).
 # BENCH_RATES_ONLY=1 stops after the request rates; BENCH_UNCACHED_ONLY=1 measures
 # only the pages without output (the log list, with and without a device_id filter),
 # the commands list and the device list, each from the cache and uncached. Run it with
@@ -96,6 +99,8 @@ measure() {
 # rates URL KEY WHAT: the rate of URL repeated, then (for a page without output, or
 # a list other than the logs') uncached.
 rates() {
+	# wrk counts any answer: make sure this one is a page
+	curl -sf -o /dev/null -H "Authorization: Token $2" "$1" || { echo "$3: not answered with 200" >&2; exit 1; }
 	measure "$3" -H "Authorization: Token $2" "$1"
 	case $1 in *exclude=output | */commands/* | */devices/*)
 		measure "$3, uncached" -s "$work/uncached.lua" -H "Authorization: Token $2" "$1"
