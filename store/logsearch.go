@@ -96,13 +96,13 @@ func (db *DB) planLogSearch(ctx context.Context, q Query) ([]Expr, int, bool, er
 		// of them tested against the search; or the set of matches.
 		matches := int64(total) * int64(total)
 		way := db.search.way
-		if way == searchByCost {
+		if way == searchByCost && int64(reach)*(int64(visible)*db.search.rowCheck+all*db.search.rowRead) < matches {
+			way = searchByRow
+		}
+		if way == searchByCost && devices == "" {
 			way = searchFromSet
 			if int64(reach)*all < matches {
 				way = searchBySet
-			}
-			if int64(reach)*(int64(visible)*db.search.rowCheck+all*db.search.rowRead) < matches {
-				way = searchByRow
 			}
 		}
 		if way == searchByRow {
@@ -113,6 +113,23 @@ func (db *DB) planLogSearch(ctx context.Context, q Query) ([]Expr, int, bool, er
 				rest = []Expr{{SQL: "+(" + r.SQL + ")", Args: r.Args}}
 			}
 			return append(rest, logSearchRow(search)), total, true, nil
+		}
+		if devices != "" && way == searchByCost {
+			// Against the set of every log's matches, read from the indexes alone, the
+			// walk tests each log it passes cheaply and reads only the matches for their
+			// device; reading the devices' matches reads every match for its device.
+			every, err := db.countLogSearch(ctx, search, "")
+			if err != nil {
+				return nil, 0, false, err
+			}
+			if int64(reach)*all < 5*int64(total)*int64(every) {
+				way = searchBySet
+			}
+		}
+		if devices != "" && way == searchBySet {
+			r := And(rest...)
+			every := logSearch(search)
+			return []Expr{{SQL: "+(" + r.SQL + ")", Args: r.Args}, {SQL: "+" + every.SQL, Args: every.Args}}, total, true, nil
 		}
 		if devices == "" && q.After == nil {
 			dir := "ASC"
