@@ -508,10 +508,12 @@ func (db *DB) ListKeyed(ctx context.Context, q Query) ([]int64, int, []any, erro
 		// already keep the number.
 		countSQL, countArgs = "SELECT total FROM command_log_totals WHERE id = 1", nil
 	}
+	byDevice := false
 	if m.Table == "command_logs" && where != True.SQL && !counted {
 		// A condition on the device alone (a viewer's site, a device filter) is a sum of
 		// the per-device counters.
 		total, counted = db.countByDevice(ctx, db.reader(ctx), Expr{SQL: where, Args: args})
+		byDevice = counted
 	}
 	if !counted {
 		if err := db.reader(ctx).QueryRowContext(ctx, countSQL, countArgs...).Scan(&total); err != nil {
@@ -534,8 +536,62 @@ func (db *DB) ListKeyed(ctx context.Context, q Query) ([]int64, int, []any, erro
 			}
 		}
 	}
+	if byDevice && !q.Keyed {
+		if desc, ok := byCreated(q.Order); ok {
+			ids, found, err := db.logPageByWalk(ctx, where, args, desc, total, q)
+			if found || err != nil {
+				return ids, total, nil, err
+			}
+		}
+	}
 	ids, next, err := db.pageIDs(ctx, db.reader(ctx), m, where, args, q)
 	return ids, total, next, err
+}
+
+// logWalkRows is how many of the newest (or oldest) logs a page of a condition on the
+// device alone may read along the created index before it falls back to the device's
+// own indexes.
+const logWalkRows = 2000
+
+// logPageByWalk is a near page of logs ordered by created for a condition on the
+// log's device alone that holds for many logs (total of them): it reads the first
+// logWalkRows logs of every device along the created index, which holds each log's id
+// and device, and keeps those that match. Every matching log before the page's end
+// sorts before the walk's last one when the walk found the whole page, or the list's
+// end; otherwise it reports false and the page is read through the device indexes,
+// which cost a seek per device however many logs the condition keeps.
+func (db *DB) logPageByWalk(ctx context.Context, where string, args []any, desc bool, total int, q Query) ([]int64, bool, error) {
+	all, err := logCount(ctx, db.reader(ctx), "")
+	if err != nil {
+		return nil, false, fmt.Errorf("store: list command_logs: %w", err)
+	}
+	// Walk only when, with the logs spread evenly, half the walk would hold the page.
+	if total == 0 || all/total*2*(q.Offset+q.Limit) > logWalkRows {
+		return nil, false, nil
+	}
+	dir := "ASC"
+	if desc {
+		dir = "DESC"
+	}
+	rows, err := db.reader(ctx).QueryContext(ctx, `SELECT t.id FROM (SELECT x.id, x.created, x.device_id FROM command_logs x
+		ORDER BY x.created `+dir+`, x.id `+dir+` LIMIT ?) t WHERE `+where+`
+		ORDER BY t.created `+dir+`, t.id `+dir+` LIMIT ? OFFSET ?`, append([]any{logWalkRows}, append(slices.Clip(args), q.Limit, q.Offset)...)...)
+	if err != nil {
+		return nil, false, fmt.Errorf("store: list command_logs: %w", err)
+	}
+	defer rows.Close()
+	ids := make([]int64, 0, q.Limit)
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, false, err
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, false, err
+	}
+	return ids, len(ids) == q.Limit || q.Offset+len(ids) >= total, nil
 }
 
 // logPageByHours is a page of logs ordered by created, deep in the list, for a
