@@ -178,9 +178,10 @@ func logSearchRow(q string) Expr {
 // counts, the logs after them, the newest log and the epoch are read in one snapshot,
 // and a count is stored only if no log was deleted or changed since that snapshot.
 //
-// The per-device counts read every match for its device; they are taken only for a
-// search that matches many logs in all (a count from the indexes alone, kept in its
-// turn). One that matches few is counted among the devices' logs alone.
+// The per-device counts read every match for its device (unless every log matches:
+// then they are the per-device counters); they are taken only for a search that
+// matches many logs in all (a count from the indexes alone, kept in its turn). One that
+// matches few is counted among the devices' logs alone.
 func (db *DB) countLogSearch(ctx context.Context, q, devices string) (int, error) {
 	if tx := db.batchTx(ctx); tx != nil {
 		// Inside a write: counted plainly, nothing kept.
@@ -233,7 +234,13 @@ func (db *DB) countKept(ctx context.Context, q string, mark int64, keys []int64)
 	if err != nil {
 		return 0, fmt.Errorf("store: count command_logs: %w", err)
 	}
-	tail, err := searchCountAfter(ctx, tx, q, mark, s.upto)
+	var tail map[int64]int64
+	if mark == searchCountDevices && s.upto == 0 {
+		tail, err = everyLogMatches(ctx, tx, q)
+	}
+	if tail == nil && err == nil {
+		tail, err = searchCountAfter(ctx, tx, q, mark, s.upto)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("store: count command_logs: %w", err)
 	}
@@ -299,9 +306,57 @@ func readSearchCount(ctx context.Context, tx *sql.Tx, q string, mark int64) (sea
 	return s, nil
 }
 
+// everyLogMatches is, when q matches every log, the number of logs of each device
+// (from the per-device counters, without reading a log); else nil.
+func everyLogMatches(ctx context.Context, tx *sql.Tx, q string) (map[int64]int64, error) {
+	s, err := readSearchCount(ctx, tx, q, searchCountAll)
+	if err != nil {
+		return nil, err
+	}
+	tail, err := searchCountAfter(ctx, tx, q, searchCountAll, s.upto)
+	if err != nil {
+		return nil, err
+	}
+	var total int64
+	if err := tx.QueryRowContext(ctx, `SELECT total FROM command_log_totals WHERE id = 1`).Scan(&total); err != nil {
+		return nil, err
+	}
+	if s.totals[searchCountAll]+tail[searchCountAll] != total {
+		return nil, nil
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT device_id, total FROM command_log_device_totals WHERE total > 0`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int64]int64{}
+	for rows.Next() {
+		var key, n int64
+		if err := rows.Scan(&key, &n); err != nil {
+			return nil, err
+		}
+		out[key] = n
+	}
+	return out, rows.Err()
+}
+
 // searchCountAfter counts the logs after upto that match q: with searchCountAll in
 // all, else by device counter key (each log read for its device).
 func searchCountAfter(ctx context.Context, tx *sql.Tx, q string, mark, upto int64) (map[int64]int64, error) {
+	if words, ok := logWords(q); ok && mark == searchCountAll {
+		// With no name matching, the count is of the word index's matches alone, without
+		// the union that de-duplicates them against the names'.
+		var named bool
+		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM command_log_names_fts WHERE command_log_names_fts MATCH ?)`,
+			ftsPhrase(q)).Scan(&named); err != nil {
+			return nil, err
+		}
+		if !named {
+			var n int64
+			err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (`+words.SQL+` AND rowid > ?)`, append(words.Args, upto)...).Scan(&n)
+			return map[int64]int64{searchCountAll: n}, err
+		}
+	}
 	sets, args := logSearchSets(q, "", upto)
 	if mark == searchCountAll {
 		var n int64
