@@ -335,16 +335,7 @@ func everyLogMatches(ctx context.Context, tx *sql.Tx, q string) (map[int64]int64
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	out := map[int64]int64{}
-	for rows.Next() {
-		var key, n int64
-		if err := rows.Scan(&key, &n); err != nil {
-			return nil, err
-		}
-		out[key] = n
-	}
-	return out, rows.Err()
+	return scanCounts(rows)
 }
 
 // searchCountAfter counts the logs after upto that match q: with searchCountAll in
@@ -375,16 +366,7 @@ func searchCountAfter(ctx context.Context, tx *sql.Tx, q string, mark, upto int6
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	out := map[int64]int64{}
-	for rows.Next() {
-		var key, n int64
-		if err := rows.Scan(&key, &n); err != nil {
-			return nil, err
-		}
-		out[key] = n
-	}
-	return out, rows.Err()
+	return scanCounts(rows)
 }
 
 // keepSearchCount stores s, with the matches counted up to its newest log, as q's
@@ -434,4 +416,18 @@ func (db *DB) keepSearchCount(ctx context.Context, q string, mark int64, s searc
 		return err
 	}
 	return tx.Commit()
+}
+
+// scanCounts reads rows of (counter key, count) into a map and closes them.
+func scanCounts(rows *sql.Rows) (map[int64]int64, error) {
+	defer rows.Close()
+	out := map[int64]int64{}
+	for rows.Next() {
+		var key, n int64
+		if err := rows.Scan(&key, &n); err != nil {
+			return nil, err
+		}
+		out[key] = n
+	}
+	return out, rows.Err()
 }
