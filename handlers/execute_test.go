@@ -336,7 +336,7 @@ func TestExecuteTimeoutIsHonoured(t *testing.T) {
 	f, _ := m["failure"].(map[string]any)
 	if m["success"] != false || !strings.HasPrefix(m["error_message"].(string), "Timed out after 5 s logging in to 127.0.0.1 port ") ||
 		f["phase"] != "login" || f["reason"] != "timeout" || f["timeout_seconds"] != 5.0 {
-		t.Fatalf("timeout result: %v", m)
+		t.Fatalf("timeout result: %v\nreceived %q", m, x.ios.Received())
 	}
 }
 
