@@ -152,7 +152,7 @@ func TestLogPageByHoursAgree(t *testing.T) {
 		if err := db.r.QueryRow(`SELECT count(*) FROM command_logs t WHERE `+where.SQL, where.Args...).Scan(&total); err != nil {
 			t.Fatal(err)
 		}
-		_, byDevice := logDevices(ctx, db.r, where)
+		_, byDevice := db.logDevices(ctx, db.r, where)
 		if _, _, done, err := db.logPageByHours(ctx, CommandLogs, where, true, Query{Limit: 7, Offset: hourWalkFrom}); err != nil ||
 			done != (byDevice || where.SQL == True.SQL) {
 			t.Errorf("%s: page through the hourly counters: %v (%v), want %v", where.SQL, done, err, byDevice || where.SQL == True.SQL)

@@ -66,7 +66,7 @@ func (db *DB) planLogSearch(ctx context.Context, q Query) ([]Expr, int, bool, er
 	search, rest := q.Where[i].logQ, slices.Delete(slices.Clone(q.Where), i, i+1)
 	devices := ""
 	if r := And(rest...); r.SQL != True.SQL {
-		set, ok := logDevices(ctx, db.reader(ctx), r)
+		set, ok := db.logDevices(ctx, db.reader(ctx), r)
 		if !ok {
 			return q.Where, 0, false, nil
 		}

@@ -35,46 +35,30 @@ type NameCount struct {
 // statsTop is how many commands and errors the statistics list.
 const statsTop = 10
 
-// logDeviceSQL is where, a condition on a log, evaluated against every device that has
-// logs as if it were the only column of the log: the keys of the per-device counters
-// (0 for the logs of deleted devices) whose logs all match. A condition that reads any
-// other column of the log (its time, user, outcome, text) does not compile against
-// that one-column row, and the caller falls back to reading the logs.
-func logDeviceSQL(where Expr, sel string) string {
-	return `SELECT ` + sel + ` FROM command_log_device_totals k
-		WHERE EXISTS (SELECT 1 FROM (SELECT nullif(k.device_id, 0) AS device_id) t WHERE ` + where.SQL + `)`
-}
-
-// logDevices is the set of per-device counter keys whose logs match where, and false if
-// where depends on more than the log's device.
-func logDevices(ctx context.Context, q rowQueryer, where Expr) (string, bool) {
+// logDevices is the set of counter keys (deviceKeys) whose logs all match where, and
+// false if where depends on more than the log's device.
+func (db *DB) logDevices(ctx context.Context, q rowQueryer, where Expr) (string, bool) {
 	if notByDevice.has(where.SQL) {
 		return "", false
-	}
-	var set string
-	err := q.QueryRowContext(ctx, logDeviceSQL(where, `coalesce(json_group_array(k.device_id), '[]')`), where.Args...).Scan(&set)
-	if err != nil && ctx.Err() == nil {
-		notByDevice.add(where.SQL)
-	}
-	return set, err == nil
-}
-
-// countByDevice counts the logs matching where from the per-device counters, and false
-// if where depends on more than the log's device.
-func (db *DB) countByDevice(ctx context.Context, q rowQueryer, where Expr) (int, bool) {
-	if notByDevice.has(where.SQL) {
-		return 0, false
 	}
 	keys, err := db.deviceKeys(ctx, q, where)
 	if err != nil {
 		if ctx.Err() == nil {
 			notByDevice.add(where.SQL)
 		}
+		return "", false
+	}
+	return keys, true
+}
+
+// countByDevice counts the logs matching where from the per-device counters, and false
+// if where depends on more than the log's device.
+func (db *DB) countByDevice(ctx context.Context, q rowQueryer, where Expr) (int, bool) {
+	keys, ok := db.logDevices(ctx, q, where)
+	if !ok {
 		return 0, false
 	}
-	var n int
-	err = q.QueryRowContext(ctx, `SELECT coalesce(sum(total), 0) FROM command_log_device_totals
-		WHERE device_id IN (SELECT value FROM json_each(?))`, keys).Scan(&n)
+	n, err := logCount(ctx, q, keys)
 	return n, err == nil
 }
 
@@ -163,7 +147,7 @@ func (db *DB) LogStatistics(ctx context.Context, where Expr, now time.Time) (Log
 		if err = countersStats(ctx, tx, &st); err == nil {
 			st.Last24h, err = windowByHours(ctx, tx, "", where, since)
 		}
-	} else if devices, ok := logDevices(ctx, tx, where); ok {
+	} else if devices, ok := db.logDevices(ctx, tx, where); ok {
 		if err = deviceStats(ctx, tx, devices, &st); err == nil {
 			st.Last24h, err = windowByHours(ctx, tx, devices, where, since)
 		}

@@ -96,7 +96,7 @@ func TestLogStatisticsByDeviceAgree(t *testing.T) {
 		if int64(total) != want.Total {
 			t.Errorf("%s: list count %d, want %d", c, total, want.Total)
 		}
-		_, byDevice := logDevices(ctx, db.r, where)
+		_, byDevice := db.logDevices(ctx, db.r, where)
 		if wantFast := c[0] == '[' && c != `[{"device__site__slug": "s2"}, {"username": "u"}]` || c[0] == '{' && c != `{"success": false}` &&
 			c != `{"device__site__slug": "s1", "command_name": "cmd-3"}`; byDevice != wantFast {
 			t.Errorf("%s: answered from the device counters: %v, want %v", c, byDevice, wantFast)

@@ -616,7 +616,7 @@ func (db *DB) logPageByHours(ctx context.Context, m *Model, where Expr, desc boo
 	}
 	devices := ""
 	if where.SQL != True.SQL {
-		set, ok := logDevices(ctx, rq, where)
+		set, ok := db.logDevices(ctx, rq, where)
 		if !ok {
 			return nil, nil, false, nil
 		}
