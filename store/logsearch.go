@@ -94,9 +94,11 @@ func (db *DB) planLogSearch(ctx context.Context, q Query) ([]Expr, int, bool, er
 		}
 		all := int64(visible)
 		if devices != "" {
-			if err := db.reader(ctx).QueryRowContext(ctx, `SELECT total FROM command_log_totals WHERE id = 1`).Scan(&all); err != nil {
+			n, err := logCount(ctx, db.reader(ctx), "")
+			if err != nil {
 				return nil, 0, false, fmt.Errorf("store: list command_logs: %w", err)
 			}
+			all = int64(n)
 		}
 		// In matches read out of the indexes: the logs walked along created to reach
 		// the page (each read for its device when there are devices to keep), and those
@@ -324,11 +326,11 @@ func everyLogMatches(ctx context.Context, tx *sql.Tx, q string) (map[int64]int64
 	if err != nil {
 		return nil, err
 	}
-	var total int64
-	if err := tx.QueryRowContext(ctx, `SELECT total FROM command_log_totals WHERE id = 1`).Scan(&total); err != nil {
+	total, err := logCount(ctx, tx, "")
+	if err != nil {
 		return nil, err
 	}
-	if s.totals[searchCountAll]+tail[searchCountAll] != total {
+	if s.totals[searchCountAll]+tail[searchCountAll] != int64(total) {
 		return nil, nil
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT device_id, total FROM command_log_device_totals WHERE total > 0`)

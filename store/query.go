@@ -502,21 +502,25 @@ func (db *DB) ListKeyed(ctx context.Context, q Query) ([]int64, int, []any, erro
 		}
 	}
 	where, args := q.where()
-	countSQL, countArgs := "SELECT count(*) FROM "+m.Table+" t WHERE "+where, args
-	if m.Table == "command_logs" && where == True.SQL {
-		// Counting a million logs walks a whole index; the insert/delete triggers
-		// already keep the number.
-		countSQL, countArgs = "SELECT total FROM command_log_totals WHERE id = 1", nil
-	}
 	byDevice := false
-	if m.Table == "command_logs" && where != True.SQL && !counted {
-		// A condition on the device alone (a viewer's site, a device filter) is a sum of
-		// the per-device counters.
-		total, counted = db.countByDevice(ctx, db.reader(ctx), Expr{SQL: where, Args: args})
-		byDevice = counted
+	if m.Table == "command_logs" && !counted {
+		if where == True.SQL {
+			// Counting a million logs walks a whole index; the insert/delete triggers
+			// already keep the number.
+			var err error
+			if total, err = logCount(ctx, db.reader(ctx), ""); err != nil {
+				return nil, 0, nil, fmt.Errorf("store: count %s: %w", m.Table, err)
+			}
+			counted = true
+		} else {
+			// A condition on the device alone (a viewer's site, a device filter) is a sum
+			// of the per-device counters.
+			total, counted = db.countByDevice(ctx, db.reader(ctx), Expr{SQL: where, Args: args})
+			byDevice = counted
+		}
 	}
 	if !counted {
-		if err := db.reader(ctx).QueryRowContext(ctx, countSQL, countArgs...).Scan(&total); err != nil {
+		if err := db.reader(ctx).QueryRowContext(ctx, "SELECT count(*) FROM "+m.Table+" t WHERE "+where, args...).Scan(&total); err != nil {
 			return nil, 0, nil, fmt.Errorf("store: count %s: %w", m.Table, err)
 		}
 	}
