@@ -21,6 +21,9 @@ type selection struct {
 	keep, drop map[string]bool
 }
 
+// shows reports whether the selection keeps the top-level key name.
+func (s selection) shows(name string) bool { return (s.keep == nil || s.keep[name]) && !s.drop[name] }
+
 // fieldNames are the top-level names a resource's objects have.
 func (res *Resource) fieldNames() map[string]bool {
 	m := res.Model
@@ -87,7 +90,7 @@ func (s selection) apply(v any) any {
 	}
 	out := make(nested, len(obj))
 	for k, x := range obj {
-		if (s.keep == nil || s.keep[k]) && !s.drop[k] {
+		if s.shows(k) {
 			out[k] = x
 		}
 	}

@@ -347,7 +347,7 @@ func (a *API) writePage(r *http.Request, res *Resource, pg page, ids []int64, en
 // ?exclude= or ?brief=), so that the store need not read them.
 func (pg page) leaves(m *store.Model) func(name string) bool {
 	return func(name string) bool {
-		if (pg.sel.keep != nil && !pg.sel.keep[name]) || pg.sel.drop[name] {
+		if !pg.sel.shows(name) {
 			return true
 		}
 		f, ok := m.Field(name)

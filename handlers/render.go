@@ -105,14 +105,10 @@ func (e *jsonWriter) object(res *Resource, m *store.Model, row store.Row, sh sha
 	p := planOf(res, m, sh)
 	for i := range p {
 		k := &p[i]
-		if (sel.keep != nil && !sel.keep[k.name]) || sel.drop[k.name] {
+		if !sel.shows(k.name) {
 			continue
 		}
-		mark := len(e.buf)
-		if !first {
-			e.buf = append(e.buf, ',')
-		}
-		e.buf = append(e.buf, k.prefix...)
+		mark := e.key(first, k)
 		switch k.kind {
 		case keyID:
 			e.any(row["id"])
@@ -131,6 +127,18 @@ func (e *jsonWriter) object(res *Resource, m *store.Model, row store.Row, sh sha
 		first = false
 	}
 	e.buf = append(e.buf, '}')
+}
+
+// key appends the comma before every key of an object but the first, and key k's
+// quoted name and colon; it returns where the key began, to cut back to when the
+// object leaves its value out.
+func (e *jsonWriter) key(first bool, k *planKey) int {
+	mark := len(e.buf)
+	if !first {
+		e.buf = append(e.buf, ',')
+	}
+	e.buf = append(e.buf, k.prefix...)
+	return mark
 }
 
 // value appends one field's value, as value renders it.

@@ -41,7 +41,7 @@ func (e *jsonWriter) flatPage(res *Resource, fl *store.Flat, pg page, body listB
 	keys := make([]flatKey, 0, len(p))
 	for i := range p {
 		k := &p[i]
-		if (pg.sel.keep != nil && !pg.sel.keep[k.name]) || pg.sel.drop[k.name] {
+		if !pg.sel.shows(k.name) {
 			continue
 		}
 		fk := flatKey{planKey: k, col: fl.Col(k.name)}
@@ -60,11 +60,7 @@ func (e *jsonWriter) flatObject(res *Resource, fl *store.Flat, i int, keys []fla
 	first := true
 	for j := range keys {
 		k := &keys[j]
-		mark := len(e.buf)
-		if !first {
-			e.buf = append(e.buf, ',')
-		}
-		e.buf = append(e.buf, k.prefix...)
+		mark := e.key(first, k.planKey)
 		switch {
 		case k.kind == keyDisplay:
 			e.buf = appendString(e.buf, fl.Display[i])
@@ -98,11 +94,7 @@ func (e *jsonWriter) kept(p renderPlan, nameKey string, id, name any) {
 	first := true
 	for j := range p {
 		k := &p[j]
-		mark := len(e.buf)
-		if !first {
-			e.buf = append(e.buf, ',')
-		}
-		e.buf = append(e.buf, k.prefix...)
+		mark := e.key(first, k)
 		switch k.kind {
 		case keyID:
 			e.any(id)

@@ -140,8 +140,8 @@ func flatLeaves(m *Model, leave func(string) bool) func(string) bool {
 	if leave == nil {
 		return nil
 	}
-	need := map[string]bool{"id": true, "name": true, "username": true, "address": true}
-	for _, name := range m.DisplayFields {
+	need := map[string]bool{"id": true}
+	for _, name := range append(slices.Clip(displayNames), m.DisplayFields...) {
 		need[name] = true
 	}
 	for _, f := range m.Fields {
@@ -156,7 +156,7 @@ func flatLeaves(m *Model, leave func(string) bool) func(string) bool {
 // reused from row to row).
 func (fl *Flat) display(m *Model, row []any, show Row) string {
 	if m.Display == nil {
-		for _, k := range []string{"name", "username", "address"} {
+		for _, k := range displayNames {
 			if c := fl.Col(k); c >= 0 {
 				if s, ok := row[c].(string); ok {
 					return s

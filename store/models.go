@@ -380,12 +380,12 @@ func (m *Model) OwnedBy(userID int64) (Expr, bool) {
 	return Expr{SQL: "t." + m.OwnerColumn + " = ?", Args: []any{userID}}, true
 }
 
-// nameField is the name of the field that names an object in its nested form: the first
-// nested string ("name", "username", "address").
 // NameField is the field a reference to the model's objects is named by ("name",
 // "username"): the one a kept reference (Field.KeptName) reads its name as.
 func (m *Model) NameField() string { return m.nameField() }
 
+// nameField is the name of the field that names an object in its nested form: the first
+// nested string ("name", "username", "address").
 func (m *Model) nameField() string {
 	for _, f := range m.Fields {
 		if f.Nested && f.Kind == KindString {
@@ -395,12 +395,16 @@ func (m *Model) nameField() string {
 	return "name"
 }
 
+// displayNames are the fields the "display" of a model without Display is taken from:
+// the first of them that is a string.
+var displayNames = []string{"name", "username", "address"}
+
 // display is a row's "display".
 func (m *Model) display(r Row) string {
 	if m.Display != nil {
 		return m.Display(r)
 	}
-	for _, k := range []string{"name", "username", "address"} {
+	for _, k := range displayNames {
 		if s, ok := r[k].(string); ok {
 			return s
 		}
