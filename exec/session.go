@@ -106,7 +106,10 @@ func Open(ctx context.Context, t Target, c Credentials, o Options) (*Session, er
 	if !d.exec {
 		err = s.startShell(ctx)
 	}
-	if !stop() {
+	// The deadline decides, not whether the closing func had started: a read that saw
+	// the deadline can reach here before the context has started it, and the login's
+	// last steps would then name their own phase one time in many.
+	if !stop() || ctx.Err() != nil {
 		s.client.Close()
 		return nil, s.ended(ctx, PhaseLogin, s.openBound, fmt.Errorf("exec: open %s: %w", s.addr, ctx.Err()))
 	}
