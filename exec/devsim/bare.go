@@ -78,6 +78,10 @@ func (b *BareSession) Run(command string) error {
 	return b.readToPrompt()
 }
 
+// Output is what the last Run read: the echo, the command's output and the prompt. It
+// is valid until the next Run.
+func (b *BareSession) Output() []byte { return b.buf }
+
 // Close hangs up.
 func (b *BareSession) Close() error { return b.client.Close() }
 
