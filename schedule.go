@@ -50,8 +50,15 @@ func jobs(cfg Config, db *store.DB, loc *time.Location, logger *slog.Logger, syn
 			n, err := db.PruneLogs(ctx, cut)
 			if n > 0 {
 				logger.Info("log retention", "deleted", n, "older_than", cut)
+				if err == nil {
+					// The prune dropped the kept search counts.
+					err = warmSearchCounts(ctx, db, logger)
+				}
 			}
 			return err
+		}},
+		{name: "search_counts", schedule: "every 10m", run: func(ctx context.Context) error {
+			return warmSearchCounts(ctx, db, logger)
 		}},
 		{name: "log_export", schedule: cfg.Export.Schedule, loop: newExporter(cfg, db, loc, logger).Run},
 		{name: "netbox_sync", schedule: netboxSchedule, run: func(ctx context.Context) error {
@@ -65,6 +72,18 @@ func jobs(cfg Config, db *store.DB, loc *time.Location, logger *slog.Logger, syn
 			return err
 		}},
 	}
+}
+
+// warmSearchCounts keeps the counts of the words most logs hold before anyone searches
+// for them (store.DB.WarmSearchCounts). The words are log content: they are logged at
+// DEBUG only.
+func warmSearchCounts(ctx context.Context, db *store.DB, logger *slog.Logger) error {
+	start := time.Now()
+	words, err := db.WarmSearchCounts(ctx)
+	if len(words) > 0 {
+		logger.Debug("search counts kept", "words", words, "ms", time.Since(start).Milliseconds())
+	}
+	return err
 }
 
 // newExporter is the periodic CSV export of the command logs.

@@ -414,6 +414,29 @@ func BenchmarkLogSearch(b *testing.B) {
 	}
 }
 
+// BenchmarkSearchCountsWarm is the search_counts job with no count kept (each run
+// deletes the kept counts first): the words most of the newest logs hold, counted for
+// every log and per device. After it, LogSearch/every_log reads the kept count.
+func BenchmarkSearchCountsWarm(b *testing.B) {
+	a := benchAPI(b)
+	ctx := context.Background()
+	var words int
+	loopCPU(b, func() {
+		if err := a.DB.Write(ctx, func(tx *sql.Tx) error {
+			_, err := tx.ExecContext(ctx, `DELETE FROM command_log_search_counts`)
+			return err
+		}); err != nil {
+			b.Fatal(err)
+		}
+		w, err := a.DB.WarmSearchCounts(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		words = len(w)
+	})
+	b.ReportMetric(float64(words), "words")
+}
+
 // BenchmarkLogWalk is the cost of one page of a walk over every log, 100 logs per page,
 // at its start and 100 logs before its end: by offset (each page skips all the rows
 // before it) and by cursor (each page seeks to where the last one stopped).

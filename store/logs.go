@@ -95,6 +95,7 @@ func logSearch(q string) Expr {
 		}
 		return Or(ors...)
 	}
+	q = searchKey(q)
 	sets, args := logSearchSets(q, "", 0)
 	return Expr{SQL: `t.id IN (` + strings.Join(sets, " UNION ALL ") + `)`, Args: args, logQ: q}
 }

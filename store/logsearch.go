@@ -28,6 +28,10 @@ type searchTuning struct {
 	rowCheck, rowRead int64
 	// way, when not searchByCost, is the way every page is read (tests).
 	way searchWay
+	// WarmSearchCounts keeps ahead the counts of the words of the newest warmSample
+	// logs that would match warmFrom logs or more, at most warmWords of them.
+	warmFrom              int64
+	warmSample, warmWords int
 }
 
 // searchWay is how a page of a log search is read (see planLogSearch).
@@ -40,11 +44,13 @@ const (
 	searchFromSet
 )
 
-var defaultSearchTuning = searchTuning{keep: 5000, rowCheck: 400, rowRead: 12}
+var defaultSearchTuning = searchTuning{keep: 5000, rowCheck: 400, rowRead: 12,
+	warmFrom: 200_000, warmSample: 1000, warmWords: 16}
 
 // searchCountQueries bounds how many searches' counts are kept; the least recently
-// taken go first.
-const searchCountQueries = 64
+// taken go first. The words WarmSearchCounts keeps (warmWords) take some of them, and
+// leave people's own searches most.
+const searchCountQueries = 96
 
 // planLogSearch finds a log search among q's conditions and, when the others depend
 // on the log's device alone (or there are none), counts it exactly (countLogSearch)
