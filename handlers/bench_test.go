@@ -462,8 +462,9 @@ func BenchmarkLogWalk(b *testing.B) {
 
 // BenchmarkLogPageConstrained is a viewer who sees one site's logs (a fifth): their
 // first page, a page 100,000 logs in by offset and by cursor, the page 100 logs before
-// the end by offset, a device filter, and searches of names, an error phrase and a word
-// every output holds (at the first page and 10,000 logs in).
+// the end by offset, a device filter, and searches of names, an error phrase, a word of
+// every error message (15 % of the logs) and a word every output holds (at the first
+// page and 10,000 logs in).
 func BenchmarkLogPageConstrained(b *testing.B) {
 	a := benchAPI(b)
 	var created string
@@ -487,6 +488,7 @@ func BenchmarkLogPageConstrained(b *testing.B) {
 		{"q", "limit=50&q=command%20042"},
 		{"q_error", "limit=50&q=case%207"},
 		{"q_every_log", "limit=50&q=GigabitEthernet0"},
+		{"q_error_word", "limit=50&q=Invalid"},
 		{"q_every_log_offset", "limit=50&offset=10000&q=GigabitEthernet0"},
 	} {
 		b.Run(c.name, func(b *testing.B) {

@@ -110,6 +110,22 @@ func (db *DB) planLogSearch(ctx context.Context, q Query) ([]Expr, int, bool, er
 		// the page (each read for its device when there are devices to keep), and those
 		// of them tested against the search; or the set of matches.
 		matches := int64(total) * int64(total)
+		if devices != "" && db.search.way == searchByCost {
+			// When no name matches, the sets of a confined viewer's matches come from
+			// the word index's matches over every log, each read (or tested for its
+			// device): they cost every log's matches, not the viewer's.
+			named, err := searchNamed(ctx, db.r, search)
+			if err != nil {
+				return nil, 0, false, fmt.Errorf("store: list command_logs: %w", err)
+			}
+			if !named {
+				every, err := db.countLogSearch(ctx, search, "")
+				if err != nil {
+					return nil, 0, false, err
+				}
+				matches = int64(total) * int64(every)
+			}
+		}
 		way := db.search.way
 		if way == searchByCost && int64(reach)*(int64(visible)*db.search.rowCheck+all*db.search.rowRead) < matches {
 			way = searchByRow
@@ -352,9 +368,8 @@ func searchCountAfter(ctx context.Context, tx *sql.Tx, q string, mark, upto int6
 	if words, ok := logWords(q); ok && mark == searchCountAll {
 		// With no name matching, the count is of the word index's matches alone, without
 		// the union that de-duplicates them against the names'.
-		var named bool
-		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM command_log_names_fts WHERE command_log_names_fts MATCH ?)`,
-			ftsPhrase(q)).Scan(&named); err != nil {
+		named, err := searchNamed(ctx, tx, q)
+		if err != nil {
 			return nil, err
 		}
 		if !named {
@@ -375,6 +390,14 @@ func searchCountAfter(ctx context.Context, tx *sql.Tx, q string, mark, upto int6
 		return nil, err
 	}
 	return scanCounts(rows)
+}
+
+// searchNamed is whether q is in a command, device or user name of some log.
+func searchNamed(ctx context.Context, rq rowQueryer, q string) (bool, error) {
+	var named bool
+	err := rq.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM command_log_names_fts WHERE command_log_names_fts MATCH ?)`,
+		ftsPhrase(q)).Scan(&named)
+	return named, err
 }
 
 // keepSearchCount stores s, with the matches counted up to its newest log, as q's
