@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -156,24 +155,10 @@ func (t *floorTimes) report(b *testing.B, n, per int) {
 func BenchmarkFloorWarm(b *testing.B) {
 	for _, name := range []string{"sim-10ms", "frr"} {
 		b.Run(name, func(b *testing.B) {
-			x := benchEnv(b)
-			tg := frrOrSim(b, x, name)
-			ex := newExecutor(b, x, x.command("Version", "show version", "show"))
-			ex.run(tg.id, tg.token)
-			open := func() *devsim.BareSession {
-				s, err := devsim.OpenBare(tg.addr, tg.user, tg.pw, tg.prompt)
-				if err != nil {
-					b.Fatal(err)
-				}
-				b.Cleanup(func() { s.Close() })
-				if err := s.Run("terminal length 0"); err != nil {
-					b.Fatal(err)
-				}
-				return s
-			}
-			bare := open()
-			plain := newFloorClient(b, newFloorServer(b, []*devsim.BareSession{open()}, false))
-			logged := newFloorClient(b, newFloorServer(b, []*devsim.BareSession{open()}, true))
+			_, tg, ex := onOneDevice(b, name)
+			bare := tg.openBare(b)
+			plain := newFloorClient(b, newFloorServer(b, []*devsim.BareSession{tg.openBare(b)}, false))
+			logged := newFloorClient(b, newFloorServer(b, []*devsim.BareSession{tg.openBare(b)}, true))
 			t := newFloorTimes("fieldkit", "http", "http+log", "bare")
 			b.ResetTimer()
 			for range b.N {
@@ -196,49 +181,11 @@ func BenchmarkFloorWarm(b *testing.B) {
 // and in 50 bare sessions, alternating.
 func BenchmarkFloorFifty(b *testing.B) {
 	const n = 50
-	x := benchEnv(b)
-	ports := remoteDevices(b, n, 10*time.Millisecond)
-	cmd := x.command("Version", "show version", "show")
-	ids := make([]int64, n)
-	for i, p := range ports {
-		ids[i] = x.register("dev"+strconv.Itoa(i), x.iosPlat, p)
-	}
-	ex := newExecutor(b, x, cmd)
-	each := func(f func(i int)) {
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Add(1)
-			go func() { defer wg.Done(); f(i) }()
-		}
-		wg.Wait()
-	}
-	each(func(i int) { ex.run(ids[i], x.token) }) // host keys stored, sessions kept
-	sessions := func() []*devsim.BareSession {
-		out := make([]*devsim.BareSession, n)
-		each(func(i int) {
-			s, err := devsim.OpenBare("127.0.0.1:"+strconv.Itoa(ports[i]), simUser, simPass, "dev"+strconv.Itoa(i)+"#")
-			if err != nil {
-				b.Error(err)
-				return
-			}
-			out[i] = s
-			if err := s.Run("terminal length 0"); err != nil {
-				b.Error(err)
-			}
-		})
-		if b.Failed() {
-			b.FailNow()
-		}
-		b.Cleanup(func() {
-			for _, s := range out {
-				s.Close()
-			}
-		})
-		return out
-	}
-	bares := sessions()
-	plain := newFloorClient(b, newFloorServer(b, sessions(), false))
-	logged := newFloorClient(b, newFloorServer(b, sessions(), true))
+	x, ports, ids, ex := fiftyDevices(b)
+	each := func(f func(i int)) { eachAtOnce(n, f) }
+	bares := openBares(b, ports)
+	plain := newFloorClient(b, newFloorServer(b, openBares(b, ports), false))
+	logged := newFloorClient(b, newFloorServer(b, openBares(b, ports), true))
 	t := newFloorTimes("fieldkit", "http", "http+log", "bare")
 	b.ResetTimer()
 	for range b.N {

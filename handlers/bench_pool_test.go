@@ -175,18 +175,8 @@ func (e *executor) run(device int64, token string) {
 func BenchmarkWarmExecute(b *testing.B) {
 	for _, name := range []string{"sim-10ms", "frr"} {
 		b.Run(name, func(b *testing.B) {
-			x := benchEnv(b)
-			tg := frrOrSim(b, x, name)
-			ex := newExecutor(b, x, x.command("Version", "show version", "show"))
-			ex.run(tg.id, tg.token) // logs in, stores the host key
-			bare, err := devsim.OpenBare(tg.addr, tg.user, tg.pw, tg.prompt)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer bare.Close()
-			if err := bare.Run("terminal length 0"); err != nil {
-				b.Fatal(err)
-			}
+			x, tg, ex := onOneDevice(b, name)
+			bare := tg.openBare(b)
 			var api, base, apiCPU time.Duration
 			b.ResetTimer()
 			for range b.N {
@@ -209,6 +199,30 @@ func BenchmarkWarmExecute(b *testing.B) {
 	}
 }
 
+// onOneDevice is an execution server, the target named ("frr" or "sim-10ms") and a
+// client that has executed on it once: logged in, host key stored, session kept.
+func onOneDevice(b *testing.B, name string) (*xenv, benchTarget, *executor) {
+	x := benchEnv(b)
+	tg := frrOrSim(b, x, name)
+	ex := newExecutor(b, x, x.command("Version", "show version", "show"))
+	ex.run(tg.id, tg.token)
+	return x, tg, ex
+}
+
+// openBare opens a bare session on the target, logged in and with paging off, closed
+// when the benchmark ends.
+func (tg benchTarget) openBare(b *testing.B) *devsim.BareSession {
+	s, err := devsim.OpenBare(tg.addr, tg.user, tg.pw, tg.prompt)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	if err := s.Run("terminal length 0"); err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
 func frrOrSim(b *testing.B, x *xenv, name string) benchTarget {
 	if name == "frr" {
 		return frrTarget(b, x)
@@ -228,10 +242,7 @@ func report(b *testing.B, api, base time.Duration, n int) {
 func BenchmarkTwentyOnOneDevice(b *testing.B) {
 	for _, name := range []string{"sim-10ms", "frr"} {
 		b.Run(name, func(b *testing.B) {
-			x := benchEnv(b)
-			tg := frrOrSim(b, x, name)
-			ex := newExecutor(b, x, x.command("Version", "show version", "show"))
-			ex.run(tg.id, tg.token)
+			x, tg, ex := onOneDevice(b, name)
 			var api, base time.Duration
 			b.ResetTimer()
 			for range b.N {
@@ -269,43 +280,13 @@ func BenchmarkFiftyConcurrent(b *testing.B) {
 	const n = 50
 	for _, mode := range []string{"cold", "warm"} {
 		b.Run(mode, func(b *testing.B) {
-			x := benchEnv(b)
-			ports := remoteDevices(b, n, 10*time.Millisecond)
-			cmd := x.command("Version", "show version", "show")
-			ids := make([]int64, n)
-			for i, p := range ports {
-				ids[i] = x.register("dev"+strconv.Itoa(i), x.iosPlat, p)
-			}
-			ex := newExecutor(b, x, cmd)
-			each := func(f func(i int)) {
-				var wg sync.WaitGroup
-				for i := range n {
-					wg.Add(1)
-					go func() { defer wg.Done(); f(i) }()
-				}
-				wg.Wait()
-			}
-			each(func(i int) { ex.run(ids[i], x.token) }) // host keys stored, sessions kept
-			bares := make([]*devsim.BareSession, n)
+			x, ports, ids, ex := fiftyDevices(b)
+			each := func(f func(i int)) { eachAtOnce(n, f) }
+			var bares []*devsim.BareSession
 			if mode == "cold" {
 				x.api.Exec.Pool.Configure(exec.PoolConfig{Idle: 0, PerDevice: 1})
 			} else {
-				each(func(i int) {
-					s, err := devsim.OpenBare("127.0.0.1:"+strconv.Itoa(ports[i]), simUser, simPass, "dev"+strconv.Itoa(i)+"#")
-					if err != nil {
-						b.Error(err)
-						return
-					}
-					bares[i] = s
-					s.Run("terminal length 0")
-				})
-				defer func() {
-					for _, s := range bares {
-						if s != nil {
-							s.Close()
-						}
-					}
-				}()
+				bares = openBares(b, ports)
 			}
 			var api, base, apiCPU, baseCPU time.Duration
 			b.ResetTimer()
@@ -336,6 +317,61 @@ func BenchmarkFiftyConcurrent(b *testing.B) {
 			b.ReportMetric(float64(baseCPU.Microseconds())/float64(b.N*n)/1000, "bare-cpu-ms/exec")
 		})
 	}
+}
+
+// fiftyDevices is an execution server with 50 simulated devices (in a child process,
+// 10 ms latency), their ids and ports, and a client that has executed once on each:
+// host keys stored, sessions kept.
+func fiftyDevices(b *testing.B) (*xenv, []int, []int64, *executor) {
+	const n = 50
+	x := benchEnv(b)
+	ports := remoteDevices(b, n, 10*time.Millisecond)
+	cmd := x.command("Version", "show version", "show")
+	ids := make([]int64, n)
+	for i, p := range ports {
+		ids[i] = x.register("dev"+strconv.Itoa(i), x.iosPlat, p)
+	}
+	ex := newExecutor(b, x, cmd)
+	eachAtOnce(n, func(i int) { ex.run(ids[i], x.token) })
+	return x, ports, ids, ex
+}
+
+// eachAtOnce runs f for 0 to n-1, each in its own goroutine, and waits for them all.
+func eachAtOnce(n int, f func(i int)) {
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() { defer wg.Done(); f(i) }()
+	}
+	wg.Wait()
+}
+
+// openBares opens a bare session, logged in and with paging off, on each of the
+// simulated devices at ports (named dev0, dev1, …), closed when the benchmark ends.
+func openBares(b *testing.B, ports []int) []*devsim.BareSession {
+	out := make([]*devsim.BareSession, len(ports))
+	eachAtOnce(len(ports), func(i int) {
+		s, err := devsim.OpenBare("127.0.0.1:"+strconv.Itoa(ports[i]), simUser, simPass, "dev"+strconv.Itoa(i)+"#")
+		if err != nil {
+			b.Error(err)
+			return
+		}
+		out[i] = s
+		if err := s.Run("terminal length 0"); err != nil {
+			b.Error(err)
+		}
+	})
+	b.Cleanup(func() {
+		for _, s := range out {
+			if s != nil {
+				s.Close()
+			}
+		}
+	})
+	if b.Failed() {
+		b.FailNow()
+	}
+	return out
 }
 
 // cpuTime is the user and system CPU this process has used.
