@@ -61,6 +61,9 @@ type DB struct {
 	// search holds the thresholds of a log search's count and page (logsearch.go), which
 	// tests lower or fix to reach every way on a few logs.
 	search searchTuning
+	// devices holds every log's device for the per-device counts of searches
+	// (logdevices.go).
+	devices logDevices
 }
 
 // Open opens (creating if needed) the database file at path and applies migrations. The

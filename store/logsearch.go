@@ -32,6 +32,9 @@ type searchTuning struct {
 	// logs that would match warmFrom logs or more, at most warmWords of them.
 	warmFrom              int64
 	warmSample, warmWords int
+	// keysInline is the most logs after the held devices (logDevices) a count reads for
+	// their devices before using them; past it, or at -1, it counts without them.
+	keysInline int64
 }
 
 // searchWay is how a page of a log search is read (see planLogSearch).
@@ -45,7 +48,11 @@ const (
 )
 
 var defaultSearchTuning = searchTuning{keep: 5000, rowCheck: 400, rowRead: 12,
-	warmFrom: 200_000, warmSample: 1000, warmWords: 16}
+	warmFrom: 200_000, warmSample: 1000, warmWords: 16, keysInline: 100_000}
+
+// everyLogProbe is how many of the newest logs are tested against a search before its
+// matches are counted to learn whether it matches every log.
+const everyLogProbe = 16
 
 // searchCountQueries bounds how many searches' counts are kept; the least recently
 // taken go first. The words WarmSearchCounts keeps (warmWords) take some of them, and
@@ -209,10 +216,12 @@ func logSearchRow(q string) Expr {
 // counts, the logs after them, the newest log and the epoch are read in one snapshot,
 // and a count is stored only if no log was deleted or changed since that snapshot.
 //
-// The per-device counts read every match for its device (unless every log matches:
-// then they are the per-device counters); they are taken only for a search that
-// matches many logs in all (a count from the indexes alone, kept in its turn). One that
-// matches few is counted among the devices' logs alone.
+// The per-device counts take each match's device from those held in memory
+// (logDevices), reading the indexes alone; unless every log matches: then they are the
+// per-device counters. Without the held devices they read every match's row for its
+// device, and are taken only for a search that matches many logs in all (a count from
+// the indexes alone, kept in its turn); one that matches few is counted among the
+// devices' logs alone.
 func (db *DB) countLogSearch(ctx context.Context, q, devices string) (int, error) {
 	if tx := db.batchTx(ctx); tx != nil {
 		// Inside a write: counted plainly, nothing kept.
@@ -230,7 +239,7 @@ func (db *DB) countLogSearch(ctx context.Context, q, devices string) (int, error
 		q, searchCountDevices).Scan(&kept); err != nil {
 		return 0, fmt.Errorf("store: count command_logs: %w", err)
 	}
-	if kept == 0 {
+	if kept == 0 && db.devices.cur.Load() == nil {
 		all, err := db.countKept(ctx, q, searchCountAll, nil)
 		if err != nil || int64(all) < db.search.keep {
 			if err == nil {
@@ -267,10 +276,10 @@ func (db *DB) countKept(ctx context.Context, q string, mark int64, keys []int64)
 	}
 	var tail map[int64]int64
 	if mark == searchCountDevices && s.upto == 0 {
-		tail, err = everyLogMatches(ctx, tx, q)
+		tail, err = db.everyLogMatches(ctx, tx, q)
 	}
 	if tail == nil && err == nil {
-		tail, err = searchCountAfter(ctx, tx, q, mark, s.upto)
+		tail, err = db.searchCountAfter(ctx, tx, q, mark, s.upto)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("store: count command_logs: %w", err)
@@ -339,16 +348,28 @@ func readSearchCount(ctx context.Context, tx *sql.Tx, q string, mark int64) (sea
 
 // everyLogMatches is, when q matches every log, the number of logs of each device
 // (from the per-device counters, without reading a log); else nil.
-func everyLogMatches(ctx context.Context, tx *sql.Tx, q string) (map[int64]int64, error) {
+//
+// The newest everyLogProbe logs are tested first: a search most logs do not match is
+// told apart without counting its matches.
+func (db *DB) everyLogMatches(ctx context.Context, tx *sql.Tx, q string) (map[int64]int64, error) {
+	total, err := logCount(ctx, tx, "")
+	if err != nil {
+		return nil, err
+	}
+	row := logSearchRow(q)
+	var probed int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT id, command_name, device_name, username
+		FROM command_logs ORDER BY id DESC LIMIT `+strconv.Itoa(everyLogProbe)+`) t WHERE `+row.SQL, row.Args...).Scan(&probed); err != nil {
+		return nil, err
+	}
+	if probed < min(total, everyLogProbe) {
+		return nil, nil
+	}
 	s, err := readSearchCount(ctx, tx, q, searchCountAll)
 	if err != nil {
 		return nil, err
 	}
-	tail, err := searchCountAfter(ctx, tx, q, searchCountAll, s.upto)
-	if err != nil {
-		return nil, err
-	}
-	total, err := logCount(ctx, tx, "")
+	tail, err := db.searchCountAfter(ctx, tx, q, searchCountAll, s.upto)
 	if err != nil {
 		return nil, err
 	}
@@ -363,27 +384,41 @@ func everyLogMatches(ctx context.Context, tx *sql.Tx, q string) (map[int64]int64
 }
 
 // searchCountAfter counts the logs after upto that match q: with searchCountAll in
-// all, else by device counter key (each log read for its device).
-func searchCountAfter(ctx context.Context, tx *sql.Tx, q string, mark, upto int64) (map[int64]int64, error) {
-	if words, ok := logWords(q); ok && mark == searchCountAll {
-		// With no name matching, the count is of the word index's matches alone, without
-		// the union that de-duplicates them against the names'.
+// all, else by device counter key (from the devices held, or each log read for its
+// device).
+func (db *DB) searchCountAfter(ctx context.Context, tx *sql.Tx, q string, mark, upto int64) (map[int64]int64, error) {
+	// The ids of the matches, distinct: with no name matching, the word index's matches
+	// alone, without the union that de-duplicates them against the names'.
+	ids, args := "", []any(nil)
+	if words, ok := logWords(q); ok {
 		named, err := searchNamed(ctx, tx, q)
 		if err != nil {
 			return nil, err
 		}
 		if !named {
-			var n int64
-			err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (`+words.SQL+` AND rowid > ?)`, append(words.Args, upto)...).Scan(&n)
-			return map[int64]int64{searchCountAll: n}, err
+			ids, args = words.SQL+` AND rowid > ?`, append(slices.Clip(words.Args), upto)
 		}
 	}
-	sets, args := logSearchSets(q, "", upto)
+	sets, setArgs := logSearchSets(q, "", upto)
+	if ids == "" {
+		ids, args = strings.Join(sets, " UNION "), setArgs
+	}
 	if mark == searchCountAll {
 		var n int64
-		err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (`+strings.Join(sets, " UNION ")+`)`, args...).Scan(&n)
+		err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (`+ids+`)`, args...).Scan(&n)
 		return map[int64]int64{searchCountAll: n}, err
 	}
+	keys, err := db.devices.at(ctx, tx, db.search.keysInline)
+	if err != nil {
+		return nil, err
+	}
+	if keys != nil {
+		counts, ok, err := db.devices.counts(ctx, tx, keys, ids, args)
+		if err != nil || ok {
+			return counts, err
+		}
+	}
+	args = setArgs
 	rows, err := tx.QueryContext(ctx, `SELECT coalesce(x.device_id, 0), count(*) FROM command_logs x
 		WHERE x.id IN (`+strings.Join(sets, " UNION ALL ")+`) GROUP BY 1`, args...)
 	if err != nil {
@@ -416,8 +451,10 @@ func (db *DB) keepSearchCount(ctx context.Context, q string, mark int64, s searc
 	if epoch != s.epoch {
 		return nil
 	}
+	// The per-device counts cover every log: their sum is kept as the count over every
+	// log too.
 	if _, err := tx.ExecContext(ctx, `DELETE FROM command_log_search_counts
-		WHERE q = ?1 AND (device_id = ?2 OR (?2 = -2 AND device_id >= 0))`, q, mark); err != nil {
+		WHERE q = ?1 AND (device_id = ?2 OR (?2 = -2 AND device_id >= -1))`, q, mark); err != nil {
 		return err
 	}
 	var taken int64
@@ -425,21 +462,25 @@ func (db *DB) keepSearchCount(ctx context.Context, q string, mark int64, s searc
 		return err
 	}
 	var sum int64
+	rows := [][2]int64{}
 	for k, n := range s.totals {
 		sum += n
-		if k == mark {
-			continue
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO command_log_search_counts (q, device_id, upto, total, taken)
-			VALUES (?, ?, ?, ?, ?)`, q, k, s.newest, n, taken); err != nil {
-			return err
+		if k != mark {
+			rows = append(rows, [2]int64{k, n})
 		}
 	}
 	if mark == searchCountAll {
 		sum = s.totals[searchCountAll]
+	} else {
+		rows = append(rows, [2]int64{searchCountAll, sum})
+	}
+	rows = append(rows, [2]int64{mark, sum})
+	list, err := json.Marshal(rows)
+	if err != nil {
+		return err
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO command_log_search_counts (q, device_id, upto, total, taken)
-		VALUES (?, ?, ?, ?, ?)`, q, mark, s.newest, sum, taken); err != nil {
+		SELECT ?, value ->> 0, ?, value ->> 1, ? FROM json_each(?)`, q, s.newest, taken, string(list)); err != nil {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM command_log_search_counts WHERE q IN

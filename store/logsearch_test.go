@@ -81,9 +81,29 @@ func TestLogSearchIndexesExistingLogs(t *testing.T) {
 // kept and added to, against the plain match over every log: for every log and for
 // viewers of some devices, both orders, several offsets and a cursor, as logs are
 // added after a kept count, deleted, and a device is deleted.
+//
+// It runs twice: with every log's device held in memory (ReadLogDevices, as the
+// search_counts job does), read again after logs move as the job would; and without,
+// each match read for its device.
 func TestLogSearchWaysAgree(t *testing.T) {
+	t.Run("devices held", func(t *testing.T) { testLogSearchWays(t, true) })
+	t.Run("devices read", func(t *testing.T) { testLogSearchWays(t, false) })
+}
+
+func testLogSearchWays(t *testing.T, held bool) {
 	db := searchFixture(t, filepath.Join(t.TempDir(), "fieldkit.db"))
 	ctx := context.Background()
+	readDevices := func() {
+		t.Helper()
+		if !held {
+			db.search.keysInline = -1
+			return
+		}
+		if err := db.ReadLogDevices(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	readDevices()
 	// First with nothing kept, then every count kept.
 	db.search.keep = 1 << 40
 	// One segment: testing each log against the word index seeks into every segment.
@@ -204,6 +224,13 @@ func TestLogSearchWaysAgree(t *testing.T) {
 		t.Fatal(err)
 	}
 	compare("after a device's deletion")
+	if held {
+		readDevices()
+		compare("with the devices read again")
+	}
+	if used := db.devices.used.Load(); held != (used > 0) {
+		t.Errorf("devices held %v, counts taken from them: %d", held, used)
+	}
 }
 
 // A count read in a snapshot from before a log's deletion is not kept after it.
@@ -218,7 +245,7 @@ func TestLogSearchCountNotKeptOverDelete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tail, err := searchCountAfter(ctx, tx, "Interface", searchCountAll, s.upto)
+	tail, err := db.searchCountAfter(ctx, tx, "Interface", searchCountAll, s.upto)
 	tx.Rollback()
 	if err != nil || tail[searchCountAll] == 0 {
 		t.Fatalf("count %v %v", tail, err)
@@ -237,7 +264,7 @@ func TestLogSearchCountNotKeptOverDelete(t *testing.T) {
 	// Without the delete in between, it is kept.
 	tx, _ = db.r.BeginTx(ctx, nil)
 	s, _ = readSearchCount(ctx, tx, "Interface", searchCountAll)
-	s.totals, _ = searchCountAfter(ctx, tx, "Interface", searchCountAll, s.upto)
+	s.totals, _ = db.searchCountAfter(ctx, tx, "Interface", searchCountAll, s.upto)
 	tx.Rollback()
 	if err := db.keepSearchCount(ctx, "Interface", searchCountAll, s); err != nil {
 		t.Fatal(err)
