@@ -61,22 +61,18 @@ func (db *DB) ReadLogDevices(ctx context.Context) error {
 		}
 		next.upto = hi
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT id, coalesce(device_id, 0) FROM command_logs INDEXED BY command_logs_created`)
-	if err != nil {
+	// Each row goes to the aggregate fieldkit_log_devices_read rather than through
+	// database/sql: a fifth of the time at millions of logs.
+	v := &deviceView{keys: next}
+	h := deviceViews.add(v)
+	defer deviceViews.remove(h)
+	var n sql.NullInt64
+	if err := tx.QueryRowContext(ctx, `SELECT fieldkit_log_devices_read(?, id, coalesce(device_id, 0))
+		FROM command_logs INDEXED BY command_logs_created`, h).Scan(&n); err != nil {
 		return fmt.Errorf("store: read log devices: %w", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var id, key int64
-		if err := rows.Scan(&id, &key); err != nil {
-			return fmt.Errorf("store: read log devices: %w", err)
-		}
-		if !next.set(id, key) {
-			return nil // a device id past deviceKeysCap: nothing held
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("store: read log devices: %w", err)
+	if !n.Valid {
+		return nil // a device id past deviceKeysCap: nothing held
 	}
 	// Catch-ups go on while this reads; what they hold is kept if it is newer.
 	db.devices.mu.Lock()
@@ -263,11 +259,40 @@ func (c *deviceCounter) WindowValue(*sqlite.FunctionContext) (driver.Value, erro
 
 func (c *deviceCounter) Final(*sqlite.FunctionContext) {}
 
+// deviceReader is the aggregate fieldkit_log_devices_read(view, id, key): it sets each
+// log's key in the view's keys, and is the number of logs, or NULL when a key was past
+// deviceKeysCap.
+type deviceReader struct{ deviceCounter }
+
+func (c *deviceReader) Step(_ *sqlite.FunctionContext, args []driver.Value) error {
+	if c.v == nil {
+		h, _ := args[0].(int64)
+		if c.v = deviceViews.get(h); c.v == nil {
+			return fmt.Errorf("fieldkit_log_devices_read: no view %d", h)
+		}
+	}
+	id, _ := args[1].(int64)
+	key, _ := args[2].(int64)
+	k := c.v.keys
+	if id < k.base || id > k.upto || !k.set(id, key) {
+		c.v.missing = true
+		return nil
+	}
+	c.n++
+	return nil
+}
+
 func init() {
 	sqlite.MustRegisterFunction("fieldkit_log_devices", &sqlite.FunctionImpl{
 		NArgs: 2,
 		MakeAggregate: func(sqlite.FunctionContext) (sqlite.AggregateFunction, error) {
 			return &deviceCounter{}, nil
+		},
+	})
+	sqlite.MustRegisterFunction("fieldkit_log_devices_read", &sqlite.FunctionImpl{
+		NArgs: 3,
+		MakeAggregate: func(sqlite.FunctionContext) (sqlite.AggregateFunction, error) {
+			return &deviceReader{}, nil
 		},
 	})
 }
