@@ -24,8 +24,9 @@ type searchTuning struct {
 	keep int64
 	// rowCheck is about how many matches SQLite reads out of the indexes in the time it
 	// tests one log against the word index (a MATCH bound to the log's rowid, set up
-	// anew for each log); rowRead, in the time it reads one log by its id.
-	rowCheck, rowRead int64
+	// anew for each log); rowRead, in the time it reads one log by its id; rowIn, in
+	// the time it looks one id up in a set read once.
+	rowCheck, rowRead, rowIn int64
 	// way, when not searchByCost, is the way every page is read (tests).
 	way searchWay
 	// WarmSearchCounts keeps ahead the counts of the words of the newest warmSample
@@ -35,6 +36,11 @@ type searchTuning struct {
 	// keysInline is the most logs after the held devices (logDevices) a count reads for
 	// their devices before using them; past it, or at -1, it counts without them.
 	keysInline int64
+	// windowLeast is the fewest logs a walk's window spans (walkWindow), and
+	// windowSpread how many times as many ids as logs it may span.
+	windowLeast, windowSpread int64
+	// windowLogs, when set, is the number of logs every window spans (tests).
+	windowLogs int64
 }
 
 // searchWay is how a page of a log search is read (see planLogSearch).
@@ -47,8 +53,9 @@ const (
 	searchFromSet
 )
 
-var defaultSearchTuning = searchTuning{keep: 5000, rowCheck: 400, rowRead: 12,
-	warmFrom: 200_000, warmSample: 1000, warmWords: 16, keysInline: 100_000}
+var defaultSearchTuning = searchTuning{keep: 5000, rowCheck: 400, rowRead: 12, rowIn: 4,
+	warmFrom: 200_000, warmSample: 1000, warmWords: 16, keysInline: 100_000,
+	windowLeast: 2000, windowSpread: 4}
 
 // everyLogProbe is how many of the newest logs are tested against a search before its
 // matches are counted to learn whether it matches every log.
@@ -134,6 +141,30 @@ func (db *DB) planLogSearch(ctx context.Context, q Query) ([]Expr, int, bool, er
 			}
 		}
 		way := db.search.way
+		// A walk whose logs' ids lie close together tests them against the word index's
+		// matches in their range, read once (walkWindow): a cost of rowIn a log it tests
+		// and the range's matches, about twice those of the logs it passes.
+		window := noWindow
+		walk := int64(reach) * all / int64(total)
+		if _, words := logWords(search); words && 2*walk <= walkWindowMost && (way == searchByCost || way == searchByRow) {
+			every := int64(total)
+			other := min(matches, int64(reach)*all)
+			if devices != "" {
+				n, err := db.countLogSearch(ctx, search, "")
+				if err != nil {
+					return nil, 0, false, err
+				}
+				every, other = int64(n), matches
+			}
+			if way == searchByRow || int64(reach)*(int64(visible)*db.search.rowIn+all*db.search.rowRead+2*every) < other {
+				if window, err = db.walkWindow(ctx, q, desc, walk); err != nil {
+					return nil, 0, false, fmt.Errorf("store: list command_logs: %w", err)
+				}
+				if window != noWindow {
+					way = searchByRow
+				}
+			}
+		}
 		if way == searchByCost && int64(reach)*(int64(visible)*db.search.rowCheck+all*db.search.rowRead) < matches {
 			way = searchByRow
 		}
@@ -150,7 +181,7 @@ func (db *DB) planLogSearch(ctx context.Context, q Query) ([]Expr, int, bool, er
 				r := And(rest...)
 				rest = []Expr{{SQL: "+(" + r.SQL + ")", Args: r.Args}}
 			}
-			return append(rest, logSearchRow(search)), total, true, nil
+			return append(rest, logSearchRow(search, window)), total, true, nil
 		}
 		if devices != "" && way == searchByCost {
 			// Against the set of every log's matches, read from the indexes alone, the
@@ -189,18 +220,67 @@ func (db *DB) planLogSearch(ctx context.Context, q Query) ([]Expr, int, bool, er
 	return append(rest, Expr{SQL: `t.id IN (` + strings.Join(sets, " UNION ALL ") + `)`, Args: args}), total, true, nil
 }
 
+// noWindow is the window of logSearchRow that holds no id.
+var noWindow = [2]int64{0, -1}
+
+// walkWindow is the range of ids of the logs a walk along created (q's order, from its
+// cursor) is expected to pass: twice about as many as reach, at least windowLeast and
+// at most walkWindowMost of them; none when their ids spread over more than
+// windowSpread times as many.
+func (db *DB) walkWindow(ctx context.Context, q Query, desc bool, reach int64) ([2]int64, error) {
+	n := min(max(2*reach, db.search.windowLeast), walkWindowMost)
+	if db.search.windowLogs > 0 {
+		n = db.search.windowLogs
+	}
+	dir := "ASC"
+	if desc {
+		dir = "DESC"
+	}
+	where := True
+	if q.After != nil {
+		var err error
+		if where, err = afterKey(q.Order, q.After); err != nil {
+			return noWindow, err
+		}
+	}
+	var w [2]int64
+	err := db.reader(ctx).QueryRowContext(ctx, `SELECT coalesce(min(id), 0), coalesce(max(id), -1) FROM (SELECT t.id
+		FROM command_logs t INDEXED BY command_logs_created WHERE `+where.SQL+` ORDER BY t.created `+dir+`, t.id `+dir+` LIMIT ?)`,
+		append(slices.Clip(where.Args), n)...).Scan(&w[0], &w[1])
+	if err != nil || w[1]-w[0] > db.search.windowSpread*n {
+		// Logs written out of their created order: the range would hold many more
+		// matches than the walk passes.
+		return noWindow, err
+	}
+	return w, nil
+}
+
+// walkWindowMost is the most logs walkWindow spans.
+const walkWindowMost = 200_000
+
 // logSearchRow is logSearch as a test of one log t, for a walk along an index: its
 // names against the few matching distinct names (each list read once per query), its
 // text against the word index at its rowid. The unary + keeps SQLite from starting
 // from the names' indexes.
-func logSearchRow(q string) Expr {
+//
+// A log whose id is within window (lo, hi; none when hi < lo) is tested against the word
+// index's matches in that range, read once per query: a walk that passes thousands of
+// logs would otherwise set the index up anew for each.
+func logSearchRow(q string, window [2]int64) Expr {
 	var ors []Expr
 	for kind, col := range logNameColumns {
 		ors = append(ors, Expr{SQL: `+t.` + col + ` IN (SELECT n.name FROM command_log_names n WHERE n.kind = ` + strconv.Itoa(kind) +
 			` AND n.id IN (SELECT rowid FROM command_log_names_fts WHERE command_log_names_fts MATCH ?))`, Args: []any{ftsPhrase(q)}})
 	}
 	if words, ok := logWords(q); ok {
-		ors = append(ors, Expr{SQL: `EXISTS (` + words.SQL + ` AND rowid = t.id)`, Args: words.Args})
+		each := Expr{SQL: `EXISTS (` + words.SQL + ` AND rowid = t.id)`, Args: words.Args}
+		if lo, hi := window[0], window[1]; hi >= lo {
+			args := []any{lo, hi}
+			args = append(append(args, words.Args...), lo, hi)
+			each = Expr{SQL: `(CASE WHEN t.id BETWEEN ? AND ? THEN t.id IN (` + words.SQL + ` AND rowid BETWEEN ? AND ?) ELSE ` + each.SQL + ` END)`,
+				Args: append(args, each.Args...)}
+		}
+		ors = append(ors, each)
 	}
 	e := Or(ors...)
 	e.SQL = "(" + e.SQL + ")"
@@ -356,7 +436,7 @@ func (db *DB) everyLogMatches(ctx context.Context, tx *sql.Tx, q string) (map[in
 	if err != nil {
 		return nil, err
 	}
-	row := logSearchRow(q)
+	row := logSearchRow(q, noWindow)
 	var probed int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT id, command_name, device_name, username
 		FROM command_logs ORDER BY id DESC LIMIT `+strconv.Itoa(everyLogProbe)+`) t WHERE `+row.SQL, row.Args...).Scan(&probed); err != nil {

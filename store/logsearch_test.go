@@ -83,8 +83,9 @@ func TestLogSearchIndexesExistingLogs(t *testing.T) {
 // added after a kept count, deleted, and a device is deleted.
 //
 // It runs twice: with every log's device held in memory (ReadLogDevices, as the
-// search_counts job does), read again after logs move as the job would; and without,
-// each match read for its device.
+// search_counts job does), read again after logs move as the job would, and walks'
+// windows of ids smaller than the walks; and without, each match read for its device,
+// the windows holding every log.
 func TestLogSearchWaysAgree(t *testing.T) {
 	t.Run("devices held", func(t *testing.T) { testLogSearchWays(t, true) })
 	t.Run("devices read", func(t *testing.T) { testLogSearchWays(t, false) })
@@ -104,6 +105,11 @@ func testLogSearchWays(t *testing.T, held bool) {
 		}
 	}
 	readDevices()
+	if held {
+		// Walks test the logs past their window's ids each against the word index: the
+		// windows are small and may spread over any ids.
+		db.search.windowLogs, db.search.windowSpread = 20, 1<<40
+	}
 	// First with nothing kept, then every count kept.
 	db.search.keep = 1 << 40
 	// One segment: testing each log against the word index seeks into every segment.
@@ -273,5 +279,28 @@ func TestLogSearchCountNotKeptOverDelete(t *testing.T) {
 	if err := db.r.QueryRow(`SELECT total FROM command_log_search_counts WHERE q = 'Interface' AND device_id = -1`).Scan(&total); err != nil ||
 		total != tail[searchCountAll]-1 {
 		t.Errorf("kept %d (%v), want %d", total, err, tail[searchCountAll]-1)
+	}
+}
+
+// TestLogSearchRowWindow tests every log against a search through logSearchRow with
+// windows whose edges are matching logs, a single log, and none: each must select
+// exactly the logs the plain search matches.
+func TestLogSearchRowWindow(t *testing.T) {
+	db := searchFixture(t, filepath.Join(t.TempDir(), "fieldkit.db"))
+	for _, q := range []string{"command 042", "Invalid", "ÉCH", "dev-123"} {
+		plain := logSearch(q)
+		want := plainIDs(t, db, `SELECT t.id FROM command_logs t WHERE `+plain.SQL+` ORDER BY t.id`, plain.Args...)
+		if len(want) < 2 {
+			t.Fatalf("q %q: %d matches; the fixture should hold more", q, len(want))
+		}
+		first, last := want[0], want[len(want)-1]
+		mid := want[len(want)/2]
+		for _, w := range [][2]int64{noWindow, {first, last}, {mid, mid}, {first, mid}, {mid, last}, {first + 1, last - 1}, {0, 1 << 40}} {
+			row := logSearchRow(q, w)
+			got := plainIDs(t, db, `SELECT t.id FROM command_logs t WHERE `+row.SQL+` ORDER BY t.id`, row.Args...)
+			if !slices.Equal(got, want) {
+				t.Errorf("q %q, window %v: %d logs, want %d", q, w, len(got), len(want))
+			}
+		}
 	}
 }
