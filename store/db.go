@@ -63,7 +63,7 @@ type DB struct {
 	search searchTuning
 	// devices holds every log's device for the per-device counts of searches
 	// (logdevices.go).
-	devices logDevices
+	devices heldDevices
 }
 
 // Open opens (creating if needed) the database file at path and applies migrations. The

@@ -111,6 +111,23 @@ func TestLogDevicesFollowMoves(t *testing.T) {
 		t.Errorf("after a prune, held from %d; the oldest log is %d", base, newest-40)
 	}
 
+	// The job follows what is held: the new logs alone when nothing moved, every log
+	// after a move.
+	add(db, 2, d[2])
+	held := db.devices.cur.Load()
+	if err := db.followLogDevices(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if now := db.devices.cur.Load(); now.moves != held.moves || now.base != held.base || now.upto <= held.upto {
+		t.Errorf("followed new logs: held %d..%d at %d, before %d..%d at %d", now.base, now.upto, now.moves, held.base, held.upto, held.moves)
+	}
+	check("followed", true)
+	exec(`UPDATE command_logs SET device_id = ? WHERE id = (SELECT max(id) FROM command_logs)`, d[1])
+	if err := db.followLogDevices(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("followed after a move", true)
+
 	// More new logs than a count reads inline: not held for that count, held after a
 	// read.
 	db.search.keysInline = 2

@@ -19,12 +19,13 @@ import (
 // search would take them, so they keep the same rules: a count read before a log was
 // deleted is never stored. It returns the words whose counts are kept.
 //
-// It first reads the device of every log, to hold (ReadLogDevices). Logs deleted later
-// (a prune) drop the kept counts; running this again takes them anew.
+// It first reads the device of every log to hold (ReadLogDevices), or of the logs added
+// since it last did when no log moved meanwhile. Logs deleted later (a prune) drop the
+// kept counts; running this again takes them anew.
 func (db *DB) WarmSearchCounts(ctx context.Context) ([]string, error) {
 	// The per-device counts below, and a confined viewer's searches after, take each
-	// match's device from those held (logDevices).
-	if err := db.ReadLogDevices(ctx); err != nil {
+	// match's device from those held (heldDevices).
+	if err := db.followLogDevices(ctx); err != nil {
 		return nil, err
 	}
 	t := db.search
