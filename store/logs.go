@@ -177,16 +177,26 @@ func logSearchTop(q, dir string, top int) Expr {
 // message hold every word of q; false when q has no word.
 func logWords(q string) (Expr, bool) {
 	var words []string
-	for _, w := range strings.Fields(q) {
-		if strings.IndexFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
-			words = append(words, ftsPhrase(w))
-		}
+	for _, w := range searchWords(q) {
+		words = append(words, ftsPhrase(w))
 	}
 	if len(words) == 0 {
 		return Expr{}, false
 	}
 	return Expr{SQL: `SELECT rowid FROM command_logs_text WHERE command_logs_text MATCH ?`,
 		Args: []any{strings.Join(words, " ")}}, true
+}
+
+// searchWords are the words of ?q= that the word index is searched for: those with a
+// letter or a digit.
+func searchWords(q string) []string {
+	var words []string
+	for _, w := range strings.Fields(q) {
+		if strings.IndexFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
+			words = append(words, w)
+		}
+	}
+	return words
 }
 
 // logNameColumns are the log's name columns by their kind in command_log_names.

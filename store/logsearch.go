@@ -33,7 +33,7 @@ type searchTuning struct {
 	// logs that would match warmFrom logs or more, at most warmWords of them.
 	warmFrom              int64
 	warmSample, warmWords int
-	// keysInline is the most logs after the held devices (logDevices) a count reads for
+	// keysInline is the most logs after the held devices (heldDevices) a count reads for
 	// their devices before using them; past it, or at -1, it counts without them.
 	keysInline int64
 	// windowLeast is the fewest logs a walk's window spans (walkWindow), and
@@ -124,39 +124,44 @@ func (db *DB) planLogSearch(ctx context.Context, q Query) ([]Expr, int, bool, er
 		// the page (each read for its device when there are devices to keep), and those
 		// of them tested against the search; or the set of matches.
 		matches := int64(total) * int64(total)
+		named, err := searchNamed(ctx, db.reader(ctx), search)
+		if err != nil {
+			return nil, 0, false, fmt.Errorf("store: list command_logs: %w", err)
+		}
 		if devices != "" && db.search.way == searchByCost {
 			// When no name matches, the sets of a confined viewer's matches come from
 			// the word index's matches over every log, each read (or tested for its
 			// device): they cost every log's matches, not the viewer's.
-			named, err := searchNamed(ctx, db.r, search)
-			if err != nil {
-				return nil, 0, false, fmt.Errorf("store: list command_logs: %w", err)
-			}
 			if !named {
-				every, err := db.countLogSearch(ctx, search, "")
+				cost, err := db.wordsCost(ctx, search)
 				if err != nil {
 					return nil, 0, false, err
 				}
-				matches = int64(total) * int64(every)
+				matches = int64(total) * cost
 			}
 		}
 		way := db.search.way
 		// A walk whose logs' ids lie close together tests them against the word index's
 		// matches in their range, read once (walkWindow): a cost of rowIn a log it tests
-		// and the range's matches, about twice those of the logs it passes.
+		// and the range's matches, about twice those of the logs it passes. When no name
+		// matches, the walk reads the created index alone (it holds the id and the
+		// device); else each log it tests is read for its names.
 		window := noWindow
+		read := int64(0)
+		if named {
+			read = db.search.rowRead
+		}
 		walk := int64(reach) * all / int64(total)
 		if _, words := logWords(search); words && 2*walk <= walkWindowMost && (way == searchByCost || way == searchByRow) {
 			every := int64(total)
 			other := min(matches, int64(reach)*all)
 			if devices != "" {
-				n, err := db.countLogSearch(ctx, search, "")
-				if err != nil {
+				if every, err = db.wordsCost(ctx, search); err != nil {
 					return nil, 0, false, err
 				}
-				every, other = int64(n), matches
+				other = matches
 			}
-			if way == searchByRow || int64(reach)*(int64(visible)*db.search.rowIn+all*db.search.rowRead+2*every) < other {
+			if way == searchByRow || int64(reach)*(all+int64(visible)*(db.search.rowIn+read)+2*every) < other {
 				if window, err = db.walkWindow(ctx, q, desc, walk); err != nil {
 					return nil, 0, false, fmt.Errorf("store: list command_logs: %w", err)
 				}
@@ -181,7 +186,7 @@ func (db *DB) planLogSearch(ctx context.Context, q Query) ([]Expr, int, bool, er
 				r := And(rest...)
 				rest = []Expr{{SQL: "+(" + r.SQL + ")", Args: r.Args}}
 			}
-			return append(rest, logSearchRow(search, window)), total, true, nil
+			return append(rest, logSearchRow(search, window, named)), total, true, nil
 		}
 		if devices != "" && way == searchByCost {
 			// Against the set of every log's matches, read from the indexes alone, the
@@ -218,6 +223,33 @@ func (db *DB) planLogSearch(ctx context.Context, q Query) ([]Expr, int, bool, er
 	}
 	sets, args := logSearchSets(search, devices, 0)
 	return append(rest, Expr{SQL: `t.id IN (` + strings.Join(sets, " UNION ALL ") + `)`, Args: args}), total, true, nil
+}
+
+// wordsCost is about how many entries of the word index reading the matches of q over
+// every log reads: its matches, or for several words the sum of the counts kept for
+// each word, when greater (the index reads each word's entries to find the logs that
+// hold them all). A word dense enough to cost much has its count kept by the
+// search_counts job; one without is not counted here.
+func (db *DB) wordsCost(ctx context.Context, q string) (int64, error) {
+	n, err := db.countLogSearch(ctx, q, "")
+	if err != nil {
+		return 0, err
+	}
+	words := searchWords(q)
+	if len(words) < 2 {
+		return int64(n), nil
+	}
+	var sum int64
+	for _, w := range words {
+		var kept int64
+		err := db.r.QueryRowContext(ctx, `SELECT coalesce(max(total), 0) FROM command_log_search_counts WHERE q = ? AND device_id = ?`,
+			searchKey(w), searchCountAll).Scan(&kept)
+		if err != nil {
+			return 0, fmt.Errorf("store: count command_logs: %w", err)
+		}
+		sum += kept
+	}
+	return max(int64(n), sum), nil
 }
 
 // noWindow is the window of logSearchRow that holds no id.
@@ -263,12 +295,16 @@ const walkWindowMost = 200_000
 // text against the word index at its rowid. The unary + keeps SQLite from starting
 // from the names' indexes.
 //
+// named is false when no log's name holds q (searchNamed): only the words are tested.
 // A log whose id is within window (lo, hi; none when hi < lo) is tested against the word
 // index's matches in that range, read once per query: a walk that passes thousands of
 // logs would otherwise set the index up anew for each.
-func logSearchRow(q string, window [2]int64) Expr {
+func logSearchRow(q string, window [2]int64, named bool) Expr {
 	var ors []Expr
 	for kind, col := range logNameColumns {
+		if !named {
+			break // no name holds q: the log's names need not be read
+		}
 		ors = append(ors, Expr{SQL: `+t.` + col + ` IN (SELECT n.name FROM command_log_names n WHERE n.kind = ` + strconv.Itoa(kind) +
 			` AND n.id IN (SELECT rowid FROM command_log_names_fts WHERE command_log_names_fts MATCH ?))`, Args: []any{ftsPhrase(q)}})
 	}
@@ -297,7 +333,7 @@ func logSearchRow(q string, window [2]int64) Expr {
 // and a count is stored only if no log was deleted or changed since that snapshot.
 //
 // The per-device counts take each match's device from those held in memory
-// (logDevices), reading the indexes alone; unless every log matches: then they are the
+// (heldDevices), reading the indexes alone; unless every log matches: then they are the
 // per-device counters. Without the held devices they read every match's row for its
 // device, and are taken only for a search that matches many logs in all (a count from
 // the indexes alone, kept in its turn); one that matches few is counted among the
@@ -436,7 +472,7 @@ func (db *DB) everyLogMatches(ctx context.Context, tx *sql.Tx, q string) (map[in
 	if err != nil {
 		return nil, err
 	}
-	row := logSearchRow(q, noWindow)
+	row := logSearchRow(q, noWindow, true)
 	var probed int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT id, command_name, device_name, username
 		FROM command_logs ORDER BY id DESC LIMIT `+strconv.Itoa(everyLogProbe)+`) t WHERE `+row.SQL, row.Args...).Scan(&probed); err != nil {

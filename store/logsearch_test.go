@@ -283,8 +283,9 @@ func TestLogSearchCountNotKeptOverDelete(t *testing.T) {
 }
 
 // TestLogSearchRowWindow tests every log against a search through logSearchRow with
-// windows whose edges are matching logs, a single log, and none: each must select
-// exactly the logs the plain search matches.
+// windows whose edges are matching logs, a single log, and none, with and without the
+// names (without only when no name holds the search): each must select exactly the logs
+// the plain search matches.
 func TestLogSearchRowWindow(t *testing.T) {
 	db := searchFixture(t, filepath.Join(t.TempDir(), "fieldkit.db"))
 	for _, q := range []string{"command 042", "Invalid", "ÉCH", "dev-123"} {
@@ -295,11 +296,18 @@ func TestLogSearchRowWindow(t *testing.T) {
 		}
 		first, last := want[0], want[len(want)-1]
 		mid := want[len(want)/2]
+		named, err := searchNamed(context.Background(), db.r, q)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, w := range [][2]int64{noWindow, {first, last}, {mid, mid}, {first, mid}, {mid, last}, {first + 1, last - 1}, {0, 1 << 40}} {
-			row := logSearchRow(q, w)
-			got := plainIDs(t, db, `SELECT t.id FROM command_logs t WHERE `+row.SQL+` ORDER BY t.id`, row.Args...)
-			if !slices.Equal(got, want) {
-				t.Errorf("q %q, window %v: %d logs, want %d", q, w, len(got), len(want))
+			// The names are tested when some name holds q, and may be either way else.
+			for _, test := range []bool{named, true} {
+				row := logSearchRow(q, w, test)
+				got := plainIDs(t, db, `SELECT t.id FROM command_logs t WHERE `+row.SQL+` ORDER BY t.id`, row.Args...)
+				if !slices.Equal(got, want) {
+					t.Errorf("q %q, window %v, names tested %v: %d logs, want %d", q, w, test, len(got), len(want))
+				}
 			}
 		}
 	}
