@@ -153,13 +153,15 @@ func (db *DB) planLogSearch(ctx context.Context, q Query) ([]Expr, int, bool, er
 		}
 		walk := int64(reach) * all / int64(total)
 		if _, words := logWords(search); words && 2*walk <= walkWindowMost && (way == searchByCost || way == searchByRow) {
-			every := int64(total)
-			other := min(matches, int64(reach)*all)
-			if devices != "" {
-				if every, err = db.wordsCost(ctx, search); err != nil {
-					return nil, 0, false, err
-				}
-				other = matches
+			// Against the set ways, which read every log's matches (for a viewer of every
+			// log, whichever way they then take the page).
+			every, err := db.wordsCost(ctx, search)
+			if err != nil {
+				return nil, 0, false, err
+			}
+			other := matches
+			if devices == "" {
+				other = int64(total) * every
 			}
 			if way == searchByRow || int64(reach)*(all+int64(visible)*(db.search.rowIn+read)+2*every) < other {
 				if window, err = db.walkWindow(ctx, q, desc, walk); err != nil {
