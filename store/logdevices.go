@@ -65,8 +65,8 @@ func (db *DB) ReadLogDevices(ctx context.Context) error {
 	// Each row goes to the aggregate fieldkit_log_devices_read rather than through
 	// database/sql: a fifth of the time at millions of logs.
 	v := &deviceView{keys: next}
-	h := deviceViews.add(v)
-	defer deviceViews.remove(h)
+	h := addDeviceView(v)
+	defer deviceViews.Delete(h)
 	var n sql.NullInt64
 	if err := tx.QueryRowContext(ctx, `SELECT fieldkit_log_devices_read(?, id, coalesce(device_id, 0))
 		FROM command_logs INDEXED BY command_logs_created`, h).Scan(&n); err != nil {
@@ -183,8 +183,8 @@ func (d *heldDevices) at(ctx context.Context, tx *sql.Tx, most int64) (*heldKeys
 // sees that was deleted before keys were read), to be counted plainly.
 func (d *heldDevices) counts(ctx context.Context, tx *sql.Tx, keys *heldKeys, ids string, args []any) (map[int64]int64, bool, error) {
 	v := &deviceView{keys: keys, counts: make([]int64, int(keys.maxKey)+1)}
-	h := deviceViews.add(v)
-	defer deviceViews.remove(h)
+	h := addDeviceView(v)
+	defer deviceViews.Delete(h)
 	var n sql.NullInt64
 	if err := tx.QueryRowContext(ctx, `WITH m(i) AS (`+ids+`) SELECT fieldkit_log_devices(?, i) FROM m`,
 		append(slices.Clip(args), h)...).Scan(&n); err != nil {
@@ -211,34 +211,17 @@ type deviceView struct {
 	missing bool
 }
 
-// deviceViews hands each count's view to the SQL function by a number: SQLite passes
-// it integers, not Go values.
-var deviceViews = viewRegistry{m: map[int64]*deviceView{}}
+// deviceViews hands each count's view to the SQL function by a number (SQLite passes
+// it integers, not Go values): handle → *deviceView.
+var (
+	deviceViews    sync.Map
+	deviceViewNext atomic.Int64
+)
 
-type viewRegistry struct {
-	mu   sync.Mutex
-	next int64
-	m    map[int64]*deviceView
-}
-
-func (r *viewRegistry) add(v *deviceView) int64 {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.next++
-	r.m[r.next] = v
-	return r.next
-}
-
-func (r *viewRegistry) get(h int64) *deviceView {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.m[h]
-}
-
-func (r *viewRegistry) remove(h int64) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	delete(r.m, h)
+func addDeviceView(v *deviceView) int64 {
+	h := deviceViewNext.Add(1)
+	deviceViews.Store(h, v)
+	return h
 }
 
 // deviceCounter is the aggregate fieldkit_log_devices(view, id): it counts each id
@@ -249,12 +232,22 @@ type deviceCounter struct {
 	n int64
 }
 
+// view finds the view of handle args[0] on the first row.
+func (c *deviceCounter) view(args []driver.Value) error {
+	if c.v != nil {
+		return nil
+	}
+	h, _ := args[0].(int64)
+	v, _ := deviceViews.Load(h)
+	if c.v, _ = v.(*deviceView); c.v == nil {
+		return fmt.Errorf("fieldkit_log_devices: no view %d", h)
+	}
+	return nil
+}
+
 func (c *deviceCounter) Step(_ *sqlite.FunctionContext, args []driver.Value) error {
-	if c.v == nil {
-		h, _ := args[0].(int64)
-		if c.v = deviceViews.get(h); c.v == nil {
-			return fmt.Errorf("fieldkit_log_devices: no view %d", h)
-		}
+	if err := c.view(args); err != nil {
+		return err
 	}
 	id, _ := args[1].(int64)
 	k := c.v.keys
@@ -286,11 +279,8 @@ func (c *deviceCounter) Final(*sqlite.FunctionContext) {}
 type deviceReader struct{ deviceCounter }
 
 func (c *deviceReader) Step(_ *sqlite.FunctionContext, args []driver.Value) error {
-	if c.v == nil {
-		h, _ := args[0].(int64)
-		if c.v = deviceViews.get(h); c.v == nil {
-			return fmt.Errorf("fieldkit_log_devices_read: no view %d", h)
-		}
+	if err := c.view(args); err != nil {
+		return err
 	}
 	id, _ := args[1].(int64)
 	key, _ := args[2].(int64)
