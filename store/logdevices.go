@@ -49,9 +49,8 @@ func (db *DB) ReadLogDevices(ctx context.Context) error {
 		return fmt.Errorf("store: read log devices: %w", err)
 	}
 	defer tx.Rollback()
-	var moves, lo, hi int64
-	if err := tx.QueryRowContext(ctx, `SELECT (SELECT epoch FROM command_log_moves WHERE id = 1),
-		(SELECT coalesce(min(id), 1) FROM command_logs), (SELECT coalesce(max(id), 0) FROM command_logs)`).Scan(&moves, &lo, &hi); err != nil {
+	moves, lo, hi, err := logSpan(ctx, tx)
+	if err != nil {
 		return fmt.Errorf("store: read log devices: %w", err)
 	}
 	next := &heldKeys{moves: moves, base: lo, upto: lo - 1}
@@ -104,6 +103,14 @@ func (db *DB) followLogDevices(ctx context.Context) error {
 	return db.ReadLogDevices(ctx)
 }
 
+// logSpan is, in tx's snapshot, the epoch of command_log_moves and the oldest and newest
+// log ids (1 and 0 when there is none).
+func logSpan(ctx context.Context, tx *sql.Tx) (moves, lo, hi int64, err error) {
+	err = tx.QueryRowContext(ctx, `SELECT (SELECT epoch FROM command_log_moves WHERE id = 1),
+		(SELECT coalesce(min(id), 1) FROM command_logs), (SELECT coalesce(max(id), 0) FROM command_logs)`).Scan(&moves, &lo, &hi)
+	return moves, lo, hi, err
+}
+
 // set records log id's key, false when the key is past deviceKeysCap.
 func (k *heldKeys) set(id, key int64) bool {
 	if key < 0 || key >= deviceKeysCap {
@@ -122,9 +129,8 @@ func (d *heldDevices) at(ctx context.Context, tx *sql.Tx, most int64) (*heldKeys
 	if cur == nil || most < 0 {
 		return nil, nil
 	}
-	var moves, lo, hi int64
-	if err := tx.QueryRowContext(ctx, `SELECT (SELECT epoch FROM command_log_moves WHERE id = 1),
-		(SELECT coalesce(min(id), 1) FROM command_logs), (SELECT coalesce(max(id), 0) FROM command_logs)`).Scan(&moves, &lo, &hi); err != nil {
+	moves, lo, hi, err := logSpan(ctx, tx)
+	if err != nil {
 		return nil, err
 	}
 	if moves != cur.moves {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Keys of command_log_search_counts besides the devices' counter keys: the count over
@@ -36,9 +37,9 @@ type searchTuning struct {
 	// keysInline is the most logs after the held devices (heldDevices) a count reads for
 	// their devices before using them; past it, or at -1, it counts without them.
 	keysInline int64
-	// windowLeast is the fewest logs a walk's window spans (walkWindow), and
-	// windowSpread how many times as many ids as logs it may span.
-	windowLeast, windowSpread int64
+	// windowSpread is how many times as many ids as logs a walk's window may span
+	// (walkWindow).
+	windowSpread int64
 	// windowLogs, when set, is the number of logs every window spans (tests).
 	windowLogs int64
 }
@@ -55,7 +56,7 @@ const (
 
 var defaultSearchTuning = searchTuning{keep: 5000, rowCheck: 400, rowRead: 12, rowIn: 4,
 	warmFrom: 200_000, warmSample: 1000, warmWords: 16, keysInline: 100_000,
-	windowLeast: 2000, windowSpread: 4}
+	windowSpread: 4}
 
 // everyLogProbe is how many of the newest logs are tested against a search before its
 // matches are counted to learn whether it matches every log.
@@ -128,17 +129,17 @@ func (db *DB) planLogSearch(ctx context.Context, q Query) ([]Expr, int, bool, er
 		if err != nil {
 			return nil, 0, false, fmt.Errorf("store: list command_logs: %w", err)
 		}
-		if devices != "" && db.search.way == searchByCost {
+		// What reading every log's matches costs, taken once whichever way asks for it.
+		wordsCost := sync.OnceValues(func() (int64, error) { return db.wordsCost(ctx, search) })
+		if devices != "" && db.search.way == searchByCost && !named {
 			// When no name matches, the sets of a confined viewer's matches come from
 			// the word index's matches over every log, each read (or tested for its
 			// device): they cost every log's matches, not the viewer's.
-			if !named {
-				cost, err := db.wordsCost(ctx, search)
-				if err != nil {
-					return nil, 0, false, err
-				}
-				matches = int64(total) * cost
+			cost, err := wordsCost()
+			if err != nil {
+				return nil, 0, false, err
 			}
+			matches = int64(total) * cost
 		}
 		way := db.search.way
 		// A walk whose logs' ids lie close together tests them against the word index's
@@ -155,7 +156,7 @@ func (db *DB) planLogSearch(ctx context.Context, q Query) ([]Expr, int, bool, er
 		if _, words := logWords(search); words && 2*walk <= walkWindowMost && (way == searchByCost || way == searchByRow) {
 			// Against the set ways, which read every log's matches (for a viewer of every
 			// log, whichever way they then take the page).
-			every, err := db.wordsCost(ctx, search)
+			every, err := wordsCost()
 			if err != nil {
 				return nil, 0, false, err
 			}
@@ -258,11 +259,11 @@ func (db *DB) wordsCost(ctx context.Context, q string) (int64, error) {
 var noWindow = [2]int64{0, -1}
 
 // walkWindow is the range of ids of the logs a walk along created (q's order, from its
-// cursor) is expected to pass: twice about as many as reach, at least windowLeast and
-// at most walkWindowMost of them; none when their ids spread over more than
+// cursor) is expected to pass: twice about as many as reach, at least walkWindowLeast
+// and at most walkWindowMost of them; none when their ids spread over more than
 // windowSpread times as many.
 func (db *DB) walkWindow(ctx context.Context, q Query, desc bool, reach int64) ([2]int64, error) {
-	n := min(max(2*reach, db.search.windowLeast), walkWindowMost)
+	n := min(max(2*reach, walkWindowLeast), walkWindowMost)
 	if db.search.windowLogs > 0 {
 		n = db.search.windowLogs
 	}
@@ -289,8 +290,11 @@ func (db *DB) walkWindow(ctx context.Context, q Query, desc bool, reach int64) (
 	return w, nil
 }
 
-// walkWindowMost is the most logs walkWindow spans.
-const walkWindowMost = 200_000
+// The fewest and the most logs walkWindow spans.
+const (
+	walkWindowLeast = 2000
+	walkWindowMost  = 200_000
+)
 
 // logSearchRow is logSearch as a test of one log t, for a walk along an index: its
 // names against the few matching distinct names (each list read once per query), its
@@ -536,9 +540,8 @@ func (db *DB) searchCountAfter(ctx context.Context, tx *sql.Tx, q string, mark, 
 			return counts, err
 		}
 	}
-	args = setArgs
 	rows, err := tx.QueryContext(ctx, `SELECT coalesce(x.device_id, 0), count(*) FROM command_logs x
-		WHERE x.id IN (`+strings.Join(sets, " UNION ALL ")+`) GROUP BY 1`, args...)
+		WHERE x.id IN (`+strings.Join(sets, " UNION ALL ")+`) GROUP BY 1`, setArgs...)
 	if err != nil {
 		return nil, err
 	}
