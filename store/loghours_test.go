@@ -194,18 +194,27 @@ func TestLogPageByHoursAgree(t *testing.T) {
 
 func plainIDs(t *testing.T, db *DB, query string, args ...any) []int64 {
 	t.Helper()
+	return plainRows(t, db, func(r *sql.Rows) (id int64, err error) { return id, r.Scan(&id) }, query, args...)
+}
+
+// plainRows are the rows of query, each scanned by scan.
+func plainRows[T any](t *testing.T, db *DB, scan func(*sql.Rows) (T, error), query string, args ...any) []T {
+	t.Helper()
 	rows, err := db.r.Query(query, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rows.Close()
-	var ids []int64
+	var out []T
 	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
+		v, err := scan(rows)
+		if err != nil {
 			t.Fatal(err)
 		}
-		ids = append(ids, id)
+		out = append(out, v)
 	}
-	return ids
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -42,6 +42,9 @@ type searchTuning struct {
 	windowSpread int64
 	// windowLogs, when set, is the number of logs every window spans (tests).
 	windowLogs int64
+	// namedRows, when set, is the most logs namedNewest reads, whatever it is expected
+	// to (tests).
+	namedRows int64
 }
 
 // searchWay is how a page of a log search is read (see planLogSearch).
@@ -52,6 +55,7 @@ const (
 	searchByRow
 	searchBySet
 	searchFromSet
+	searchByNamed
 )
 
 var defaultSearchTuning = searchTuning{keep: 5000, rowCheck: 400, rowRead: 12, rowIn: 4,
@@ -181,6 +185,18 @@ func (db *DB) planLogSearch(ctx context.Context, q Query) ([]Expr, int, bool, er
 			if int64(reach)*all < matches {
 				way = searchBySet
 			}
+		}
+		if devices != "" && named && (way == searchByCost || way == searchByNamed) {
+			page, ok, err := db.namedPage(ctx, q, search, devices, desc, int64(reach), total, all)
+			if err != nil {
+				return nil, 0, false, fmt.Errorf("store: list command_logs: %w", err)
+			}
+			if ok {
+				return append(rest, page), total, true, nil
+			}
+		}
+		if way == searchByNamed {
+			way = searchByCost
 		}
 		if way == searchByRow {
 			if devices != "" {
@@ -624,3 +640,134 @@ func scanCounts(rows *sql.Rows) (map[int64]int64, error) {
 	}
 	return out, rows.Err()
 }
+
+// namedPage is the condition of a page of a viewer of some devices (a JSON array of
+// counter keys) reaching reach logs along created: the logs namedNewest finds, and every
+// log's word matches (each then read for its device). False when that is expected to
+// read more than the other ways: the set of every log's matches and the walk along
+// created to the page (searchBySet), or the devices' own sets, whose every match is
+// read. Reading stops at that cost, so a search whose names' logs lie mostly on other
+// devices than the viewer's costs at most twice the other way's.
+func (db *DB) namedPage(ctx context.Context, page Query, q, devices string, desc bool, reach int64, total int, all int64) (Expr, bool, error) {
+	every, err := db.countLogSearch(ctx, q, "")
+	if err != nil {
+		return Expr{}, false, err
+	}
+	budget := min(int64(every)+reach*all/int64(total), db.search.rowRead*int64(total)) / db.search.rowRead
+	if db.search.namedRows > 0 {
+		budget = db.search.namedRows
+	} else if 2*reach*int64(every)/int64(total) > budget {
+		// Each name is expected to read its logs on every device to find reach of the
+		// viewer's.
+		return Expr{}, false, nil
+	}
+	words, hasWords := logWords(q)
+	if hasWords {
+		var n int64
+		if err := db.reader(ctx).QueryRowContext(ctx, `SELECT count(*) FROM (`+words.SQL+` LIMIT ?)`,
+			append(slices.Clip(words.Args), budget)...).Scan(&n); err != nil {
+			return Expr{}, false, err
+		}
+		if budget -= n; budget <= 0 {
+			return Expr{}, false, nil
+		}
+	}
+	var keys []int64
+	if err := json.Unmarshal([]byte(devices), &keys); err != nil {
+		return Expr{}, false, fmt.Errorf("devices %s: %w", devices, err)
+	}
+	after := True
+	if page.After != nil {
+		if after, err = afterKey(page.Order, page.After); err != nil {
+			return Expr{}, false, err
+		}
+	}
+	ids, ok, err := db.namedNewest(ctx, q, keys, desc, after, reach, budget)
+	if err != nil || !ok {
+		return Expr{}, false, err
+	}
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return Expr{}, false, err
+	}
+	sets, args := []string{`SELECT value FROM json_each(?)`}, []any{string(list)}
+	if hasWords {
+		sets, args = append(sets, words.SQL), append(args, words.Args...)
+	}
+	return Expr{SQL: `t.id IN (` + strings.Join(sets, " UNION ALL ") + `)`, Args: args}, true, nil
+}
+
+// namedNewest are, for a viewer of the devices keys (counter keys), the first reach logs
+// in created order (desc or not) after a page's cursor (after, a condition on t) among
+// each name's logs that holds q: each name's logs
+// read along its index (command_logs_<column>, by created then id) for their device,
+// until reach of them are the viewer's or the name's logs end. It gives up, with false,
+// when more than namedMost names hold q or reading would pass budget logs: the name's
+// logs then lie mostly on other devices than the viewer's.
+func (db *DB) namedNewest(ctx context.Context, q string, keys []int64, desc bool, after Expr, reach, budget int64) ([]int64, bool, error) {
+	rq := db.reader(ctx)
+	rows, err := rq.QueryContext(ctx, `SELECT kind, name FROM command_log_names WHERE id IN
+		(SELECT rowid FROM command_log_names_fts WHERE command_log_names_fts MATCH ?) LIMIT ?`, ftsPhrase(q), namedMost+1)
+	if err != nil {
+		return nil, false, err
+	}
+	type name struct {
+		kind int
+		name string
+	}
+	var names []name
+	for rows.Next() {
+		var n name
+		if err := rows.Scan(&n.kind, &n.name); err != nil {
+			rows.Close()
+			return nil, false, err
+		}
+		names = append(names, n)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || len(names) > namedMost {
+		return nil, false, err
+	}
+	visible := make(map[int64]bool, len(keys))
+	for _, k := range keys {
+		visible[k] = true
+	}
+	dir := "ASC"
+	if desc {
+		dir = "DESC"
+	}
+	var ids []int64
+	for _, n := range names {
+		if n.kind < 0 || n.kind >= len(logNameColumns) {
+			continue
+		}
+		col := logNameColumns[n.kind]
+		rows, err := rq.QueryContext(ctx, `SELECT t.id, coalesce(t.device_id, 0) FROM command_logs t INDEXED BY command_logs_`+col+
+			` WHERE t.`+col+` = ? AND `+after.SQL+` ORDER BY t.created `+dir+`, t.id `+dir, append([]any{n.name}, after.Args...)...)
+		if err != nil {
+			return nil, false, err
+		}
+		for found := int64(0); found < reach && rows.Next(); {
+			if budget--; budget < 0 {
+				rows.Close()
+				return nil, false, nil
+			}
+			var id, key int64
+			if err := rows.Scan(&id, &key); err != nil {
+				rows.Close()
+				return nil, false, err
+			}
+			if visible[key] {
+				ids, found = append(ids, id), found+1
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, false, err
+		}
+	}
+	return ids, true, nil
+}
+
+// namedMost is the most distinct names holding a search that namedNewest reads.
+const namedMost = 16

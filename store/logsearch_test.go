@@ -150,11 +150,16 @@ func testLogSearchWays(t *testing.T, held bool) {
 					}
 					all := And(scope, logSearch(q))
 					want := plainIDs(t, db, `SELECT t.id FROM command_logs t WHERE `+all.SQL+` ORDER BY t.created `+dir+`, t.id `+dir, all.Args...)
-					for _, way := range []searchWay{searchByRow, searchBySet, searchFromSet} {
+					// The names' newest logs are read whole, and given up after three logs.
+					for _, w := range []struct {
+						way       searchWay
+						namedRows int64
+					}{{searchByRow, 0}, {searchBySet, 0}, {searchFromSet, 0}, {searchByNamed, 1 << 40}, {searchByNamed, 3}} {
+						way := w.way
 						if way == searchByRow && slices.Index(queries, q) >= 5 {
 							continue
 						}
-						db.search.way = way
+						db.search.way, db.search.namedRows = way, w.namedRows
 						for _, offset := range offsets(len(want)) {
 							if offset < 0 || (offset > 0 && offset >= len(want)) {
 								continue
@@ -164,8 +169,8 @@ func testLogSearchWays(t *testing.T, held bool) {
 							got, n, next, err := db.ListKeyed(ctx, query)
 							page := want[offset:min(offset+5, len(want))]
 							if err != nil || n != len(want) || !slices.Equal(got, page) {
-								t.Errorf("%s: q %q, scope %s, %s, way %d, offset %d: %v, count %d (%v); want %v, count %d",
-									when, q, scope.SQL, dir, way, offset, got, n, err, page, len(want))
+								t.Errorf("%s: q %q, scope %s, %s, way %d (%d), offset %d: %v, count %d (%v); want %v, count %d",
+									when, q, scope.SQL, dir, way, w.namedRows, offset, got, n, err, page, len(want))
 								continue
 							}
 							if next == nil {
@@ -184,7 +189,7 @@ func testLogSearchWays(t *testing.T, held bool) {
 				}
 			}
 		}
-		db.search.way = searchByCost
+		db.search.way, db.search.namedRows = searchByCost, 0
 	}
 	kept := func() int {
 		var n int
@@ -307,6 +312,64 @@ func TestLogSearchRowWindow(t *testing.T) {
 				got := plainIDs(t, db, `SELECT t.id FROM command_logs t WHERE `+row.SQL+` ORDER BY t.id`, row.Args...)
 				if !slices.Equal(got, want) {
 					t.Errorf("q %q, window %v, names tested %v: %d logs, want %d", q, w, test, len(got), len(want))
+				}
+			}
+		}
+	}
+}
+
+// namedNewest finds, for each name that holds a search, the first logs of the viewer's
+// devices in created order, as many as asked for, and gives up when reading them would
+// pass its budget.
+func TestLogSearchNamedNewest(t *testing.T) {
+	db := searchFixture(t, filepath.Join(t.TempDir(), "fieldkit.db"))
+	ctx := context.Background()
+	d := plainIDs(t, db, `SELECT id FROM devices ORDER BY id`)
+	for _, q := range []string{"command 042", "dev-123", "ÉCH", "Interface"} {
+		for _, keys := range [][]int64{{d[0]}, {0}, {d[0], 0}} {
+			for _, desc := range []bool{true, false} {
+				dir := "ASC"
+				if desc {
+					dir = "DESC"
+				}
+				// Each name's logs of the devices, in order, cut to reach.
+				const reach = 4
+				var want []int64
+				var read int64
+				for kind, col := range logNameColumns {
+					for _, name := range plainRows(t, db, func(r *sql.Rows) (s string, err error) { return s, r.Scan(&s) }, `SELECT name FROM command_log_names WHERE kind = ? AND id IN
+						(SELECT rowid FROM command_log_names_fts WHERE command_log_names_fts MATCH ?)`, kind, ftsPhrase(q)) {
+						var found int
+						for _, r := range plainRows(t, db, func(r *sql.Rows) (p [2]int64, err error) { return p, r.Scan(&p[0], &p[1]) }, `SELECT id, coalesce(device_id, 0) FROM command_logs WHERE `+col+` = ?
+							ORDER BY created `+dir+`, id `+dir, name) {
+							if found == reach {
+								break
+							}
+							read++
+							if slices.Contains(keys, r[1]) {
+								want, found = append(want, r[0]), found+1
+							}
+						}
+					}
+				}
+				got, ok, err := db.namedNewest(ctx, q, keys, desc, True, reach, 1<<40)
+				slices.Sort(got)
+				slices.Sort(want)
+				if err != nil || !ok || !slices.Equal(got, want) {
+					t.Errorf("q %q, devices %v, %s: %v %v %v, want %v", q, keys, dir, got, ok, err, want)
+				}
+				if q == "Interface" && len(want) != 0 {
+					t.Errorf("q %q is in no name, yet %v", q, want)
+				}
+				if read == 0 {
+					continue
+				}
+				// Within the logs it reads, and one short of them.
+				if _, ok, err := db.namedNewest(ctx, q, keys, desc, True, reach, read); err != nil || !ok {
+					t.Errorf("q %q, devices %v, %s, budget %d: %v %v", q, keys, dir, read, ok, err)
+				}
+				if got, ok, err := db.namedNewest(ctx, q, keys, desc, True, reach, read-1); err != nil || ok {
+					t.Errorf("q %q, devices %v, %s, budget %d: %v %v %v, want given up", q, keys, dir, read-1, got, ok, err)
 				}
 			}
 		}
