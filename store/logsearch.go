@@ -133,8 +133,15 @@ func (db *DB) planLogSearch(ctx context.Context, q Query) ([]Expr, int, bool, er
 		if err != nil {
 			return nil, 0, false, fmt.Errorf("store: list command_logs: %w", err)
 		}
-		// What reading every log's matches costs, taken once whichever way asks for it.
-		wordsCost := sync.OnceValues(func() (int64, error) { return db.wordsCost(ctx, search) })
+		// The count over every log, and what reading every log's matches costs: each
+		// taken once, whichever way asks for it.
+		every := sync.OnceValues(func() (int, error) {
+			if devices == "" {
+				return total, nil
+			}
+			return db.countLogSearch(ctx, search, "")
+		})
+		wordsCost := sync.OnceValues(func() (int64, error) { return db.wordsCost(ctx, search, every) })
 		if devices != "" && db.search.way == searchByCost && !named {
 			// When no name matches, the sets of a confined viewer's matches come from
 			// the word index's matches over every log, each read (or tested for its
@@ -187,7 +194,7 @@ func (db *DB) planLogSearch(ctx context.Context, q Query) ([]Expr, int, bool, er
 			}
 		}
 		if devices != "" && named && (way == searchByCost || way == searchByNamed) {
-			page, ok, err := db.namedPage(ctx, q, search, devices, desc, int64(reach), total, all)
+			page, ok, err := db.namedPage(ctx, q, search, devices, desc, int64(reach), total, all, every)
 			if err != nil {
 				return nil, 0, false, fmt.Errorf("store: list command_logs: %w", err)
 			}
@@ -211,7 +218,7 @@ func (db *DB) planLogSearch(ctx context.Context, q Query) ([]Expr, int, bool, er
 			// Against the set of every log's matches, read from the indexes alone, the
 			// walk tests each log it passes cheaply and reads only the matches for their
 			// device; reading the devices' matches reads every match for its device.
-			every, err := db.countLogSearch(ctx, search, "")
+			every, err := every()
 			if err != nil {
 				return nil, 0, false, err
 			}
@@ -248,9 +255,10 @@ func (db *DB) planLogSearch(ctx context.Context, q Query) ([]Expr, int, bool, er
 // every log reads: its matches, or for several words the sum of the counts kept for
 // each word, when greater (the index reads each word's entries to find the logs that
 // hold them all). A word dense enough to cost much has its count kept by the
-// search_counts job; one without is not counted here.
-func (db *DB) wordsCost(ctx context.Context, q string) (int64, error) {
-	n, err := db.countLogSearch(ctx, q, "")
+// search_counts job; one without is not counted here. every is q's count over every
+// log.
+func (db *DB) wordsCost(ctx context.Context, q string, every func() (int, error)) (int64, error) {
+	n, err := every()
 	if err != nil {
 		return 0, err
 	}
@@ -494,7 +502,14 @@ func (db *DB) everyLogMatches(ctx context.Context, tx *sql.Tx, q string) (map[in
 	if err != nil {
 		return nil, err
 	}
-	row := logSearchRow(q, noWindow, true)
+	// The newest logs' ids are tested against the word index's matches among them, read
+	// once, rather than setting the index up for each.
+	var window [2]int64
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(min(id), 0), coalesce(max(id), -1) FROM
+		(SELECT id FROM command_logs ORDER BY id DESC LIMIT `+strconv.Itoa(everyLogProbe)+`)`).Scan(&window[0], &window[1]); err != nil {
+		return nil, err
+	}
+	row := logSearchRow(q, window, true)
 	var probed int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT id, command_name, device_name, username
 		FROM command_logs ORDER BY id DESC LIMIT `+strconv.Itoa(everyLogProbe)+`) t WHERE `+row.SQL, row.Args...).Scan(&probed); err != nil {
@@ -647,9 +662,11 @@ func scanCounts(rows *sql.Rows) (map[int64]int64, error) {
 // read more than the other ways: the set of every log's matches and the walk along
 // created to the page (searchBySet), or the devices' own sets, whose every match is
 // read. Reading stops at that cost, so a search whose names' logs lie mostly on other
-// devices than the viewer's costs at most twice the other way's.
-func (db *DB) namedPage(ctx context.Context, page Query, q, devices string, desc bool, reach int64, total int, all int64) (Expr, bool, error) {
-	every, err := db.countLogSearch(ctx, q, "")
+// devices than the viewer's costs at most twice the other way's. everyCount is q's
+// count over every log.
+func (db *DB) namedPage(ctx context.Context, page Query, q, devices string, desc bool, reach int64, total int, all int64,
+	everyCount func() (int, error)) (Expr, bool, error) {
+	every, err := everyCount()
 	if err != nil {
 		return Expr{}, false, err
 	}
