@@ -96,6 +96,7 @@ var knownLogScans = []struct{ has, why string }{
 	{"t.client_address", "client_address has no index: its filter reads every log in the list"},
 	{"t.username LIKE", "a lookup inside the user name (contains, ends with) cannot use its index"},
 	{"t.command_name LIKE", "q of fewer than three characters, which the trigram index cannot match, is a LIKE over the names"},
+	{"FROM command_logs ORDER BY id DESC LIMIT", "the newest few logs, read backwards along the rowid: the walk stops at its limit"},
 }
 
 // planStep is one line of EXPLAIN QUERY PLAN: its parent's id and what it does.

@@ -58,7 +58,7 @@ const (
 	searchByNamed
 )
 
-var defaultSearchTuning = searchTuning{keep: 5000, rowCheck: 400, rowRead: 12, rowIn: 4,
+var defaultSearchTuning = searchTuning{keep: 1000, rowCheck: 400, rowRead: 12, rowIn: 4,
 	warmFrom: 200_000, warmSample: 1000, warmWords: 16, keysInline: 100_000,
 	windowSpread: 4}
 
