@@ -716,11 +716,11 @@ func (db *DB) namedPage(ctx context.Context, page Query, q, devices string, desc
 
 // namedNewest are, for a viewer of the devices keys (counter keys), the first reach logs
 // in created order (desc or not) after a page's cursor (after, a condition on t) among
-// each name's logs that holds q: each name's logs
-// read along its index (command_logs_<column>, by created then id) for their device,
-// until reach of them are the viewer's or the name's logs end. It gives up, with false,
-// when more than namedMost names hold q or reading would pass budget logs: the name's
-// logs then lie mostly on other devices than the viewer's.
+// each name's logs that holds q: each name's logs read along its index
+// (command_logs_<column>, by created then id) for their device, until reach of them are
+// the viewer's or the name's logs end. It gives up, with false, when more than
+// namedMost names hold q or reading would pass budget logs: the names' logs then lie
+// mostly on other devices than the viewer's.
 func (db *DB) namedNewest(ctx context.Context, q string, keys []int64, desc bool, after Expr, reach, budget int64) ([]int64, bool, error) {
 	rq := db.reader(ctx)
 	rows, err := rq.QueryContext(ctx, `SELECT kind, name FROM command_log_names WHERE id IN

@@ -325,7 +325,8 @@ func TestLogSearchNamedNewest(t *testing.T) {
 	db := searchFixture(t, filepath.Join(t.TempDir(), "fieldkit.db"))
 	ctx := context.Background()
 	d := plainIDs(t, db, `SELECT id FROM devices ORDER BY id`)
-	for _, q := range []string{"command 042", "dev-123", "ÉCH", "Interface"} {
+	// A command name, device names, a user name, and a word in no name.
+	for _, q := range []string{"command 042", "dev-123", "ÉCH", "alice", "Interface"} {
 		for _, keys := range [][]int64{{d[0]}, {0}, {d[0], 0}} {
 			for _, desc := range []bool{true, false} {
 				dir := "ASC"
@@ -358,8 +359,8 @@ func TestLogSearchNamedNewest(t *testing.T) {
 				if err != nil || !ok || !slices.Equal(got, want) {
 					t.Errorf("q %q, devices %v, %s: %v %v %v, want %v", q, keys, dir, got, ok, err, want)
 				}
-				if q == "Interface" && len(want) != 0 {
-					t.Errorf("q %q is in no name, yet %v", q, want)
+				if (q == "Interface") != (len(want) == 0) {
+					t.Errorf("q %q: names' logs %v", q, want)
 				}
 				if read == 0 {
 					continue
