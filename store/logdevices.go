@@ -185,10 +185,16 @@ func (d *heldDevices) at(ctx context.Context, tx *sql.Tx, most int64) (*heldKeys
 }
 
 // counts counts by device key the logs whose ids the query ids selects (one
-// column of distinct ids), from keys; false when an id is not among them (a log tx
-// sees that was deleted before keys were read), to be counted plainly.
-func (d *heldDevices) counts(ctx context.Context, tx *sql.Tx, keys *heldKeys, ids string, args []any) (map[int64]int64, bool, error) {
+// column of ids; with repeats, each id is counted once), from keys; false when an id is
+// not among them (a log tx sees that was deleted before keys were read), to be counted
+// plainly.
+func (d *heldDevices) counts(ctx context.Context, tx *sql.Tx, keys *heldKeys, ids string, args []any, repeats bool) (map[int64]int64, bool, error) {
 	v := &deviceView{keys: keys, counts: make([]int64, int(keys.maxKey)+1)}
+	if repeats {
+		// One bit a held log: 625 KB at five million logs, against SQLite sorting every
+		// id into a temporary index to drop the repeats.
+		v.seen = make([]uint64, (keys.upto-keys.base)/64+1)
+	}
 	h := addDeviceView(v)
 	defer deviceViews.Delete(h)
 	var n sql.NullInt64
@@ -210,11 +216,13 @@ func (d *heldDevices) counts(ctx context.Context, tx *sql.Tx, keys *heldKeys, id
 }
 
 // deviceView is one count's keys and its counts by key; missing says an id was not
-// among the keys.
+// among the keys. seen, when set, holds a bit for each id counted, by its offset from
+// the keys' base.
 type deviceView struct {
 	keys    *heldKeys
 	counts  []int64
 	missing bool
+	seen    []uint64
 }
 
 // deviceViews hands each count's view to the SQL function by a number (SQLite passes
@@ -260,6 +268,13 @@ func (c *deviceCounter) Step(_ *sqlite.FunctionContext, args []driver.Value) err
 	if id < k.base || id > k.upto || k.keys[id-k.base] < 0 {
 		c.v.missing = true
 		return nil
+	}
+	if seen := c.v.seen; seen != nil {
+		i := id - k.base
+		if seen[i/64]&(1<<(i%64)) != 0 {
+			return nil
+		}
+		seen[i/64] |= 1 << (i % 64)
 	}
 	c.v.counts[k.keys[id-k.base]]++
 	c.n++

@@ -217,7 +217,7 @@ func checkHeld(t *testing.T, db *DB, when string) bool {
 		t.Fatal(err)
 	}
 	rows.Close()
-	got, ok, err := db.devices.counts(ctx, tx, keys, `SELECT id FROM command_logs`, nil)
+	got, ok, err := db.devices.counts(ctx, tx, keys, `SELECT id FROM command_logs`, nil, false)
 	if err != nil || !ok || !maps.Equal(got, want) {
 		t.Fatalf("%s: counts %v %v %v, want %v", when, got, ok, err, want)
 	}

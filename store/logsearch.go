@@ -553,23 +553,40 @@ func (db *DB) searchCountAfter(ctx context.Context, tx *sql.Tx, q string, mark, 
 		}
 	}
 	sets, setArgs := logSearchSets(q, "", upto)
-	if ids == "" {
+	named := ids == ""
+	if named {
 		ids, args = strings.Join(sets, " UNION "), setArgs
+	}
+	var keys *heldKeys
+	if mark != searchCountAll || named {
+		// With the devices held, the sets' repeats are dropped as they are counted (a
+		// log whose names both hold q, or whose text does too) rather than by a UNION.
+		var err error
+		if keys, err = db.devices.at(ctx, tx, db.search.keysInline); err != nil {
+			return nil, err
+		}
+	}
+	if keys != nil {
+		from, fromArgs := ids, args
+		if named {
+			from, fromArgs = strings.Join(sets, " UNION ALL "), setArgs
+		}
+		counts, ok, err := db.devices.counts(ctx, tx, keys, from, fromArgs, named)
+		if err != nil || (ok && mark != searchCountAll) {
+			return counts, err
+		}
+		if ok {
+			var n int64
+			for _, c := range counts {
+				n += c
+			}
+			return map[int64]int64{searchCountAll: n}, nil
+		}
 	}
 	if mark == searchCountAll {
 		var n int64
 		err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (`+ids+`)`, args...).Scan(&n)
 		return map[int64]int64{searchCountAll: n}, err
-	}
-	keys, err := db.devices.at(ctx, tx, db.search.keysInline)
-	if err != nil {
-		return nil, err
-	}
-	if keys != nil {
-		counts, ok, err := db.devices.counts(ctx, tx, keys, ids, args)
-		if err != nil || ok {
-			return counts, err
-		}
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT coalesce(x.device_id, 0), count(*) FROM command_logs x
 		WHERE x.id IN (`+strings.Join(sets, " UNION ALL ")+`) GROUP BY 1`, setArgs...)
