@@ -62,10 +62,7 @@ func windowByHours(ctx context.Context, tx *sql.Tx, devices string, where Expr, 
 // when the offset is past every log.
 func hourStart(ctx context.Context, q querier, devices string, desc bool, offset int) (Expr, int, bool, error) {
 	cond, args := deviceSetSQL(devices)
-	dir := "ASC"
-	if desc {
-		dir = "DESC"
-	}
+	dir := orderDir(desc)
 	rows, err := q.QueryContext(ctx, `SELECT hour, sum(total) FROM command_log_device_hours WHERE 1`+cond+`
 		GROUP BY hour ORDER BY hour `+dir, args...)
 	if err != nil {

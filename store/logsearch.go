@@ -167,15 +167,15 @@ func (db *DB) planLogSearch(ctx context.Context, q Query) ([]Expr, int, bool, er
 		if _, words := logWords(search); words && 2*walk <= walkWindowMost && (way == searchByCost || way == searchByRow) {
 			// Against the set ways, which read every log's matches (for a viewer of every
 			// log, whichever way they then take the page).
-			every, err := wordsCost()
+			cost, err := wordsCost()
 			if err != nil {
 				return nil, 0, false, err
 			}
 			other := matches
 			if devices == "" {
-				other = int64(total) * every
+				other = int64(total) * cost
 			}
-			if way == searchByRow || int64(reach)*(all+int64(visible)*(db.search.rowIn+read)+2*every) < other {
+			if way == searchByRow || int64(reach)*(all+int64(visible)*(db.search.rowIn+read)+2*cost) < other {
 				if window, err = db.walkWindow(ctx, q, desc, walk); err != nil {
 					return nil, 0, false, fmt.Errorf("store: list command_logs: %w", err)
 				}
@@ -218,11 +218,11 @@ func (db *DB) planLogSearch(ctx context.Context, q Query) ([]Expr, int, bool, er
 			// Against the set of every log's matches, read from the indexes alone, the
 			// walk tests each log it passes cheaply and reads only the matches for their
 			// device; reading the devices' matches reads every match for its device.
-			every, err := every()
+			n, err := every()
 			if err != nil {
 				return nil, 0, false, err
 			}
-			if int64(reach)*all < 5*int64(total)*int64(every) {
+			if int64(reach)*all < 5*int64(total)*int64(n) {
 				way = searchBySet
 			}
 		}
@@ -232,10 +232,7 @@ func (db *DB) planLogSearch(ctx context.Context, q Query) ([]Expr, int, bool, er
 			return []Expr{{SQL: "+(" + r.SQL + ")", Args: r.Args}, {SQL: "+" + every.SQL, Args: every.Args}}, total, true, nil
 		}
 		if devices == "" && q.After == nil {
-			dir := "ASC"
-			if desc {
-				dir = "DESC"
-			}
+			dir := orderDir(desc)
 			top := logSearchTop(search, dir, reach)
 			if way != searchFromSet {
 				// The unary + keeps SQLite from starting from the matches.
@@ -291,19 +288,13 @@ func (db *DB) walkWindow(ctx context.Context, q Query, desc bool, reach int64) (
 	if db.search.windowLogs > 0 {
 		n = db.search.windowLogs
 	}
-	dir := "ASC"
-	if desc {
-		dir = "DESC"
-	}
-	where := True
-	if q.After != nil {
-		var err error
-		if where, err = afterKey(q.Order, q.After); err != nil {
-			return noWindow, err
-		}
+	dir := orderDir(desc)
+	where, err := q.afterCond()
+	if err != nil {
+		return noWindow, err
 	}
 	var w [2]int64
-	err := db.reader(ctx).QueryRowContext(ctx, `SELECT coalesce(min(id), 0), coalesce(max(id), -1) FROM (SELECT t.id
+	err = db.reader(ctx).QueryRowContext(ctx, `SELECT coalesce(min(id), 0), coalesce(max(id), -1) FROM (SELECT t.id
 		FROM command_logs t INDEXED BY command_logs_created WHERE `+where.SQL+` ORDER BY t.created `+dir+`, t.id `+dir+` LIMIT ?)`,
 		append(slices.Clip(where.Args), n)...).Scan(&w[0], &w[1])
 	if err != nil || w[1]-w[0] > db.search.windowSpread*n {
@@ -540,38 +531,36 @@ func (db *DB) everyLogMatches(ctx context.Context, tx *sql.Tx, q string) (map[in
 // all, else by device counter key (from the devices held, or each log read for its
 // device).
 func (db *DB) searchCountAfter(ctx context.Context, tx *sql.Tx, q string, mark, upto int64) (map[int64]int64, error) {
-	// The ids of the matches, distinct: with no name matching, the word index's matches
-	// alone, without the union that de-duplicates them against the names'.
-	ids, args := "", []any(nil)
+	// The matches: with no name holding q, the word index's alone; else the sets of the
+	// names' and the words' matches, which may hold a log twice (a log whose names both
+	// hold q, or whose text does too).
+	one, oneArgs := "", []any(nil)
 	if words, ok := logWords(q); ok {
 		named, err := searchNamed(ctx, tx, q)
 		if err != nil {
 			return nil, err
 		}
 		if !named {
-			ids, args = words.SQL+` AND rowid > ?`, append(slices.Clip(words.Args), upto)
+			one, oneArgs = words.SQL+` AND rowid > ?`, append(slices.Clip(words.Args), upto)
 		}
 	}
 	sets, setArgs := logSearchSets(q, "", upto)
-	named := ids == ""
-	if named {
-		ids, args = strings.Join(sets, " UNION "), setArgs
-	}
+	several := one == ""
+	// With the devices held, the sets' repeats are dropped as they are counted rather
+	// than by a UNION.
 	var keys *heldKeys
-	if mark != searchCountAll || named {
-		// With the devices held, the sets' repeats are dropped as they are counted (a
-		// log whose names both hold q, or whose text does too) rather than by a UNION.
+	if mark != searchCountAll || several {
 		var err error
 		if keys, err = db.devices.at(ctx, tx, db.search.keysInline); err != nil {
 			return nil, err
 		}
 	}
 	if keys != nil {
-		from, fromArgs := ids, args
-		if named {
+		from, fromArgs := one, oneArgs
+		if several {
 			from, fromArgs = strings.Join(sets, " UNION ALL "), setArgs
 		}
-		counts, ok, err := db.devices.counts(ctx, tx, keys, from, fromArgs, named)
+		counts, ok, err := db.devices.counts(ctx, tx, keys, from, fromArgs, several)
 		if err != nil || (ok && mark != searchCountAll) {
 			return counts, err
 		}
@@ -584,8 +573,12 @@ func (db *DB) searchCountAfter(ctx context.Context, tx *sql.Tx, q string, mark, 
 		}
 	}
 	if mark == searchCountAll {
+		from, fromArgs := one, oneArgs
+		if several {
+			from, fromArgs = strings.Join(sets, " UNION "), setArgs
+		}
 		var n int64
-		err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (`+ids+`)`, args...).Scan(&n)
+		err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (`+from+`)`, fromArgs...).Scan(&n)
 		return map[int64]int64{searchCountAll: n}, err
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT coalesce(x.device_id, 0), count(*) FROM command_logs x
@@ -710,11 +703,9 @@ func (db *DB) namedPage(ctx context.Context, page Query, q, devices string, desc
 	if err := json.Unmarshal([]byte(devices), &keys); err != nil {
 		return Expr{}, false, fmt.Errorf("devices %s: %w", devices, err)
 	}
-	after := True
-	if page.After != nil {
-		if after, err = afterKey(page.Order, page.After); err != nil {
-			return Expr{}, false, err
-		}
+	after, err := page.afterCond()
+	if err != nil {
+		return Expr{}, false, err
 	}
 	ids, ok, err := db.namedNewest(ctx, q, keys, desc, after, reach, budget)
 	if err != nil || !ok {
@@ -766,10 +757,7 @@ func (db *DB) namedNewest(ctx context.Context, q string, keys []int64, desc bool
 	for _, k := range keys {
 		visible[k] = true
 	}
-	dir := "ASC"
-	if desc {
-		dir = "DESC"
-	}
+	dir := orderDir(desc)
 	var ids []int64
 	for _, n := range names {
 		if n.kind < 0 || n.kind >= len(logNameColumns) {

@@ -486,12 +486,9 @@ func (db *DB) ListKeyed(ctx context.Context, q Query) ([]int64, int, []any, erro
 	if m == nil {
 		return nil, 0, nil, fmt.Errorf("store: list: unknown model %q", q.Model)
 	}
-	var after Expr
-	if q.After != nil {
-		var err error
-		if after, err = afterKey(q.Order, q.After); err != nil {
-			return nil, 0, nil, err
-		}
+	after, err := q.afterCond()
+	if err != nil {
+		return nil, 0, nil, err
 	}
 	var total int
 	counted := false
@@ -573,10 +570,7 @@ func (db *DB) logPageByWalk(ctx context.Context, where string, args []any, desc 
 	if total == 0 || all/total*2*(q.Offset+q.Limit) > logWalkRows {
 		return nil, false, nil
 	}
-	dir := "ASC"
-	if desc {
-		dir = "DESC"
-	}
+	dir := orderDir(desc)
 	rows, err := db.reader(ctx).QueryContext(ctx, `SELECT t.id FROM (SELECT x.id, x.created, x.device_id FROM command_logs x
 		ORDER BY x.created `+dir+`, x.id `+dir+` LIMIT ?) t WHERE `+where+`
 		ORDER BY t.created `+dir+`, t.id `+dir+` LIMIT ? OFFSET ?`, append([]any{logWalkRows}, append(slices.Clip(args), q.Limit, q.Offset)...)...)
@@ -729,6 +723,22 @@ func (db *DB) pageIDs(ctx context.Context, rq querier, m *Model, where string, a
 
 // ErrBadCursor is returned for a cursor that does not fit the list's ordering.
 var ErrBadCursor = errors.New("bad cursor")
+
+// orderDir is the SQL direction of an ordering, descending when desc.
+func orderDir(desc bool) string {
+	if desc {
+		return "DESC"
+	}
+	return "ASC"
+}
+
+// afterCond is the condition of the rows after q's cursor: True when it has none.
+func (q Query) afterCond() (Expr, error) {
+	if q.After == nil {
+		return True, nil
+	}
+	return afterKey(q.Order, q.After)
+}
 
 // afterKey is the condition "the row sorts after key" for the ordering. SQLite sorts
 // NULL before every value, so in a descending term the NULLs come last. When every
