@@ -58,6 +58,9 @@ type DB struct {
 	// last_used stamps this process wrote.
 	checks checkCache
 	stamps sync.Map
+	// sums keeps the sums of the per-device log counters by set of devices, filed
+	// under the data version (Changes) rather than the generation (countByDevice).
+	sums checkCache
 	// search holds the thresholds of a log search's count and page (logsearch.go), which
 	// tests lower or fix to reach every way on a few logs.
 	search searchTuning

@@ -53,13 +53,35 @@ func (db *DB) logDevices(ctx context.Context, q rowQueryer, where Expr) (string,
 
 // countByDevice counts the logs matching where from the per-device counters, and false
 // if where depends on more than the log's device.
+//
+// The sum is kept (DB.sums) until the next write committed to the file: each page of a
+// viewer's logs, and of every viewer of the same devices, asks for the same sum, and
+// reading a hundred devices' counters is a fifth of such a page's work. It is filed under
+// the data version read before it (Changes), so it is never older than its version.
 func (db *DB) countByDevice(ctx context.Context, q rowQueryer, where Expr) (int, bool) {
 	keys, ok := db.logDevices(ctx, q, where)
 	if !ok {
 		return 0, false
 	}
+	version, err := int64(0), error(nil)
+	keep := db.batchTx(ctx) == nil // a batch counts its own uncommitted logs
+	if keep {
+		version, err = db.Changes(ctx)
+		keep = err == nil
+	}
+	if keep {
+		if n, ok := db.sums.get(version, keys); ok {
+			return n.(int), true
+		}
+	}
 	n, err := logCount(ctx, q, keys)
-	return n, err == nil
+	if err != nil {
+		return 0, false
+	}
+	if keep {
+		db.sums.put(version, keys, n)
+	}
+	return n, true
 }
 
 // deviceKeys is the set of counter keys, a JSON array, whose logs all match where, a

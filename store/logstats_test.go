@@ -128,3 +128,79 @@ func slowStats(t *testing.T, db *DB, where Expr, now time.Time) LogStats {
 	}
 	return st
 }
+
+// TestDeviceSumsFollowWrites checks that the list count of logs confined to some devices,
+// kept between pages, follows every committed write: a log added through the queue, logs
+// deleted, and a log added by another process on the same file (the CLI). And that a
+// page asked again with nothing written takes the kept sum.
+func TestDeviceSumsFollowWrites(t *testing.T) {
+	ctx := context.Background()
+	db := testDB(t)
+	id := mustID[int64](t)
+	site := id(db.Create(ctx, Sites, Values{"name": "S", "slug": "s"}, All))
+	var devs []int64
+	for i := range 3 {
+		devs = append(devs, id(db.Create(ctx, Devices, Values{"name": fmt.Sprintf("d%d", i), "site": site}, All)))
+	}
+	now := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	mk := func(d int) Values {
+		return Values{"command_name": "show version", "device": devs[d], "device_name": fmt.Sprintf("d%d", d),
+			"username": "u", "success": true, "created": now}
+	}
+	var bulk []Values
+	for i := range 30 {
+		bulk = append(bulk, mk(i%3))
+	}
+	if err := db.InsertLogs(ctx, bulk); err != nil {
+		t.Fatal(err)
+	}
+	where, err := CompileConstraints(CommandLogs, fmt.Sprintf(`{"device__in": [%d, %d]}`, devs[0], devs[1]), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func(step string, want int) {
+		t.Helper()
+		for range 2 { // the second is the next page's count, from what the first kept
+			_, total, err := db.ListIDs(ctx, Query{Model: TypeCommandLog, Where: []Expr{where}, Limit: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if total != want {
+				t.Fatalf("%s: count %d, want %d", step, total, want)
+			}
+		}
+		db.sums.mu.Lock()
+		kept := len(db.sums.entries)
+		db.sums.mu.Unlock()
+		if kept != 1 {
+			t.Fatalf("%s: %d sums kept, want the one asked", step, kept)
+		}
+	}
+	count("first", 20)
+	if _, err := db.CreateLog(ctx, mk(0)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.CreateLog(ctx, mk(2)); err != nil {
+		t.Fatal(err)
+	}
+	count("after adding a log of a device in the set and one outside", 21)
+	if err := db.Write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM command_logs WHERE device_id = ? AND id IN (SELECT id FROM command_logs WHERE device_id = ? LIMIT 4)`,
+			devs[1], devs[1])
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	count("after deleting four", 17)
+	other, err := sql.Open("sqlite", db.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, err := other.ExecContext(ctx, `INSERT INTO command_logs (command_name, device_id, device_name, username, success,
+		execution_time, created, last_updated) SELECT command_name, device_id, device_name, username, success, execution_time,
+		created, last_updated FROM command_logs WHERE device_id = ? LIMIT 1`, devs[1]); err != nil {
+		t.Fatal(err)
+	}
+	count("after another process added one", 18)
+}

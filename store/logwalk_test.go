@@ -11,7 +11,8 @@ import (
 // TestLogPageByWalk: a near page for a condition on the device alone that holds for
 // many logs is read along the created index when the newest logs hold it, and through
 // the device indexes when they do not (a viewer whose devices only logged long ago);
-// both give the page the plain query gives.
+// both give the page the plain query gives. A device whose logs begin past the short
+// first walk, but within logWalkRows, is found by the longer one.
 func TestLogPageByWalk(t *testing.T) {
 	ctx := context.Background()
 	db := testDB(t)
@@ -20,6 +21,7 @@ func TestLogPageByWalk(t *testing.T) {
 	old := id(db.Create(ctx, Devices, Values{"name": "old", "site": site}, All))
 	busy := id(db.Create(ctx, Devices, Values{"name": "busy", "site": site}, All))
 	spread := id(db.Create(ctx, Devices, Values{"name": "spread", "site": site}, All))
+	gap := id(db.Create(ctx, Devices, Values{"name": "gap", "site": site}, All))
 	base := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
 	var logs []Values
 	add := func(device int64, name string, created time.Time) {
@@ -39,13 +41,19 @@ func TestLogPageByWalk(t *testing.T) {
 			add(busy, "busy", at)
 		}
 	}
+	// The gap device's 600 logs sort after the newest 1,200 (they tie on created with
+	// two older ones and have greater ids): its first page is 1,200 logs in, past the
+	// first walk's 850 (twice the page at its share of the 5,100) but within the second.
+	for range 600 {
+		add(gap, "gap", base.Add(time.Hour+899*time.Second))
+	}
 	if err := db.InsertLogs(ctx, logs); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
 		device int64
 		walked bool // the newest logs hold the first page
-	}{{old, false}, {spread, true}, {busy, true}} {
+	}{{old, false}, {spread, true}, {busy, true}, {gap, true}} {
 		where := Expr{SQL: "t.device_id IN (SELECT value FROM json_each(?))", Args: []any{fmt.Sprintf("[%d]", c.device)}}
 		var total int
 		if err := db.r.QueryRow(`SELECT count(*) FROM command_logs t WHERE `+where.SQL, where.Args...).Scan(&total); err != nil {

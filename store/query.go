@@ -551,45 +551,71 @@ func (db *DB) ListKeyed(ctx context.Context, q Query) ([]int64, int, []any, erro
 
 // logWalkRows is how many of the newest (or oldest) logs a page of a condition on the
 // device alone may read along the created index before it falls back to the device's
-// own indexes.
-const logWalkRows = 2000
+// own indexes; logWalkLeast is the fewest a walk reads.
+const (
+	logWalkRows  = 2000
+	logWalkLeast = 200
+)
 
 // logPageByWalk is a near page of logs ordered by created for a condition on the
-// log's device alone that holds for many logs (total of them): it reads the first
-// logWalkRows logs of every device along the created index, which holds each log's id
-// and device, and keeps those that match. Every matching log before the page's end
-// sorts before the walk's last one when the walk found the whole page, or the list's
-// end; otherwise it reports false and the page is read through the device indexes,
-// which cost a seek per device however many logs the condition keeps.
+// log's device alone that holds for many logs (total of them): it reads the first logs
+// of every device along the created index, which holds each log's id and device, and
+// keeps those that match. It reads twice as many as would hold the page were the
+// condition's logs spread evenly among them, and when those do not hold it, logWalkRows.
+// Every matching log before the page's end sorts before the walk's last one when the
+// walk found the whole page, or the list's end; otherwise it reports false and the page
+// is read through the device indexes, which cost a seek per device however many logs
+// the condition keeps.
 func (db *DB) logPageByWalk(ctx context.Context, where string, args []any, desc bool, total int, q Query) ([]int64, bool, error) {
 	all, err := logCount(ctx, db.reader(ctx), "")
 	if err != nil {
 		return nil, false, fmt.Errorf("store: list command_logs: %w", err)
 	}
-	// Walk only when, with the logs spread evenly, half the walk would hold the page.
-	if total == 0 || all/total*2*(q.Offset+q.Limit) > logWalkRows {
+	if total == 0 || 2*(q.Offset+q.Limit) > logWalkRows {
 		return nil, false, nil
 	}
+	reach := 2 * (q.Offset + q.Limit) * all / total
+	if reach > logWalkRows {
+		return nil, false, nil
+	}
+	for _, n := range []int{max(reach, logWalkLeast), logWalkRows} {
+		ids, err := db.walkLogs(ctx, where, args, desc, n, q)
+		if err != nil {
+			return nil, false, err
+		}
+		if len(ids) == q.Limit || q.Offset+len(ids) >= total {
+			return ids, true, nil
+		}
+		if n >= logWalkRows {
+			break
+		}
+	}
+	return nil, false, nil
+}
+
+// walkLogs is the page of q among the logs that match where within the first n logs
+// along the created index.
+func (db *DB) walkLogs(ctx context.Context, where string, args []any, desc bool, n int, q Query) ([]int64, error) {
 	dir := orderDir(desc)
 	rows, err := db.reader(ctx).QueryContext(ctx, `SELECT t.id FROM (SELECT x.id, x.created, x.device_id FROM command_logs x
 		ORDER BY x.created `+dir+`, x.id `+dir+` LIMIT ?) t WHERE `+where+`
-		ORDER BY t.created `+dir+`, t.id `+dir+` LIMIT ? OFFSET ?`, append([]any{logWalkRows}, append(slices.Clip(args), q.Limit, q.Offset)...)...)
+		ORDER BY t.created `+dir+`, t.id `+dir+` LIMIT ? OFFSET ?`, append([]any{n}, append(slices.Clip(args), q.Limit, q.Offset)...)...)
 	if err != nil {
-		return nil, false, fmt.Errorf("store: list command_logs: %w", err)
+		return nil, fmt.Errorf("store: list command_logs: %w", err)
 	}
 	defer rows.Close()
 	ids := make([]int64, 0, q.Limit)
 	for rows.Next() {
 		var id int64
 		if err := rows.Scan(&id); err != nil {
-			return nil, false, err
+			return nil, fmt.Errorf("store: list command_logs: %w", err)
 		}
 		ids = append(ids, id)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, false, err
+		return nil, fmt.Errorf("store: list command_logs: %w", err)
 	}
-	return ids, len(ids) == q.Limit || q.Offset+len(ids) >= total, nil
+	return ids, nil
 }
 
 // logPageByHours is a page of logs ordered by created, deep in the list, for a
