@@ -546,6 +546,14 @@ func (db *DB) searchCountAfter(ctx context.Context, tx *sql.Tx, q string, mark, 
 	}
 	sets, setArgs := logSearchSets(q, "", upto)
 	several := one == ""
+	// matches is the query of the ids: the word index's alone, or the sets joined by
+	// union (UNION drops the repeats, UNION ALL leaves them to the count).
+	matches := func(union string) (string, []any) {
+		if several {
+			return strings.Join(sets, union), setArgs
+		}
+		return one, oneArgs
+	}
 	// With the devices held, the sets' repeats are dropped as they are counted rather
 	// than by a UNION.
 	var keys *heldKeys
@@ -556,10 +564,7 @@ func (db *DB) searchCountAfter(ctx context.Context, tx *sql.Tx, q string, mark, 
 		}
 	}
 	if keys != nil {
-		from, fromArgs := one, oneArgs
-		if several {
-			from, fromArgs = strings.Join(sets, " UNION ALL "), setArgs
-		}
+		from, fromArgs := matches(" UNION ALL ")
 		counts, ok, err := db.devices.counts(ctx, tx, keys, from, fromArgs, several)
 		if err != nil || (ok && mark != searchCountAll) {
 			return counts, err
@@ -573,10 +578,7 @@ func (db *DB) searchCountAfter(ctx context.Context, tx *sql.Tx, q string, mark, 
 		}
 	}
 	if mark == searchCountAll {
-		from, fromArgs := one, oneArgs
-		if several {
-			from, fromArgs = strings.Join(sets, " UNION "), setArgs
-		}
+		from, fromArgs := matches(" UNION ")
 		var n int64
 		err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (`+from+`)`, fromArgs...).Scan(&n)
 		return map[int64]int64{searchCountAll: n}, err

@@ -329,10 +329,7 @@ func TestLogSearchNamedNewest(t *testing.T) {
 	for _, q := range []string{"command 042", "dev-123", "ÉCH", "alice", "Interface"} {
 		for _, keys := range [][]int64{{d[0]}, {0}, {d[0], 0}} {
 			for _, desc := range []bool{true, false} {
-				dir := "ASC"
-				if desc {
-					dir = "DESC"
-				}
+				dir := orderDir(desc)
 				// Each name's logs of the devices, in order, cut to reach.
 				const reach = 4
 				var want []int64

@@ -63,11 +63,11 @@ func (db *DB) countByDevice(ctx context.Context, q rowQueryer, where Expr) (int,
 	if !ok {
 		return 0, false
 	}
-	version, err := int64(0), error(nil)
+	var version int64
 	keep := db.batchTx(ctx) == nil // a batch counts its own uncommitted logs
 	if keep {
-		version, err = db.Changes(ctx)
-		keep = err == nil
+		v, err := db.Changes(ctx)
+		version, keep = v, err == nil
 	}
 	if keep {
 		if n, ok := db.sums.get(version, keys); ok {

@@ -571,6 +571,8 @@ func (db *DB) logPageByWalk(ctx context.Context, where string, args []any, desc 
 	if err != nil {
 		return nil, false, fmt.Errorf("store: list command_logs: %w", err)
 	}
+	// all is at least total: the page alone past the walk's bound says no before the
+	// product below could overflow.
 	if total == 0 || 2*(q.Offset+q.Limit) > logWalkRows {
 		return nil, false, nil
 	}
@@ -586,8 +588,8 @@ func (db *DB) logPageByWalk(ctx context.Context, where string, args []any, desc 
 		if len(ids) == q.Limit || q.Offset+len(ids) >= total {
 			return ids, true, nil
 		}
-		if n >= logWalkRows {
-			break
+		if n >= logWalkRows || n >= all {
+			break // the longer walk would read the same logs
 		}
 	}
 	return nil, false, nil
