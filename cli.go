@@ -37,12 +37,18 @@ func (c *common) load(e env, extra map[string]string) (Config, error) {
 	return loadConfig(file, e.getenv, e.environ, extra)
 }
 
-// openStore opens the database in the data directory, creating the directory.
-func openStore(ctx context.Context, cfg Config) (*store.DB, error) {
+// openStore opens the database in the data directory, creating the directory. A long
+// migration reports its progress to logger.
+func openStore(ctx context.Context, cfg Config, logger *slog.Logger) (*store.DB, error) {
 	if err := os.MkdirAll(cfg.Server.Data, 0o700); err != nil {
 		return nil, fmt.Errorf("data directory: %w", err)
 	}
-	return store.Open(ctx, filepath.Join(cfg.Server.Data, "fieldkit.db"))
+	return store.Open(ctx, filepath.Join(cfg.Server.Data, "fieldkit.db"), store.Logger(logger))
+}
+
+// cliLogger is where a command other than serve reports a long migration: stderr.
+func cliLogger(cfg Config, e env) *slog.Logger {
+	return newLogger(cfg.Log.Format, slog.LevelInfo, e.stderr, false)
 }
 
 // open loads the configuration and opens its database: the start of every command
@@ -52,7 +58,7 @@ func (c *common) open(ctx context.Context, e env) (*store.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	return openStore(ctx, cfg)
+	return openStore(ctx, cfg, cliLogger(cfg, e))
 }
 
 func cmdUserCreate(ctx context.Context, e env, o *opts) error {
@@ -76,7 +82,7 @@ func cmdUserCreate(ctx context.Context, e env, o *opts) error {
 	} else {
 		password, generated = randomPassword(), true
 	}
-	db, err := openStore(ctx, cfg)
+	db, err := openStore(ctx, cfg, cliLogger(cfg, e))
 	if err != nil {
 		return err
 	}

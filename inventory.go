@@ -88,7 +88,7 @@ func cmdInventorySync(ctx context.Context, e env, o *opts) error {
 	if cfg.Inventory.NetBoxURL == "" {
 		return netbox.ErrNotConfigured
 	}
-	db, err := openStore(ctx, cfg)
+	db, err := openStore(ctx, cfg, cliLogger(cfg, e))
 	if err != nil {
 		return err
 	}

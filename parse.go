@@ -50,7 +50,7 @@ func cmdParse(ctx context.Context, e env, o *opts) error {
 	}
 	var db *store.DB
 	if path := filepath.Join(cfg.Server.Data, "fieldkit.db"); fileExists(path) {
-		if db, err = store.Open(ctx, path); err != nil {
+		if db, err = store.Open(ctx, path, store.Logger(cliLogger(cfg, e))); err != nil {
 			return fmt.Errorf("inventory: %w", err)
 		}
 		defer db.Close()

@@ -92,7 +92,7 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 		logger.Warn("server.shutdown_timeout is not above the longest execution: a stop may cut one short",
 			"shutdown_timeout", cfg.Server.ShutdownTimeout, "longest_execution", maxExecution)
 	}
-	db, err := openStore(ctx, cfg)
+	db, err := openStore(ctx, cfg, logger)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"net/url"
 	"path/filepath"
 	"runtime"
@@ -71,7 +72,31 @@ type DB struct {
 
 // Open opens (creating if needed) the database file at path and applies migrations. The
 // file is made private (0600) before SQLite opens it.
-func Open(ctx context.Context, path string) (*DB, error) {
+func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
+	var o openOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return open(ctx, path, o, "")
+}
+
+// Option changes how Open opens a database.
+type Option func(*openOptions)
+
+type openOptions struct {
+	logger *slog.Logger
+	// writerPragmas are added to the writer's connection string (tests).
+	writerPragmas []string
+}
+
+// Logger is where Open reports a long migration's progress; without it, nowhere.
+func Logger(l *slog.Logger) Option { return func(o *openOptions) { o.logger = l } }
+
+// open is Open, applying migrations up to upTo when it is set (tests).
+func open(ctx context.Context, path string, o openOptions, upTo string) (*DB, error) {
+	if o.logger == nil {
+		o.logger = slog.New(slog.DiscardHandler)
+	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
@@ -85,7 +110,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 			return nil, fmt.Errorf("store: open %s: %w", path, err)
 		}
 	}
-	w, err := sql.Open("sqlite", dsn(abs, true))
+	w, err := sql.Open("sqlite", dsn(abs, true, o.writerPragmas...))
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
@@ -93,7 +118,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
 	db := &DB{w: newPool(w), path: abs, now: func() time.Time { return time.Now().UTC() }, search: defaultSearchTuning}
-	if err := db.migrate(ctx); err != nil {
+	if err := db.migrate(ctx, o, upTo); err != nil {
 		w.Close()
 		return nil, err
 	}
@@ -139,7 +164,7 @@ func (db *DB) Changes(ctx context.Context) (int64, error) {
 
 // dsn builds the connection string; pragmas go in the DSN so that every connection the
 // pool opens gets them, not only the first.
-func dsn(path string, writer bool) string {
+func dsn(path string, writer bool, pragmas ...string) string {
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(10000)")
 	q.Add("_pragma", "journal_mode(WAL)")
@@ -159,6 +184,9 @@ func dsn(path string, writer bool) string {
 		q.Add("_pragma", fmt.Sprintf("wal_autocheckpoint(%d)", walBackstop))
 	} else {
 		q.Add("_pragma", "query_only(1)")
+	}
+	for _, p := range pragmas {
+		q.Add("_pragma", p)
 	}
 	return "file:" + filepath.ToSlash(path) + "?" + q.Encode()
 }
@@ -191,7 +219,10 @@ func (db *DB) Now() time.Time { return db.now() }
 // SetClock replaces the clock; tests use it to write logs at chosen times.
 func (db *DB) SetClock(now func() time.Time) { db.now = now }
 
-func (db *DB) migrate(ctx context.Context) error {
+// migrate applies every migration not yet recorded, in the order of their versions:
+// the SQL files, and those written in Go (goMigrations). With upTo set (tests), it
+// stops after that version.
+func (db *DB) migrate(ctx context.Context, o openOptions, upTo string) error {
 	if _, err := db.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version TEXT PRIMARY KEY, applied TEXT NOT NULL)`); err != nil {
 		return fmt.Errorf("store: migrate: %w", err)
@@ -200,14 +231,42 @@ func (db *DB) migrate(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("store: migrate: %w", err)
 	}
-	sort.Strings(names)
+	for version := range goMigrations {
+		names = append(names, version)
+	}
+	version := func(name string) string { return strings.TrimSuffix(filepath.Base(name), ".sql") }
+	sort.Slice(names, func(i, j int) bool { return version(names[i]) < version(names[j]) })
 	for _, name := range names {
-		version := strings.TrimSuffix(filepath.Base(name), ".sql")
+		version := version(name)
+		if upTo != "" && version > upTo {
+			break
+		}
+		if run, ok := goMigrations[version]; ok {
+			if err := run(ctx, db, o); err != nil {
+				return fmt.Errorf("store: migrate %s: %w", version, err)
+			}
+			continue
+		}
 		if err := db.apply(ctx, version, name); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// applied reports whether the migration version was recorded.
+func applied(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, version string) (bool, error) {
+	var n int
+	err := q.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, version).Scan(&n)
+	return n > 0, err
+}
+
+// record notes in tx that the migration version was applied.
+func (db *DB) record(ctx context.Context, tx *sql.Tx, version string) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied) VALUES (?, ?)`, version, Stamp(db.now()))
+	return err
 }
 
 func (db *DB) apply(ctx context.Context, version, name string) error {
@@ -216,11 +275,10 @@ func (db *DB) apply(ctx context.Context, version, name string) error {
 		return fmt.Errorf("store: migrate %s: %w", version, err)
 	}
 	defer tx.Rollback()
-	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, version).Scan(&n); err != nil {
-		return fmt.Errorf("store: migrate %s: %w", version, err)
-	}
-	if n > 0 {
+	if done, err := applied(ctx, tx, version); err != nil || done {
+		if err != nil {
+			return fmt.Errorf("store: migrate %s: %w", version, err)
+		}
 		return nil
 	}
 	body, err := migrations.ReadFile(name)
@@ -230,7 +288,7 @@ func (db *DB) apply(ctx context.Context, version, name string) error {
 	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
 		return fmt.Errorf("store: migrate %s: %w", version, err)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied) VALUES (?, ?)`, version, Stamp(db.now())); err != nil {
+	if err := db.record(ctx, tx, version); err != nil {
 		return fmt.Errorf("store: migrate %s: %w", version, err)
 	}
 	return tx.Commit()

@@ -1,0 +1,235 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// oldLogFixture makes a database as FieldKit made it before migration 0063, with
+// outputs in the middle of each log: logs with large outputs, parsed output,
+// variables and failures, some deleted, one device deleted. It returns the file's
+// path and its size in pages.
+func oldLogFixture(t *testing.T) (string, int64) {
+	t.Helper()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "fieldkit.db")
+	db, err := open(ctx, path, openOptions{}, "0062_log_moves")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if cols := logColumnOrder(t, db); cols[8] != "output" || cols[9] != "parsed_output" {
+		t.Fatalf("before 0063 the outputs are columns 8 and 9: %v", cols)
+	}
+	id := mustID[int64](t)
+	site := id(db.Create(ctx, Sites, Values{"name": "S", "slug": "s"}, All))
+	var devices []int64
+	for i := range 3 {
+		devices = append(devices, id(db.Create(ctx, Devices, Values{"name": fmt.Sprintf("d%d", i), "site": site}, All)))
+	}
+	at := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	var logs []Values
+	for i := range 300 {
+		v := Values{"command_name": fmt.Sprintf("show thing %d", i%7), "device": devices[i%3], "device_name": fmt.Sprintf("d%d", i%3),
+			"username": "alice", "success": i%4 != 0, "created": at.Add(time.Duration(i) * time.Minute),
+			"output":        strings.Repeat(fmt.Sprintf("Interface Gi0/%d is up, line protocol is up\n", i), 150),
+			"parsed_output": []map[string]any{{"interface": fmt.Sprintf("Gi0/%d", i), "status": "up"}},
+			"variables":     map[string]any{"interface": fmt.Sprintf("Gi0/%d", i)}, "sent_command": fmt.Sprintf("show int Gi0/%d", i)}
+		if i%4 == 0 {
+			v["error_message"] = fmt.Sprintf("%% Invalid input (case %d)", i%5)
+			v["failure"] = map[string]any{"phase": "command", "detail": "refused"}
+		}
+		logs = append(logs, v)
+	}
+	if err := db.InsertLogs(ctx, logs[:250]); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range logs[250:] {
+		if _, err := db.CreateLog(ctx, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.PruneLogs(ctx, at.Add(10*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Delete(ctx, Devices, devices[1]); err != nil {
+		t.Fatal(err)
+	}
+	var pages int64
+	if err := db.w.QueryRowContext(ctx, `PRAGMA page_count`).Scan(&pages); err != nil {
+		t.Fatal(err)
+	}
+	return path, pages
+}
+
+// logColumnOrder is command_logs' columns in their stored order.
+func logColumnOrder(t *testing.T, db *DB) []string {
+	t.Helper()
+	return plainRows(t, db, func(r *sql.Rows) (string, error) {
+		var s string
+		return s, r.Scan(&s)
+	}, `SELECT name FROM pragma_table_info('command_logs') ORDER BY cid`)
+}
+
+// logSnapshot is what a rebuild of command_logs must keep: every log's every column,
+// the table's indexes and triggers, every table the triggers keep, and a search.
+func logSnapshot(t *testing.T, db *DB) []string {
+	t.Helper()
+	var out []string
+	dump := func(query string) {
+		t.Helper()
+		from := len(out)
+		defer func() { slices.Sort(out[from:]) }()
+		rows, err := db.r.QueryContext(context.Background(), query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		cols, _ := rows.Columns()
+		for rows.Next() {
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, fmt.Sprintf("%.40s: %q", query, vals))
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dump(`SELECT ` + logColumns0063 + ` FROM command_logs ORDER BY id`)
+	dump(`SELECT type, name, sql FROM sqlite_master WHERE tbl_name = 'command_logs' AND type IN ('index', 'trigger') ORDER BY name`)
+	for _, table := range plainRows(t, db, func(r *sql.Rows) (string, error) {
+		var s string
+		return s, r.Scan(&s)
+	}, `SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'command\_log\_%' ESCAPE '\' ORDER BY name`) {
+		dump(`SELECT * FROM ` + table)
+	}
+	dump(`SELECT rowid FROM command_logs_text WHERE command_logs_text MATCH 'Invalid' ORDER BY rowid`)
+	if len(out) < 250 {
+		t.Fatalf("snapshot of %d lines: the fixture is missing", len(out))
+	}
+	return out
+}
+
+func TestLogOutputsMovedLast(t *testing.T) {
+	ctx := context.Background()
+	path, _ := oldLogFixture(t)
+	old, err := open(ctx, path, openOptions{}, "0062_log_moves")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := logSnapshot(t, old)
+	old.Close()
+
+	var logged bytes.Buffer
+	db, err := Open(ctx, path, Logger(slog.New(slog.NewTextHandler(&logged, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	cols := logColumnOrder(t, db)
+	if n := len(cols); n != 24 || cols[n-2] != "output" || cols[n-1] != "parsed_output" {
+		t.Fatalf("after 0063 the outputs are the last columns: %v", cols)
+	}
+	if after := logSnapshot(t, db); !slices.Equal(after, before) {
+		for i := range min(len(after), len(before)) {
+			if after[i] != before[i] {
+				t.Fatalf("the rebuild changed %d lines to %d; first difference:\n%s\n%s", len(before), len(after), before[i], after[i])
+			}
+		}
+		t.Fatalf("the rebuild changed %d lines to %d", len(before), len(after))
+	}
+	for _, want := range []string{"rewriting the command logs once", "logs=290", "command logs rewritten"} {
+		if !strings.Contains(logged.String(), want) {
+			t.Errorf("progress log lacks %q:\n%s", want, logged.String())
+		}
+	}
+	// The file and the word index agree with the new table, and references are
+	// checked again.
+	var check string
+	if err := db.r.QueryRowContext(ctx, `PRAGMA integrity_check`).Scan(&check); err != nil || check != "ok" {
+		t.Fatalf("integrity_check: %q %v", check, err)
+	}
+	if _, err := db.w.ExecContext(ctx, `INSERT INTO command_logs_text (command_logs_text, rank) VALUES ('integrity-check', 1)`); err != nil {
+		t.Fatalf("the word index does not match the rewritten logs: %v", err)
+	}
+	var fk, temp int
+	if err := db.w.QueryRowContext(ctx, `SELECT * FROM pragma_foreign_keys, pragma_temp_store`).Scan(&fk, &temp); err != nil || fk != 1 || temp != 2 {
+		t.Fatalf("the writer after the rebuild: foreign_keys %d, temp_store %d, %v; want 1 and 2 (memory)", fk, temp, err)
+	}
+	if _, err := db.CreateLog(ctx, Values{"command_name": "show zebra", "device": 999, "device_name": "x", "username": "u", "success": true}); err == nil {
+		t.Fatal("a log of a device that does not exist was written after the rebuild")
+	}
+
+	// The triggers came back: a new log is counted and found by its words.
+	if _, err := db.CreateLog(ctx, Values{"command_name": "show zebra", "device_name": "x", "username": "u", "success": true,
+		"output": "zebrafish here"}); err != nil {
+		t.Fatal(err)
+	}
+	var total, found int
+	if err := db.r.QueryRowContext(ctx, `SELECT total, (SELECT count(*) FROM command_logs_text WHERE command_logs_text MATCH 'zebrafish')
+		FROM command_log_totals`).Scan(&total, &found); err != nil || total != 291 || found != 1 {
+		t.Fatalf("after one more log: total %d, found %d, %v; want 291 and 1", total, found, err)
+	}
+
+	// Opened again, it is not done twice.
+	db.Close()
+	logged.Reset()
+	again, err := Open(ctx, path, Logger(slog.New(slog.NewTextHandler(&logged, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	again.Close()
+	if logged.Len() != 0 {
+		t.Fatalf("a second open rewrote the logs again:\n%s", logged.String())
+	}
+}
+
+// A disk that fills while the logs are rewritten leaves them as they were and the
+// server starting; the next start, with room, rewrites them.
+func TestLogOutputsLastDiskFull(t *testing.T) {
+	ctx := context.Background()
+	path, pages := oldLogFixture(t)
+	var logged bytes.Buffer
+	full, err := open(ctx, path, openOptions{logger: slog.New(slog.NewTextHandler(&logged, nil)),
+		writerPragmas: []string{fmt.Sprintf("max_page_count(%d)", pages+20)}}, "")
+	if err != nil {
+		t.Fatalf("a full disk kept the server from starting: %v", err)
+	}
+	if cols := logColumnOrder(t, full); cols[8] != "output" {
+		t.Fatalf("a rebuild that failed changed the table: %v", cols)
+	}
+	if !strings.Contains(logged.String(), "level=WARN") || !strings.Contains(logged.String(), "disk is full") {
+		t.Fatalf("the failed rebuild is not reported:\n%s", logged.String())
+	}
+	before := logSnapshot(t, full)
+	if done, err := applied(ctx, full.w, "0063_log_outputs_last"); err != nil || done {
+		t.Fatalf("a failed rebuild was recorded as applied: %v %v", done, err)
+	}
+	full.Close()
+
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if cols := logColumnOrder(t, db); cols[len(cols)-1] != "parsed_output" {
+		t.Fatalf("the next start did not rewrite the logs: %v", cols)
+	}
+	if after := logSnapshot(t, db); !slices.Equal(after, before) {
+		t.Fatal("the rebuild after a full disk changed the logs")
+	}
+}
