@@ -24,8 +24,10 @@ import (
 
 // The benchmarks run against a million logs over 500 devices and 200 commands, spread
 // evenly over the 30 days before 2026-11-20. FIELDKIT_BENCH_LOGS=5000000 runs them at
-// five million instead. Each size's database is generated once into the temp directory
-// (fieldkit-bench-1m.db, fieldkit-bench-5m.db) and reused by later runs:
+// five million instead, and FIELDKIT_BENCH_OUTPUT=16384 pads each output to about that
+// many bytes. Each data set is generated once into the temp directory
+// (fieldkit-bench-1m.db, fieldkit-bench-5m.db, fieldkit-bench-200000-o16384.db) and
+// reused by later runs:
 //
 //	go test ./handlers -run '^$' -bench . -benchtime 2s
 const (
@@ -49,11 +51,22 @@ func benchLogs() int {
 	return 1_000_000
 }
 
+// benchOutput is FIELDKIT_BENCH_OUTPUT: the bytes of dashes (no words, so the word
+// index stays as small) each log's output is padded with, as a real output's size;
+// none unless set.
+func benchOutput() int {
+	n, _ := strconv.Atoi(os.Getenv("FIELDKIT_BENCH_OUTPUT"))
+	return max(n, 0)
+}
+
 // benchDBPath is where the data set of n logs is kept between runs.
 func benchDBPath(n int) string {
 	name := strconv.Itoa(n)
 	if n%1_000_000 == 0 {
 		name = strconv.Itoa(n/1_000_000) + "m"
+	}
+	if pad := benchOutput(); pad > 0 {
+		name += "-o" + strconv.Itoa(pad)
 	}
 	return filepath.Join(os.TempDir(), "fieldkit-bench-"+name+".db")
 }
@@ -77,7 +90,8 @@ func benchAPI(b *testing.B) *API {
 				return
 			}
 		}
-		bench.db, bench.err = store.Open(context.Background(), path)
+		// A data set made before a migration that rewrites the logs shows its progress.
+		bench.db, bench.err = store.Open(context.Background(), path, store.Logger(slog.New(slog.NewTextHandler(os.Stderr, nil))))
 		if bench.err != nil {
 			return
 		}
@@ -169,10 +183,11 @@ func insertBenchLogs(ctx context.Context, tx *sql.Tx, n int) (int, error) {
 			output, success, error_message, execution_duration, execution_time, created, last_updated)
 		SELECT cmd + 1, printf('command %03d', cmd), CASE WHEN cmd % 5 = 0 THEN 'config' ELSE 'show' END,
 			dev + 1, printf('dev-%03d', dev), 1, 'bench',
-			'Interface GigabitEthernet0/1 is up, line protocol is up ' || i, ok,
+			'Interface GigabitEthernet0/1 is up, line protocol is up ' || i
+				|| CASE WHEN ?6 > 0 THEN char(10) || printf('%.*c', ?6, '-') ELSE '' END, ok,
 			CASE WHEN ok THEN '' ELSE printf('%% Invalid input detected at ''^'' marker (case %d)', err) END,
 			ms / 1000.0, at, at, at
-		FROM r`, n, benchEnd.Unix(), benchDevices, benchCommands, benchSpan.Seconds())
+		FROM r`, n, benchEnd.Unix(), benchDevices, benchCommands, benchSpan.Seconds(), benchOutput())
 	if err != nil {
 		return 0, err
 	}

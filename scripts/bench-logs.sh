@@ -25,6 +25,8 @@ case $logs in
 *000000) name=$((logs / 1000000))m ;;
 *) name=$logs ;;
 esac
+# FIELDKIT_BENCH_OUTPUT: the data set whose outputs the Go benchmarks padded to that size.
+[ -n "${FIELDKIT_BENCH_OUTPUT:-}" ] && name=$name-o$FIELDKIT_BENCH_OUTPUT
 db=${TMPDIR:-/tmp}/fieldkit-bench-$name.db
 [ -f "$db" ] || { echo "no $db: run the Go benchmarks with FIELDKIT_BENCH_LOGS=$logs first" >&2; exit 1; }
 command -v wrk >/dev/null || { echo "wrk is not installed" >&2; exit 1; }
@@ -36,7 +38,8 @@ cleanup() {
 	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
 	rm -rf "$work"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap 'exit 130' INT TERM
 cd "$(dirname "$0")/.."
 CGO_ENABLED=0 go build -o "$work/fieldkit" .
 mkdir "$work/data"
@@ -54,7 +57,10 @@ stop() {
 	pid=
 }
 wait_ready() {
-	until curl -sf -o /dev/null "$base/api/status/"; do sleep 0.01; done
+	until curl -sf -o /dev/null "$base/api/status/"; do
+		kill -0 "$pid" 2>/dev/null || { echo "the server stopped:" >&2; cat "$work/serve.log" >&2; exit 1; }
+		sleep 0.01
+	done
 }
 
 # Log pages are kept in the server's list cache until the next committed write, so a
