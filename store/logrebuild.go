@@ -72,9 +72,7 @@ func moveLogOutputsLast(ctx context.Context, db *DB, o openOptions) error {
 	if done, err := applied(ctx, db.w, version); err != nil || done {
 		return err
 	}
-	err := db.rebuildLogs(ctx, o.logger, logTable0063, logColumns0063, func(tx *sql.Tx) error {
-		return db.record(ctx, tx, version)
-	})
+	err := db.rebuildLogs(ctx, o.logger, version, logTable0063, logColumns0063)
 	var se *sqlite.Error
 	if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_FULL {
 		o.logger.Warn("command logs not rewritten with their outputs last: the disk is full. "+
@@ -89,10 +87,11 @@ func moveLogOutputsLast(ctx context.Context, db *DB, o openOptions) error {
 // (named command_logs_new), every log copied into it by columns, the old table dropped
 // and the new one renamed in its place, and the old table's indexes and triggers made
 // again. Ids do not change, so the word index, whose content is command_logs by id,
-// stays right, as do the counters, which no trigger touched during the copy. done runs
-// in the transaction before it commits. A cancelled ctx or any error leaves the table
-// as it was.
-func (db *DB) rebuildLogs(ctx context.Context, logger *slog.Logger, create, columns string, done func(*sql.Tx) error) error {
+// stays right, as do the counters, which no trigger touched during the copy. The
+// migration version is recorded in the same transaction; one that another process
+// recorded meanwhile is not done again. A cancelled ctx or any error leaves the table as
+// it was.
+func (db *DB) rebuildLogs(ctx context.Context, logger *slog.Logger, version, create, columns string) error {
 	conn, err := db.w.Conn(ctx)
 	if err != nil {
 		return err
@@ -116,6 +115,9 @@ func (db *DB) rebuildLogs(ctx context.Context, logger *slog.Logger, create, colu
 		return err
 	}
 	defer tx.Rollback()
+	if done, err := applied(ctx, tx, version); err != nil || done {
+		return err
+	}
 
 	var total int64
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM command_logs`).Scan(&total); err != nil {
@@ -174,7 +176,7 @@ func (db *DB) rebuildLogs(ctx context.Context, logger *slog.Logger, create, colu
 			logger.Info("rewriting the command logs", "indexes_and_triggers_made", i-1, "of", len(remake))
 		}
 	}
-	if err := done(tx); err != nil {
+	if err := db.record(ctx, tx, version); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {

@@ -233,3 +233,44 @@ func TestLogOutputsLastDiskFull(t *testing.T) {
 		t.Fatal("the rebuild after a full disk changed the logs")
 	}
 }
+
+// Two processes that start on the old file at once rewrite it once: the second waits
+// for the first's transaction and finds the migration recorded.
+func TestLogOutputsLastTwoAtOnce(t *testing.T) {
+	ctx := context.Background()
+	path, _ := oldLogFixture(t)
+	var logs [2]bytes.Buffer
+	errs := make(chan error, 2)
+	for i := range logs {
+		go func() {
+			db, err := Open(ctx, path, Logger(slog.New(slog.NewTextHandler(&logs[i], nil))))
+			if err == nil {
+				err = db.Close()
+			}
+			errs <- err
+		}()
+	}
+	for range logs {
+		if err := <-errs; err != nil {
+			t.Fatalf("one of two opens at once failed: %v", err)
+		}
+	}
+	if n := strings.Count(logs[0].String()+logs[1].String(), "command logs rewritten"); n != 1 {
+		t.Fatalf("the logs were rewritten %d times:\n%s\n%s", n, logs[0].String(), logs[1].String())
+	}
+
+	// A process that found the migration missing before another recorded it does
+	// nothing once it holds the write lock.
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var late bytes.Buffer
+	if err := db.rebuildLogs(ctx, slog.New(slog.NewTextHandler(&late, nil)), "0063_log_outputs_last", logTable0063, logColumns0063); err != nil {
+		t.Fatalf("a late rebuild of a recorded migration: %v", err)
+	}
+	if late.Len() != 0 {
+		t.Fatalf("a late rebuild of a recorded migration rewrote the logs:\n%s", late.String())
+	}
+}
