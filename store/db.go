@@ -255,9 +255,7 @@ func (db *DB) migrate(ctx context.Context, o openOptions, upTo string) error {
 }
 
 // applied reports whether the migration version was recorded.
-func applied(ctx context.Context, q interface {
-	QueryRowContext(context.Context, string, ...any) *sql.Row
-}, version string) (bool, error) {
+func applied(ctx context.Context, q querier, version string) (bool, error) {
 	var n int
 	err := q.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, version).Scan(&n)
 	return n > 0, err

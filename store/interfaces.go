@@ -130,18 +130,5 @@ func checkVLANSite(ctx context.Context, tx *sql.Tx, field string, vlan, site int
 
 // linkedIDs reads one owner's rows of a link table inside a transaction.
 func linkedIDs(ctx context.Context, tx *sql.Tx, table, local, remote string, id int64) ([]int64, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT `+remote+` FROM `+table+` WHERE `+local+` = ? ORDER BY `+remote, id)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var x int64
-		if err := rows.Scan(&x); err != nil {
-			return nil, err
-		}
-		out = append(out, x)
-	}
-	return out, rows.Err()
+	return scalars[int64](ctx, tx, `SELECT `+remote+` FROM `+table+` WHERE `+local+` = ? ORDER BY `+remote, id)
 }

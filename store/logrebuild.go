@@ -196,20 +196,7 @@ func (db *DB) rebuildLogs(ctx context.Context, logger *slog.Logger, version, cre
 // logIndexesAndTriggers are the statements that make command_logs' indexes and
 // triggers, indexes first.
 func logIndexesAndTriggers(ctx context.Context, tx *sql.Tx) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT sql FROM sqlite_master
+	return scalars[string](ctx, tx, `SELECT sql FROM sqlite_master
 		WHERE tbl_name = 'command_logs' AND type IN ('index', 'trigger') AND sql IS NOT NULL
 		ORDER BY type = 'trigger', rowid`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var stmts []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		stmts = append(stmts, s)
-	}
-	return stmts, rows.Err()
 }

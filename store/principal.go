@@ -130,18 +130,9 @@ func (db *DB) loadPrincipal(ctx context.Context, id int64) (Principal, error) {
 }
 
 func (db *DB) userGroups(ctx context.Context, userID int64) ([]int64, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT group_id FROM user_groups WHERE user_id = ? ORDER BY group_id`, userID)
+	ids, err := scalars[int64](ctx, db.r, `SELECT group_id FROM user_groups WHERE user_id = ? ORDER BY group_id`, userID)
 	if err != nil {
 		return nil, fmt.Errorf("store: user groups: %w", err)
 	}
-	defer rows.Close()
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return ids, nil
 }

@@ -56,6 +56,24 @@ func (s *Set) Apply(ctx context.Context, tx *sql.Tx, table string, id int64, now
 	return nil
 }
 
+// scalars is the one column of every row query returns.
+func scalars[T any](ctx context.Context, q querier, query string, args ...any) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		var v T
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
 func deref[T any](p *T) T {
 	var zero T
 	if p == nil {
