@@ -1,11 +1,13 @@
 package main
 
 import (
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // sdNotify tells systemd the server's state (READY=1, RELOADING=1, STOPPING=1, STATUS=…):
@@ -26,6 +28,33 @@ func sdNotify(getenv func(string) string, state string) {
 	}
 	defer conn.Close()
 	_, _ = conn.Write([]byte(state))
+}
+
+// keepStarting tells systemd every interval, until stop is called, that the start goes
+// on: opening the database may run a migration longer than the unit's TimeoutStartSec
+// (the rewrite of the log table took 166 s at five million logs), and systemd would
+// kill it, undo it, and start it again, for ever. Each notice (EXTEND_TIMEOUT_USEC)
+// asks for three intervals more, so a start that hangs is still timed out; a start
+// shorter than one interval sends nothing. stop returns once no notice can follow.
+func keepStarting(getenv func(string) string, every time.Duration, status string) (stop func()) {
+	done, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				sdNotify(getenv, fmt.Sprintf("EXTEND_TIMEOUT_USEC=%d\nSTATUS=%s", (3*every).Microseconds(), status))
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-stopped
+	}
 }
 
 // removePidFile removes the pid file if it is still this process's.

@@ -92,7 +92,9 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 		logger.Warn("server.shutdown_timeout is not above the longest execution: a stop may cut one short",
 			"shutdown_timeout", cfg.Server.ShutdownTimeout, "longest_execution", maxExecution)
 	}
+	stillStarting := keepStarting(e.getenv, 20*time.Second, "opening the database: a migration is running, its progress is in the log")
 	db, err := openStore(ctx, cfg, logger)
+	stillStarting()
 	if err != nil {
 		return err
 	}

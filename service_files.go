@@ -14,7 +14,8 @@ import (
 )
 
 // systemdUnit renders the systemd unit. Type=notify: `systemctl start` returns once the
-// API answers (serve sends READY=1 after it listens). TimeoutStopSec exceeds
+// API answers (serve sends READY=1 after it listens; a longer migration extends
+// TimeoutStartSec while it runs: keepStarting). TimeoutStopSec exceeds
 // server.shutdown_timeout, which exceeds the longest execution, so a stop or restart
 // waits for running executions instead of killing them. ExecReload sends SIGHUP.
 func systemdUnit(in install) (string, error) {
