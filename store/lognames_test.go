@@ -32,12 +32,7 @@ func searchFixture(t *testing.T, path string) *DB {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	id := mustID[int64](t)
-	site := id(db.Create(ctx, Sites, Values{"name": "S", "slug": "s"}, All))
-	var devices []int64
-	for i := range 3 {
-		devices = append(devices, id(db.Create(ctx, Devices, Values{"name": fmt.Sprintf("d%d", i), "site": site}, All)))
-	}
+	devices := siteDevices(t, db, 3)
 	rng := rand.New(rand.NewPCG(9, 10))
 	at := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
 	mk := func() Values {

@@ -29,12 +29,7 @@ func oldLogFixture(t *testing.T) (string, int64) {
 	if cols := logColumnOrder(t, db); cols[8] != "output" || cols[9] != "parsed_output" {
 		t.Fatalf("before 0063 the outputs are columns 8 and 9: %v", cols)
 	}
-	id := mustID[int64](t)
-	site := id(db.Create(ctx, Sites, Values{"name": "S", "slug": "s"}, All))
-	var devices []int64
-	for i := range 3 {
-		devices = append(devices, id(db.Create(ctx, Devices, Values{"name": fmt.Sprintf("d%d", i), "site": site}, All)))
-	}
+	devices := siteDevices(t, db, 3)
 	at := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
 	var logs []Values
 	for i := range 300 {
@@ -273,4 +268,17 @@ func TestLogOutputsLastTwoAtOnce(t *testing.T) {
 	if late.Len() != 0 {
 		t.Fatalf("a late rebuild of a recorded migration rewrote the logs:\n%s", late.String())
 	}
+}
+
+// siteDevices makes a site and n devices in it, d0, d1…, and returns the devices' ids.
+func siteDevices(t *testing.T, db *DB, n int) []int64 {
+	t.Helper()
+	ctx := context.Background()
+	id := mustID[int64](t)
+	site := id(db.Create(ctx, Sites, Values{"name": "S", "slug": "s"}, All))
+	var devices []int64
+	for i := range n {
+		devices = append(devices, id(db.Create(ctx, Devices, Values{"name": fmt.Sprintf("d%d", i), "site": site}, All)))
+	}
+	return devices
 }

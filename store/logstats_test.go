@@ -136,12 +136,7 @@ func slowStats(t *testing.T, db *DB, where Expr, now time.Time) LogStats {
 func TestDeviceSumsFollowWrites(t *testing.T) {
 	ctx := context.Background()
 	db := testDB(t)
-	id := mustID[int64](t)
-	site := id(db.Create(ctx, Sites, Values{"name": "S", "slug": "s"}, All))
-	var devs []int64
-	for i := range 3 {
-		devs = append(devs, id(db.Create(ctx, Devices, Values{"name": fmt.Sprintf("d%d", i), "site": site}, All)))
-	}
+	devs := siteDevices(t, db, 3)
 	now := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
 	mk := func(d int) Values {
 		return Values{"command_name": "show version", "device": devs[d], "device_name": fmt.Sprintf("d%d", d),
