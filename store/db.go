@@ -234,10 +234,10 @@ func (db *DB) migrate(ctx context.Context, o openOptions, upTo string) error {
 	for version := range goMigrations {
 		names = append(names, version)
 	}
-	version := func(name string) string { return strings.TrimSuffix(filepath.Base(name), ".sql") }
-	sort.Slice(names, func(i, j int) bool { return version(names[i]) < version(names[j]) })
+	versionOf := func(name string) string { return strings.TrimSuffix(filepath.Base(name), ".sql") }
+	sort.Slice(names, func(i, j int) bool { return versionOf(names[i]) < versionOf(names[j]) })
 	for _, name := range names {
-		version := version(name)
+		version := versionOf(name)
 		if upTo != "" && version > upTo {
 			break
 		}
@@ -273,10 +273,11 @@ func (db *DB) apply(ctx context.Context, version, name string) error {
 		return fmt.Errorf("store: migrate %s: %w", version, err)
 	}
 	defer tx.Rollback()
-	if done, err := applied(ctx, tx, version); err != nil || done {
-		if err != nil {
-			return fmt.Errorf("store: migrate %s: %w", version, err)
-		}
+	done, err := applied(ctx, tx, version)
+	if err != nil {
+		return fmt.Errorf("store: migrate %s: %w", version, err)
+	}
+	if done {
 		return nil
 	}
 	body, err := migrations.ReadFile(name)

@@ -57,8 +57,8 @@ const logColumns0063 = `id, command_id, command_name, command_type, device_id, d
 	output, parsed_output`
 
 // logRebuildBatch is how many logs each statement of a rebuild's copy moves; between
-// two, the copy can be cancelled and its progress reported.
-const logRebuildBatch = 20_000
+// two, the copy can be cancelled and its progress reported. Tests lower it.
+var logRebuildBatch = 20_000
 
 // moveLogOutputsLast is migration 0063: command_logs rewritten as logTable0063.
 //
@@ -69,6 +69,8 @@ const logRebuildBatch = 20_000
 // next start tries again.
 func moveLogOutputsLast(ctx context.Context, db *DB, o openOptions) error {
 	const version = "0063_log_outputs_last"
+	// Once applied, a read settles it: rebuildLogs checks again under the write lock,
+	// which every start would otherwise take.
 	if done, err := applied(ctx, db.w, version); err != nil || done {
 		return err
 	}
@@ -135,8 +137,14 @@ func (db *DB) rebuildLogs(ctx context.Context, logger *slog.Logger, version, cre
 	if _, err := tx.ExecContext(ctx, create); err != nil {
 		return err
 	}
-	var copied, last int64
 	shown := start
+	progress := func(args ...any) {
+		if time.Since(shown) >= 5*time.Second {
+			shown = time.Now()
+			logger.Info("rewriting the command logs", args...)
+		}
+	}
+	var copied, last int64
 	for {
 		res, err := tx.ExecContext(ctx, `INSERT INTO command_logs_new (`+columns+`)
 			SELECT `+columns+` FROM command_logs WHERE id > ? ORDER BY id LIMIT ?`, last, logRebuildBatch)
@@ -151,14 +159,11 @@ func (db *DB) rebuildLogs(ctx context.Context, logger *slog.Logger, version, cre
 			break
 		}
 		copied += n
-		if err := tx.QueryRowContext(ctx, `SELECT max(id) FROM command_logs_new`).Scan(&last); err != nil {
+		// The batch is inserted in id order: its last row has the highest id.
+		if last, err = res.LastInsertId(); err != nil {
 			return err
 		}
-		if time.Since(shown) >= 5*time.Second {
-			shown = time.Now()
-			logger.Info("rewriting the command logs", "copied", copied, "of", total,
-				"percent", copied*100/max(total, 1))
-		}
+		progress("copied", copied, "of", total, "percent", copied*100/max(total, 1))
 	}
 	if copied != total {
 		return fmt.Errorf("copied %d logs of %d", copied, total)
@@ -171,9 +176,8 @@ func (db *DB) rebuildLogs(ctx context.Context, logger *slog.Logger, version, cre
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
 			return err
 		}
-		if i >= 2 && time.Since(shown) >= 5*time.Second {
-			shown = time.Now()
-			logger.Info("rewriting the command logs", "indexes_and_triggers_made", i-1, "of", len(remake))
+		if i >= 2 {
+			progress("indexes_and_triggers_made", i-1, "of", len(remake))
 		}
 	}
 	if err := db.record(ctx, tx, version); err != nil {
