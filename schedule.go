@@ -51,7 +51,7 @@ func jobs(cfg Config, db *store.DB, loc *time.Location, logger *slog.Logger, syn
 			if n > 0 {
 				logger.Info("log retention", "deleted", n, "older_than", cut)
 				if err == nil {
-					// The prune dropped the kept search counts.
+					// A prune of many logs dropped the kept search counts.
 					err = warmSearchCounts(ctx, db, logger)
 				}
 			}

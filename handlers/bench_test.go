@@ -527,3 +527,104 @@ func BenchmarkLogPageConstrained(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPruneHour is the retention job deleting the oldest hour of logs from a copy
+// of the data set (each iteration the next hour): "kept", with the search counts the
+// search_counts job and five people's searches keep, which the prune takes its deleted
+// matches off; "none", with no count kept, as every prune was before it kept them.
+// Then, once, the first pages of those searches, superuser and constrained: with
+// nothing kept, each counts its matches again.
+func BenchmarkPruneHour(b *testing.B) {
+	if testing.Short() {
+		b.Skip("the million-log benchmarks do not run under -short")
+	}
+	src := benchDBPath(benchLogs())
+	if _, err := os.Stat(src); err != nil {
+		b.Skipf("no data set at %s: run -bench LogPageFiltered first", src)
+	}
+	ctx := context.Background()
+	path := filepath.Join(b.TempDir(), "fieldkit.db")
+	for _, suffix := range []string{"", "-wal"} {
+		if err := copyFile(src+suffix, path+suffix); err != nil && !(suffix != "" && os.IsNotExist(err)) {
+			b.Fatal(err)
+		}
+	}
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	db.SetClock(func() time.Time { return benchEnd })
+	if err := db.ReadLogDevices(ctx); err != nil {
+		b.Fatal(err)
+	}
+	a := New(Options{DB: db, Logger: slog.New(slog.DiscardHandler), Version: "bench"})
+	setListCache(a, false)
+	searches := []string{"q=command%20042", "q=case%207", "q=Invalid", "q=dev-123", "q=GigabitEthernet0"}
+	search := func(b *testing.B) {
+		for _, q := range searches {
+			for _, key := range []string{benchAdminKey, benchViewKey} {
+				serve(b, a, httptest.NewRecorder(), pathCommandLogs+"?limit=50&exclude=output&"+q, key)
+			}
+		}
+	}
+	hour := benchEnd.Add(-benchSpan)
+	for _, kept := range []bool{true, false} {
+		name := map[bool]string{true: "kept", false: "none"}[kept]
+		if _, err := db.WarmSearchCounts(ctx); err != nil {
+			b.Fatal(err)
+		}
+		search(b)
+		var rows int
+		if err := db.Reader().QueryRow(`SELECT count(*) FROM command_log_search_counts`).Scan(&rows); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(name, func(b *testing.B) {
+			var pruned int64
+			start := processCPU()
+			for b.Loop() {
+				if !kept {
+					b.StopTimer()
+					if err := db.Write(ctx, func(tx *sql.Tx) error {
+						_, err := tx.ExecContext(ctx, `DELETE FROM command_log_search_counts`)
+						return err
+					}); err != nil {
+						b.Fatal(err)
+					}
+					b.StartTimer()
+				}
+				hour = hour.Add(time.Hour)
+				n, err := db.PruneLogs(ctx, hour)
+				if err != nil {
+					b.Fatal(err)
+				}
+				pruned += n
+			}
+			b.ReportMetric((processCPU()-start)*1000/float64(b.N), "cpu-ms/op")
+			b.ReportMetric(float64(pruned)/float64(b.N), "logs/op")
+			b.ReportMetric(float64(rows), "counts-kept")
+			// The searches once after the prunes, superuser and constrained.
+			start = processCPU()
+			search(b)
+			b.ReportMetric((processCPU()-start)*1000, "searches-after-cpu-ms")
+		})
+	}
+}
+
+// copyFile copies the file at from to to.
+func copyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(to)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}

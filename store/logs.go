@@ -417,21 +417,67 @@ func addLogCounters(ctx context.Context, tx *sql.Tx, lastID int64) error {
 const pruneBatch = 5000
 
 // PruneLogs deletes the logs created before olderThan, in batches, and returns how many
-// it deleted. The triggers keep the statistics counters right.
+// it deleted. The triggers keep the statistics counters right. The kept search counts
+// lose the deleted logs that match them (searchCountsLess) for the first
+// searchTuning.pruneKeep logs; past those, the counts over the logs deleted go (the
+// search_counts job takes them again).
 func (db *DB) PruneLogs(ctx context.Context, olderThan time.Time) (int64, error) {
 	var total int64
 	for {
-		res, err := db.execer(ctx).ExecContext(ctx, `DELETE FROM command_logs WHERE id IN
-			(SELECT id FROM command_logs WHERE created < ? ORDER BY created LIMIT ?)`, Stamp(olderThan), pruneBatch)
+		n, err := db.pruneLogBatch(ctx, olderThan, total < db.search.pruneKeep)
+		total += n
 		if err != nil {
 			return total, fmt.Errorf("store: prune logs: %w", err)
 		}
-		n, _ := res.RowsAffected()
-		total += n
 		if n < pruneBatch {
 			return total, nil
 		}
 	}
+}
+
+// pruneLogBatch deletes the oldest pruneBatch logs created before olderThan in one
+// transaction; with keep, the search counts kept over them are kept less those logs.
+func (db *DB) pruneLogBatch(ctx context.Context, olderThan time.Time, keep bool) (int64, error) {
+	tx := db.batchTx(ctx)
+	if tx == nil {
+		own, err := db.w.BeginTx(ctx, nil)
+		if err != nil {
+			return 0, err
+		}
+		defer own.Rollback()
+		tx = own
+	}
+	ids, err := scalars[int64](ctx, tx, `SELECT id FROM command_logs WHERE created < ? ORDER BY created LIMIT ?`,
+		Stamp(olderThan), pruneBatch)
+	if err != nil || len(ids) == 0 {
+		return 0, err
+	}
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return 0, err
+	}
+	var counts []keptCount
+	if keep {
+		if counts, err = searchCountsLess(ctx, tx, ids, string(list)); err != nil {
+			return 0, err
+		}
+	}
+	res, err := tx.ExecContext(ctx, `DELETE FROM command_logs WHERE id IN (SELECT value FROM json_each(?))`, string(list))
+	if err != nil {
+		return 0, err
+	}
+	n, _ := res.RowsAffected()
+	// The delete's trigger dropped every count over these logs: the ones taken less the
+	// deleted matches go back.
+	if err := putSearchCounts(ctx, tx, counts); err != nil {
+		return 0, err
+	}
+	if tx != db.batchTx(ctx) {
+		if err := tx.Commit(); err != nil {
+			return 0, err
+		}
+	}
+	return n, nil
 }
 
 // RecentSuccesses returns, per device, the times of successful executions since a time:

@@ -45,6 +45,10 @@ type searchTuning struct {
 	// namedRows, when set, is the most logs namedNewest reads, whatever it is expected
 	// to (tests).
 	namedRows int64
+	// pruneKeep is how many logs a prune deletes keeping the search counts over them
+	// (less their matches); past it, those counts go. Each batch takes a read of the
+	// deleted logs per kept search.
+	pruneKeep int64
 }
 
 // searchWay is how a page of a log search is read (see planLogSearch).
@@ -60,7 +64,7 @@ const (
 
 var defaultSearchTuning = searchTuning{keep: 1000, rowCheck: 400, rowRead: 12, rowIn: 4,
 	warmFrom: 200_000, warmSample: 1000, warmWords: 16, keysInline: 100_000,
-	windowSpread: 4}
+	windowSpread: 4, pruneKeep: 50_000}
 
 // everyLogProbe is how many of the newest logs are tested against a search before its
 // matches are counted to learn whether it matches every log.
@@ -652,6 +656,115 @@ func (db *DB) keepSearchCount(ctx context.Context, q string, mark int64, s searc
 		return err
 	}
 	return tx.Commit()
+}
+
+// keptCount is one row of command_log_search_counts.
+type keptCount struct {
+	q                       string
+	key, upto, total, taken int64
+}
+
+// searchCountsLess is the kept search counts over any of the logs ids (list: the same
+// as a JSON array), each less those of the logs that match its search and that it
+// covers: the counts as they are once the logs are deleted. A device's count that
+// comes to none is left out, as a count never kept it.
+func searchCountsLess(ctx context.Context, tx *sql.Tx, ids []int64, list string) ([]keptCount, error) {
+	lo, hi := slices.Min(ids), slices.Max(ids)
+	rows, err := tx.QueryContext(ctx, `SELECT q, device_id, upto, total, taken FROM command_log_search_counts
+		WHERE upto >= ? ORDER BY q`, lo)
+	if err != nil {
+		return nil, err
+	}
+	var counts []keptCount
+	for rows.Next() {
+		var c keptCount
+		if err := rows.Scan(&c.q, &c.key, &c.upto, &c.total, &c.taken); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		counts = append(counts, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var out []keptCount
+	for len(counts) > 0 {
+		n := 1
+		for n < len(counts) && counts[n].q == counts[0].q {
+			n++
+		}
+		one, err := searchCountLess(ctx, tx, counts[:n], [2]int64{lo, hi}, list)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, one...)
+		counts = counts[n:]
+	}
+	return out, nil
+}
+
+// searchCountLess takes off counts (all of one search) the logs of list (within the
+// window of ids) that match the search and that each covers: every such log for the
+// counts over every log, the device's for a device's.
+func searchCountLess(ctx context.Context, tx *sql.Tx, counts []keptCount, window [2]int64, list string) ([]keptCount, error) {
+	q := counts[0].q
+	named, err := searchNamed(ctx, tx, q)
+	if err != nil {
+		return nil, err
+	}
+	row := logSearchRow(q, window, named)
+	rows, err := tx.QueryContext(ctx, `SELECT coalesce(t.device_id, 0), t.id FROM command_logs t
+		WHERE t.id IN (SELECT value FROM json_each(?)) AND `+row.SQL, append([]any{list}, row.Args...)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	device := map[int64]int{}
+	var every []int
+	for i, c := range counts {
+		if c.key >= 0 {
+			device[c.key] = i
+		} else {
+			every = append(every, i)
+		}
+	}
+	for rows.Next() {
+		var key, id int64
+		if err := rows.Scan(&key, &id); err != nil {
+			return nil, err
+		}
+		for _, i := range every {
+			if id <= counts[i].upto {
+				counts[i].total--
+			}
+		}
+		if i, ok := device[key]; ok && id <= counts[i].upto {
+			counts[i].total--
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(counts, func(c keptCount) bool { return c.key >= 0 && c.total <= 0 }), nil
+}
+
+// putSearchCounts writes counts back into command_log_search_counts.
+func putSearchCounts(ctx context.Context, tx *sql.Tx, counts []keptCount) error {
+	if len(counts) == 0 {
+		return nil
+	}
+	list := make([][5]any, len(counts))
+	for i, c := range counts {
+		list[i] = [5]any{c.q, c.key, c.upto, c.total, c.taken}
+	}
+	b, err := json.Marshal(list)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO command_log_search_counts (q, device_id, upto, total, taken)
+		SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4 FROM json_each(?)`, string(b))
+	return err
 }
 
 // scanCounts reads rows of (counter key, count) into a map and closes them.

@@ -224,6 +224,27 @@ func testLogSearchWays(t *testing.T, held bool) {
 		}
 	}
 	compare("with logs after the kept counts")
+	// A prune of the oldest logs keeps the counts, less the logs it deletes; not those
+	// after every kept count, some of which are older than the cut.
+	for i := range 6 {
+		v := Values{"command_name": searchCommands[i], "device_name": searchDevices[i], "username": searchUsers[i%len(searchUsers)],
+			"success": i%2 == 0, "output": fmt.Sprintf("Interface Gi0/%d is up, command 042", i),
+			"created": time.Date(2026, 4, 30, 20+i, 0, 0, 0, time.UTC)}
+		if i%3 > 0 {
+			v["device"] = d[i%len(d)]
+		}
+		if _, err := db.CreateLog(ctx, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := kept()
+	if n, err := db.PruneLogs(ctx, time.Date(2026, 4, 30, 22, 30, 0, 0, time.UTC)); err != nil || n < 100 {
+		t.Fatalf("prune: %d %v", n, err)
+	}
+	if kept() < before/2 {
+		t.Errorf("a prune dropped the kept counts: %d of %d left", kept(), before)
+	}
+	compare("after a prune")
 	if _, err := db.w.Exec(`DELETE FROM command_logs WHERE id % 7 = 3`); err != nil {
 		t.Fatal(err)
 	}

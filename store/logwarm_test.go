@@ -12,8 +12,9 @@ import (
 
 // WarmSearchCounts keeps the counts of the words most logs hold, for every log and per
 // device; a search for one of them, in any ASCII case, reads the kept counts and
-// agrees with the plain match; a rare word is left alone; a prune drops the counts and
-// the next run takes them again; a cancelled run keeps nothing.
+// agrees with the plain match; a rare word is left alone; a prune keeps the counts less
+// the logs it deletes, or past pruneKeep logs drops them and the next run takes them
+// again; a cancelled run keeps nothing.
 func TestWarmSearchCounts(t *testing.T) {
 	db := searchFixture(t, filepath.Join(t.TempDir(), "fieldkit.db"))
 	ctx := context.Background()
@@ -82,13 +83,24 @@ func TestWarmSearchCounts(t *testing.T) {
 		t.Errorf("kept counts went from %d to %d (%v): a search in another case was counted anew", rows, after, err)
 	}
 
-	// A prune drops every kept count over the logs it deletes; warming takes them again.
+	// A prune keeps the counts less the logs it deletes; one past pruneKeep logs drops
+	// the counts over the logs it deletes, and warming takes them again.
+	if n, err := db.PruneLogs(ctx, time.Date(2026, 4, 30, 22, 0, 0, 0, time.UTC)); err != nil || n == 0 {
+		t.Fatalf("prune: %d %v", n, err)
+	}
+	if kept("interface", searchCountAll) != 1 || kept("interface", searchCountDevices) != 1 || kept("042", searchCountAll) != 1 {
+		t.Fatal("a prune dropped the kept counts")
+	}
+	for _, q := range []string{"Interface", "input", "Gi0", "042"} {
+		agree("kept over a prune", q)
+	}
+	db.search.pruneKeep = 0
 	cut := time.Date(2026, 4, 30, 23, 0, 0, 0, time.UTC)
 	if n, err := db.PruneLogs(ctx, cut); err != nil || n == 0 {
 		t.Fatalf("prune: %d %v", n, err)
 	}
 	if kept("interface", searchCountAll) != 0 {
-		t.Fatal("a count kept over pruned logs")
+		t.Fatal("a count kept over logs pruned past pruneKeep")
 	}
 	if warmed, err = db.WarmSearchCounts(ctx); err != nil || !slices.Contains(warmed, "interface") || kept("interface", searchCountDevices) != 1 {
 		t.Fatalf("after the prune: %v %v", warmed, err)
