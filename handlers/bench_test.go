@@ -531,8 +531,8 @@ func BenchmarkLogPageConstrained(b *testing.B) {
 // BenchmarkPruneHour is the retention job deleting the oldest hour of logs from a copy
 // of the data set (each iteration the next hour): "kept", with the search counts the
 // search_counts job and five people's searches keep, which the prune takes its deleted
-// matches off; "none", with no count kept, as every prune was before it kept them.
-// Then, once, the first pages of those searches, superuser and constrained: with
+// matches off; "none", with no count kept, as every prune was before it kept them;
+// "most", with as many searches kept as the store keeps, all per device. Then, once, the first pages of those searches, superuser and constrained: with
 // nothing kept, each counts its matches again.
 func BenchmarkPruneHour(b *testing.B) {
 	if testing.Short() {
@@ -568,13 +568,26 @@ func BenchmarkPruneHour(b *testing.B) {
 			}
 		}
 	}
+	// "most" keeps as many searches as the store keeps (96), each counted per device
+	// by the constrained viewer: the most count rows a prune puts back.
+	var most []string
+	for i := range 96 {
+		most = append(most, fmt.Sprintf("q=command%%20%03d", i))
+	}
 	hour := benchEnd.Add(-benchSpan)
-	for _, kept := range []bool{true, false} {
-		name := map[bool]string{true: "kept", false: "none"}[kept]
+	for _, c := range []struct {
+		name string
+		kept bool
+		more []string
+	}{{"kept", true, nil}, {"none", false, nil}, {"most", true, most}} {
+		name, kept := c.name, c.kept
 		if _, err := db.WarmSearchCounts(ctx); err != nil {
 			b.Fatal(err)
 		}
 		search(b)
+		for _, q := range c.more {
+			serve(b, a, httptest.NewRecorder(), pathCommandLogs+"?limit=50&exclude=output&"+q, benchViewKey)
+		}
 		var rows int
 		if err := db.Reader().QueryRow(`SELECT count(*) FROM command_log_search_counts`).Scan(&rows); err != nil {
 			b.Fatal(err)

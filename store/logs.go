@@ -418,7 +418,7 @@ const pruneBatch = 5000
 
 // PruneLogs deletes the logs created before olderThan, in batches, and returns how many
 // it deleted. The triggers keep the statistics counters right. The kept search counts
-// lose the deleted logs that match them (searchCountsLess) for the first
+// lose the deleted logs that match them (lessSearchCounts) for the first
 // searchTuning.pruneKeep logs; past those, the counts over the logs deleted go (the
 // search_counts job takes them again).
 func (db *DB) PruneLogs(ctx context.Context, olderThan time.Time) (int64, error) {
@@ -456,9 +456,12 @@ func (db *DB) pruneLogBatch(ctx context.Context, olderThan time.Time, keep bool)
 	if err != nil {
 		return 0, err
 	}
-	var counts []keptCount
 	if keep {
-		if counts, err = searchCountsLess(ctx, tx, ids, string(list)); err != nil {
+		// The delete leaves the kept counts (pruning), which lose its matches first.
+		if err := lessSearchCounts(ctx, tx, ids, string(list)); err != nil {
+			return 0, err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE command_log_search_epoch SET pruning = 1 WHERE id = 1`); err != nil {
 			return 0, err
 		}
 	}
@@ -467,10 +470,10 @@ func (db *DB) pruneLogBatch(ctx context.Context, olderThan time.Time, keep bool)
 		return 0, err
 	}
 	n, _ := res.RowsAffected()
-	// The delete's trigger dropped every count over these logs: the ones taken less the
-	// deleted matches go back.
-	if err := putSearchCounts(ctx, tx, counts); err != nil {
-		return 0, err
+	if keep {
+		if _, err := tx.ExecContext(ctx, `UPDATE command_log_search_epoch SET pruning = 0 WHERE id = 1`); err != nil {
+			return 0, err
+		}
 	}
 	if tx != db.batchTx(ctx) {
 		if err := tx.Commit(); err != nil {

@@ -658,112 +658,91 @@ func (db *DB) keepSearchCount(ctx context.Context, q string, mark int64, s searc
 	return tx.Commit()
 }
 
-// keptCount is one row of command_log_search_counts.
-type keptCount struct {
-	q                       string
-	key, upto, total, taken int64
-}
-
-// searchCountsLess is the kept search counts over any of the logs ids (list: the same
-// as a JSON array), each less those of the logs that match its search and that it
-// covers: the counts as they are once the logs are deleted. A device's count that
-// comes to none is left out, as a count never kept it.
-func searchCountsLess(ctx context.Context, tx *sql.Tx, ids []int64, list string) ([]keptCount, error) {
+// lessSearchCounts takes off the kept search counts the logs of ids (list: the same as a
+// JSON array) that match their search and that each covers, before the caller deletes
+// those logs with pruning set (migration 0064), so that the delete leaves the counts.
+// A device's count that comes to none goes, as a count never keeps one.
+func lessSearchCounts(ctx context.Context, tx *sql.Tx, ids []int64, list string) error {
 	lo, hi := slices.Min(ids), slices.Max(ids)
-	rows, err := tx.QueryContext(ctx, `SELECT q, device_id, upto, total, taken FROM command_log_search_counts
-		WHERE upto >= ? ORDER BY q`, lo)
-	if err != nil {
-		return nil, err
-	}
-	var counts []keptCount
-	for rows.Next() {
-		var c keptCount
-		if err := rows.Scan(&c.q, &c.key, &c.upto, &c.total, &c.taken); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		counts = append(counts, c)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	var out []keptCount
-	for len(counts) > 0 {
-		n := 1
-		for n < len(counts) && counts[n].q == counts[0].q {
-			n++
-		}
-		one, err := searchCountLess(ctx, tx, counts[:n], [2]int64{lo, hi}, list)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, one...)
-		counts = counts[n:]
-	}
-	return out, nil
-}
-
-// searchCountLess takes off counts (all of one search) the logs of list (within the
-// window of ids) that match the search and that each covers: every such log for the
-// counts over every log, the device's for a device's.
-func searchCountLess(ctx context.Context, tx *sql.Tx, counts []keptCount, window [2]int64, list string) ([]keptCount, error) {
-	q := counts[0].q
-	named, err := searchNamed(ctx, tx, q)
-	if err != nil {
-		return nil, err
-	}
-	row := logSearchRow(q, window, named)
-	rows, err := tx.QueryContext(ctx, `SELECT coalesce(t.device_id, 0), t.id FROM command_logs t
-		WHERE t.id IN (SELECT value FROM json_each(?)) AND `+row.SQL, append([]any{list}, row.Args...)...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	device := map[int64]int{}
-	var every []int
-	for i, c := range counts {
-		if c.key >= 0 {
-			device[c.key] = i
-		} else {
-			every = append(every, i)
-		}
-	}
-	for rows.Next() {
-		var key, id int64
-		if err := rows.Scan(&key, &id); err != nil {
-			return nil, err
-		}
-		for _, i := range every {
-			if id <= counts[i].upto {
-				counts[i].total--
-			}
-		}
-		if i, ok := device[key]; ok && id <= counts[i].upto {
-			counts[i].total--
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return slices.DeleteFunc(counts, func(c keptCount) bool { return c.key >= 0 && c.total <= 0 }), nil
-}
-
-// putSearchCounts writes counts back into command_log_search_counts.
-func putSearchCounts(ctx context.Context, tx *sql.Tx, counts []keptCount) error {
-	if len(counts) == 0 {
-		return nil
-	}
-	list := make([][5]any, len(counts))
-	for i, c := range counts {
-		list[i] = [5]any{c.q, c.key, c.upto, c.total, c.taken}
-	}
-	b, err := json.Marshal(list)
+	// The marks: the count over every log (-1) and the per-device counts' (-2), whose
+	// upto their devices' rows share.
+	rows, err := tx.QueryContext(ctx, `SELECT q, device_id, upto FROM command_log_search_counts
+		WHERE upto >= ? AND device_id < 0 ORDER BY q`, lo)
 	if err != nil {
 		return err
 	}
-	_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO command_log_search_counts (q, device_id, upto, total, taken)
-		SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4 FROM json_each(?)`, string(b))
+	type mark struct {
+		q         string
+		key, upto int64
+	}
+	var marks []mark
+	for rows.Next() {
+		var m mark
+		if err := rows.Scan(&m.q, &m.key, &m.upto); err != nil {
+			rows.Close()
+			return err
+		}
+		marks = append(marks, m)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	// less is each count's loss: search, counter key, matches.
+	var less [][3]any
+	for len(marks) > 0 {
+		q, upto := marks[0].q, [2]int64{-1, -1} // by mark: -1, -2
+		n := 0
+		for ; n < len(marks) && marks[n].q == q; n++ {
+			upto[-marks[n].key-1] = marks[n].upto
+		}
+		marks = marks[n:]
+		named, err := searchNamed(ctx, tx, q)
+		if err != nil {
+			return err
+		}
+		row := logSearchRow(q, [2]int64{lo, hi}, named)
+		rows, err := tx.QueryContext(ctx, `SELECT coalesce(t.device_id, 0), sum(t.id <= ?), sum(t.id <= ?) FROM command_logs t
+			WHERE t.id IN (SELECT value FROM json_each(?)) AND `+row.SQL+` GROUP BY 1`,
+			append([]any{upto[0], upto[1], list}, row.Args...)...)
+		if err != nil {
+			return err
+		}
+		var every, devices int64
+		for rows.Next() {
+			var key, e, d int64
+			if err := rows.Scan(&key, &e, &d); err != nil {
+				rows.Close()
+				return err
+			}
+			every, devices = every+e, devices+d
+			if d > 0 {
+				less = append(less, [3]any{q, key, d})
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for key, n := range map[int64]int64{searchCountAll: every, searchCountDevices: devices} {
+			if n > 0 {
+				less = append(less, [3]any{q, key, n})
+			}
+		}
+	}
+	if len(less) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(less)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE command_log_search_counts SET total = total - (j.value ->> 2)
+		FROM json_each(?1) j WHERE q = j.value ->> 0 AND device_id = j.value ->> 1`, string(b)); err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `DELETE FROM command_log_search_counts WHERE total <= 0 AND device_id >= 0
+		AND (q, device_id) IN (SELECT value ->> 0, value ->> 1 FROM json_each(?))`, string(b))
 	return err
 }
 
