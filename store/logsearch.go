@@ -691,10 +691,16 @@ func lessSearchCounts(ctx context.Context, tx *sql.Tx, ids []int64, list string)
 	// less is each count's loss: search, counter key, matches.
 	var less [][3]any
 	for len(marks) > 0 {
-		q, upto := marks[0].q, [2]int64{-1, -1} // by mark: -1, -2
+		// upto of the count over every log, and of the per-device counts; -1 for none.
+		q, upto := marks[0].q, [2]int64{-1, -1}
 		n := 0
 		for ; n < len(marks) && marks[n].q == q; n++ {
-			upto[-marks[n].key-1] = marks[n].upto
+			switch marks[n].key {
+			case searchCountAll:
+				upto[0] = marks[n].upto
+			case searchCountDevices:
+				upto[1] = marks[n].upto
+			}
 		}
 		marks = marks[n:]
 		named, err := searchNamed(ctx, tx, q)
