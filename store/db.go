@@ -14,13 +14,15 @@ import (
 	"net/url"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 //go:embed migrations/*.sql
@@ -118,7 +120,7 @@ func open(ctx context.Context, path string, o openOptions, upTo string) (*DB, er
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
 	db := &DB{w: newPool(w), path: abs, now: func() time.Time { return time.Now().UTC() }, search: defaultSearchTuning}
-	if err := db.migrate(ctx, o, upTo); err != nil {
+	if err := db.migrateWaiting(ctx, o, upTo); err != nil {
 		w.Close()
 		return nil, err
 	}
@@ -185,7 +187,11 @@ func dsn(path string, writer bool, pragmas ...string) string {
 	} else {
 		q.Add("_pragma", "query_only(1)")
 	}
+	// A pragma given replaces the one of the same name: the driver runs busy_timeout
+	// first and sorts the rest, so two of one name would not run in a known order.
 	for _, p := range pragmas {
+		name, _, _ := strings.Cut(p, "(")
+		q["_pragma"] = slices.DeleteFunc(q["_pragma"], func(v string) bool { return strings.HasPrefix(v, name+"(") })
 		q.Add("_pragma", p)
 	}
 	return "file:" + filepath.ToSlash(path) + "?" + q.Encode()
@@ -254,6 +260,32 @@ func (db *DB) migrate(ctx context.Context, o openOptions, upTo string) error {
 	return nil
 }
 
+// migrateWaitMost is how long migrateWaiting waits for another process's write.
+var migrateWaitMost = time.Hour
+
+// migrateWaiting is migrate, waiting while another process holds the write lock past
+// the busy timeout, up to migrateWaitMost: the server rewriting the logs at an upgrade
+// (0063) holds it for minutes, and a command started beside it (fieldkit export) waits
+// for it and says so every busy timeout, rather than failing "database is locked".
+func (db *DB) migrateWaiting(ctx context.Context, o openOptions, upTo string) error {
+	start := time.Now()
+	for {
+		err := db.migrate(ctx, o, upTo)
+		if !isBusy(err) || ctx.Err() != nil || time.Since(start) >= migrateWaitMost {
+			return err
+		}
+		o.logger.Warn("store: another process is writing to the database, as the server does while it upgrades it: waiting",
+			"path", db.path, "waited", time.Since(start).Round(time.Second).String())
+	}
+}
+
+// isBusy reports whether err is SQLite's "database is locked": another connection held
+// the lock past the busy timeout.
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY
+}
+
 // applied reports whether the migration version was recorded.
 func applied(ctx context.Context, q querier, version string) (bool, error) {
 	var n int
@@ -268,6 +300,14 @@ func (db *DB) record(ctx context.Context, tx *sql.Tx, version string) error {
 }
 
 func (db *DB) apply(ctx context.Context, version, name string) error {
+	// Once applied, a read settles it, without the write lock: a command opening the
+	// database while the server writes need not wait for it.
+	if done, err := applied(ctx, db.w, version); err != nil || done {
+		if err != nil {
+			return fmt.Errorf("store: migrate %s: %w", version, err)
+		}
+		return nil
+	}
 	tx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store: migrate %s: %w", version, err)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -286,4 +287,112 @@ func siteDevices(t *testing.T, db *DB, n int) []int64 {
 		devices = append(devices, id(db.Create(ctx, Devices, Values{"name": fmt.Sprintf("d%d", i), "site": site}, All)))
 	}
 	return devices
+}
+
+// lockedBuffer is a bytes.Buffer for a logger in one goroutine and a test in another.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// A start that finds another process writing past the busy timeout (the server
+// rewriting the logs at an upgrade, with fieldkit export started beside it) waits for
+// that write, says so, and migrates once it is done; a start with nothing to migrate
+// does not wait at all; past migrateWaitMost a start fails.
+func TestOpenWaitsForAnotherWriter(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "fieldkit.db")
+	old, err := open(ctx, path, openOptions{}, "0063_log_outputs_last")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+	// The other process's long write: a connection of its own holding the write lock.
+	hold := func() *sql.Conn {
+		t.Helper()
+		other, err := sql.Open("sqlite", dsn(path, true))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { other.Close() })
+		conn, err := other.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+			t.Fatal(err)
+		}
+		return conn
+	}
+	start := func(logged *lockedBuffer) <-chan error {
+		done := make(chan error, 1)
+		go func() {
+			db, err := open(ctx, path, openOptions{logger: slog.New(slog.NewTextHandler(logged, nil)),
+				writerPragmas: []string{"busy_timeout(50)"}}, "")
+			if err == nil {
+				err = db.Close()
+			}
+			done <- err
+		}()
+		return done
+	}
+
+	conn := hold()
+	var logged lockedBuffer
+	done := start(&logged)
+	for !strings.Contains(logged.String(), "another process is writing to the database") {
+		select {
+		case err := <-done:
+			t.Fatalf("the start ended while another process held the write lock: %v\n%s", err, logged.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	if _, err := conn.ExecContext(ctx, `COMMIT`); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("the start failed after the other write ended: %v", err)
+	}
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if done, err := applied(ctx, db.r, "0064_log_prune_counts"); err != nil || !done {
+		t.Fatalf("the migration after the wait: %v %v", done, err)
+	}
+
+	// With every migration applied, a start needs no write lock: it opens at once.
+	defer func(d time.Duration) { migrateWaitMost = d }(migrateWaitMost)
+	migrateWaitMost = 200 * time.Millisecond
+	conn = hold()
+	var quiet lockedBuffer
+	if err := <-start(&quiet); err != nil || quiet.String() != "" {
+		t.Fatalf("a migrated database beside another writer: %v\n%s", err, quiet.String())
+	}
+	if _, err := conn.ExecContext(ctx, `ROLLBACK`); err != nil {
+		t.Fatal(err)
+	}
+
+	// Past migrateWaitMost, the start gives up with SQLite's own error.
+	if _, err := db.w.ExecContext(ctx, `DELETE FROM schema_migrations WHERE version = '0064_log_prune_counts'`); err != nil {
+		t.Fatal(err)
+	}
+	conn = hold()
+	defer conn.ExecContext(ctx, `ROLLBACK`)
+	if err := <-start(&lockedBuffer{}); !isBusy(err) {
+		t.Fatalf("a start past migrateWaitMost: %v, want database is locked", err)
+	}
 }
