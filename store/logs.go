@@ -419,25 +419,33 @@ const pruneBatch = 5000
 // PruneLogs deletes the logs created before olderThan, in batches, and returns how many
 // it deleted. The triggers keep the statistics counters right. The kept search counts
 // lose the deleted logs that match them (lessSearchCounts) for the first
-// searchTuning.pruneKeep logs; past those, the counts over the logs deleted go (the
-// search_counts job takes them again).
+// searchTuning.pruneKeep logs, in batches of searchTuning.pruneKeepBatch (each kept
+// search reads every log of its batch, so the batches are smaller); past those, the
+// counts over the logs deleted go (the search_counts job takes them again).
 func (db *DB) PruneLogs(ctx context.Context, olderThan time.Time) (int64, error) {
 	var total int64
 	for {
-		n, err := db.pruneLogBatch(ctx, olderThan, total < db.search.pruneKeep)
+		keep, size := total < db.search.pruneKeep, pruneBatch
+		if keep {
+			size = db.search.pruneKeepBatch
+		}
+		n, err := db.pruneLogBatch(ctx, olderThan, size, keep)
 		total += n
 		if err != nil {
 			return total, fmt.Errorf("store: prune logs: %w", err)
 		}
-		if n < pruneBatch {
+		if n < int64(size) {
 			return total, nil
 		}
 	}
 }
 
-// pruneLogBatch deletes the oldest pruneBatch logs created before olderThan in one
-// transaction; with keep, the search counts kept over them are kept less those logs.
-func (db *DB) pruneLogBatch(ctx context.Context, olderThan time.Time, keep bool) (int64, error) {
+// pruneLogBatch deletes the oldest size logs created before olderThan in one
+// transaction; with keep, the search counts kept over them are kept less those logs,
+// unless the logs' ids spread over more than searchTuning.windowSpread times as many
+// (logs written out of their created order): the word index's matches in that range,
+// which each kept search reads, would be many more than the batch's.
+func (db *DB) pruneLogBatch(ctx context.Context, olderThan time.Time, size int, keep bool) (int64, error) {
 	tx := db.batchTx(ctx)
 	if tx == nil {
 		own, err := db.w.BeginTx(ctx, nil)
@@ -448,10 +456,11 @@ func (db *DB) pruneLogBatch(ctx context.Context, olderThan time.Time, keep bool)
 		tx = own
 	}
 	ids, err := scalars[int64](ctx, tx, `SELECT id FROM command_logs WHERE created < ? ORDER BY created LIMIT ?`,
-		Stamp(olderThan), pruneBatch)
+		Stamp(olderThan), size)
 	if err != nil || len(ids) == 0 {
 		return 0, err
 	}
+	keep = keep && slices.Max(ids)-slices.Min(ids) < db.search.windowSpread*int64(len(ids))
 	list, err := json.Marshal(ids)
 	if err != nil {
 		return 0, err

@@ -46,9 +46,11 @@ type searchTuning struct {
 	// to (tests).
 	namedRows int64
 	// pruneKeep is how many logs a prune deletes keeping the search counts over them
-	// (less their matches); past it, those counts go. Each batch takes a read of the
-	// deleted logs per kept search.
-	pruneKeep int64
+	// (less their matches); past it, those counts go. pruneKeepBatch is how many it
+	// deletes a transaction meanwhile: each kept search reads every log of the batch
+	// while the writer is held.
+	pruneKeep      int64
+	pruneKeepBatch int
 }
 
 // searchWay is how a page of a log search is read (see planLogSearch).
@@ -64,7 +66,7 @@ const (
 
 var defaultSearchTuning = searchTuning{keep: 1000, rowCheck: 400, rowRead: 12, rowIn: 4,
 	warmFrom: 200_000, warmSample: 1000, warmWords: 16, keysInline: 100_000,
-	windowSpread: 4, pruneKeep: 50_000}
+	windowSpread: 4, pruneKeep: 50_000, pruneKeepBatch: 1000}
 
 // everyLogProbe is how many of the newest logs are tested against a search before its
 // matches are counted to learn whether it matches every log.

@@ -84,7 +84,9 @@ func TestWarmSearchCounts(t *testing.T) {
 	}
 
 	// A prune keeps the counts less the logs it deletes; one past pruneKeep logs drops
-	// the counts over the logs it deletes, and warming takes them again.
+	// the counts over the logs it deletes, and warming takes them again. (The fixture
+	// wrote its logs in no created order: a batch's ids may spread over all of them.)
+	db.search.windowSpread = 1 << 40
 	if n, err := db.PruneLogs(ctx, time.Date(2026, 4, 30, 22, 0, 0, 0, time.UTC)); err != nil || n == 0 {
 		t.Fatalf("prune: %d %v", n, err)
 	}
@@ -93,6 +95,19 @@ func TestWarmSearchCounts(t *testing.T) {
 	}
 	for _, q := range []string{"Interface", "input", "Gi0", "042"} {
 		agree("kept over a prune", q)
+	}
+	// A batch whose ids spread over more than windowSpread times as many as it holds
+	// (logs written out of their created order) drops the counts over it too.
+	db.search.windowSpread = 0
+	if n, err := db.PruneLogs(ctx, time.Date(2026, 4, 30, 22, 20, 0, 0, time.UTC)); err != nil || n == 0 {
+		t.Fatalf("prune: %d %v", n, err)
+	}
+	if kept("interface", searchCountAll) != 0 {
+		t.Fatal("a count kept over a prune whose ids spread")
+	}
+	db.search.windowSpread = 1 << 40
+	if _, err := db.WarmSearchCounts(ctx); err != nil || kept("interface", searchCountAll) != 1 {
+		t.Fatalf("warming after a prune: %v", err)
 	}
 	db.search.pruneKeep = 0
 	cut := time.Date(2026, 4, 30, 23, 0, 0, 0, time.UTC)
