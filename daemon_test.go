@@ -22,6 +22,7 @@ import (
 
 	"fieldkit/exec/devsim"
 	"fieldkit/store"
+	"fieldkit/web/webtest"
 )
 
 // lab is a data directory seeded for executions against one simulated device that
@@ -92,7 +93,7 @@ func newLab(t *testing.T, latency time.Duration) *lab {
 type server struct {
 	cmd  *exec.Cmd
 	base string
-	logs *syncBuffer
+	logs *webtest.Buffer
 	done chan error
 }
 
@@ -111,7 +112,7 @@ func freeAddr(t *testing.T) string {
 func startServer(t *testing.T, l *lab, extraEnv []string, args ...string) *server {
 	t.Helper()
 	addr := freeAddr(t)
-	s := &server{base: "http://" + addr, logs: &syncBuffer{}, done: make(chan error, 1)}
+	s := &server{base: "http://" + addr, logs: &webtest.Buffer{}, done: make(chan error, 1)}
 	s.cmd = exec.Command(testBinary(t), append([]string{"serve", "--data", l.data, "--listen", addr}, args...)...)
 	s.cmd.Env = append(append(serverEnv(), "FIELDKIT_SECRET_KEY="+l.key, "FIELDKIT_LOG_FORMAT=json"), extraEnv...)
 	s.cmd.Stdout, s.cmd.Stderr = s.logs, s.logs

@@ -32,7 +32,7 @@ func TestServerDeadlines(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
-	logs := &syncBuffer{}
+	logs := &webtest.Buffer{}
 	getenv := func(k string) string {
 		if k == "FIELDKIT_SECRET_KEY" {
 			return l.key

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"fieldkit/store"
+	"fieldkit/web/webtest"
 )
 
 // demoRun is what one start of `serve --demo` printed to log in with.
@@ -33,9 +34,9 @@ func startDemoOnce(t *testing.T, data string, reset bool) demoRun {
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
-	out := &syncBuffer{}
+	out := &webtest.Buffer{}
 	go func() {
-		done <- serve(ctx, env{getenv: func(string) string { return "" }, stdout: out, stderr: &syncBuffer{}}, cfg,
+		done <- serve(ctx, env{getenv: func(string) string { return "" }, stdout: out, stderr: &webtest.Buffer{}}, cfg,
 			serveOptions{demo: true, demoReset: reset, ready: ready})
 	}()
 	select {

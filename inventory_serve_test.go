@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"fieldkit/netbox/fakenetbox"
+	"fieldkit/web/webtest"
 )
 
 // TestScheduledSync: `serve` with inventory.netbox_schedule set syncs on its own (an
@@ -32,7 +33,7 @@ func TestScheduledSync(t *testing.T) {
 	addr := freeAddr(t)
 	cmd := exec.Command(bin, "serve", "--data", data, "--listen", addr, "--config", cfg)
 	cmd.Env = serverEnv()
-	var logs syncBuffer
+	var logs webtest.Buffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"fieldkit/store"
+	"fieldkit/web/webtest"
 )
 
 // cli runs one command in-process with the given environment and stdin.
@@ -296,7 +297,7 @@ func TestReloadWhileServing(t *testing.T) {
 	ready := make(chan string, 1)
 	reload := make(chan struct{})
 	done := make(chan error, 1)
-	var logs syncBuffer
+	var logs webtest.Buffer
 	go func() {
 		done <- serve(ctx, env{getenv: func(string) string { return "" }, stdout: &logs, stderr: &logs}, cfg,
 			serveOptions{ready: ready, reload: reload, load: load})

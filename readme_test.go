@@ -20,6 +20,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"fieldkit/web/webtest"
 )
 
 // TestReadmeListsEverySetting: the README's settings table has a row for every key,
@@ -204,7 +206,7 @@ func winePrefix(t *testing.T) (wine, prefix string) {
 }
 
 func runWithin(cmd *exec.Cmd, d time.Duration) (string, error) {
-	var out syncBuffer
+	var out webtest.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		return "", err
@@ -224,7 +226,7 @@ func runWithin(cmd *exec.Cmd, d time.Duration) (string, error) {
 // checkStarts starts cmd, waits until its API answers at addr, then stops it.
 func checkStarts(t *testing.T, example int, cmd *exec.Cmd, addr string, tlsOn bool, cleanup func()) {
 	t.Helper()
-	var logs syncBuffer
+	var logs webtest.Buffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -1,38 +1,20 @@
 package exec
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"fieldkit/web/webtest"
 )
 
-// typed records what the session sent to the device.
-type typed struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (w *typed) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.Write(p)
-}
-
-func (w *typed) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.String()
-}
-
 // fakeShell is a Session wired to an in-memory shell instead of SSH.
-func fakeShell(driver, base string) (*Session, *typed) {
-	in := &typed{}
+func fakeShell(driver, base string) (*Session, *webtest.Buffer) {
+	in := &webtest.Buffer{}
 	s := &Session{d: drivers[driver], sink: newSink(), stdin: in, base: base,
 		log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	return s, in

@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"fieldkit/exec/devsim"
+	"fieldkit/web/webtest"
 )
 
 // Test credentials; every test checks they never leak.
@@ -41,24 +41,6 @@ func (k *memKeys) SaveHostKey(_ context.Context, id int64, key string) error {
 	return nil
 }
 
-// logBuffer is a goroutine-safe log sink.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
 // rig is one simulated device and everything needed to talk to it.
 type rig struct {
 	dev  *devsim.Device
@@ -66,7 +48,7 @@ type rig struct {
 	cred Credentials
 	opt  Options
 	keys *memKeys
-	logs *logBuffer
+	logs *webtest.Buffer
 }
 
 // newRig starts a device of the vendor with an enable secret where the
@@ -82,7 +64,7 @@ func newRig(t testing.TB, vendor string, mod func(*devsim.Config)) *rig {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { dev.Close() })
-	r := &rig{dev: dev, keys: &memKeys{}, logs: &logBuffer{}}
+	r := &rig{dev: dev, keys: &memKeys{}, logs: &webtest.Buffer{}}
 	r.tg = Target{DeviceID: 7, Name: "lab-" + vendor, Host: "127.0.0.1", Port: dev.Port(), Driver: vendor}
 	r.cred = Credentials{Username: testUser, Password: testPass, EnableSecret: testEnable}
 	logger := slog.New(slog.NewTextHandler(r.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))

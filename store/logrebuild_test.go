@@ -9,9 +9,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"fieldkit/web/webtest"
 )
 
 // oldLogFixture makes a database as FieldKit made it before migration 0063, with
@@ -289,24 +290,6 @@ func siteDevices(t *testing.T, db *DB, n int) []int64 {
 	return devices
 }
 
-// lockedBuffer is a bytes.Buffer for a logger in one goroutine and a test in another.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // A start that finds another process writing past the busy timeout (the server
 // rewriting the logs at an upgrade, with fieldkit export started beside it) waits for
 // that write, says so, and migrates once it is done; a start with nothing to migrate
@@ -336,7 +319,7 @@ func TestOpenWaitsForAnotherWriter(t *testing.T) {
 		}
 		return conn
 	}
-	start := func(logged *lockedBuffer) <-chan error {
+	start := func(logged *webtest.Buffer) <-chan error {
 		done := make(chan error, 1)
 		go func() {
 			db, err := open(ctx, path, openOptions{logger: slog.New(slog.NewTextHandler(logged, nil)),
@@ -350,7 +333,7 @@ func TestOpenWaitsForAnotherWriter(t *testing.T) {
 	}
 
 	conn := hold()
-	var logged lockedBuffer
+	var logged webtest.Buffer
 	done := start(&logged)
 	for !strings.Contains(logged.String(), "another process is writing to the database") {
 		select {
@@ -378,7 +361,7 @@ func TestOpenWaitsForAnotherWriter(t *testing.T) {
 	defer func(d time.Duration) { migrateWaitMost = d }(migrateWaitMost)
 	migrateWaitMost = 200 * time.Millisecond
 	conn = hold()
-	var quiet lockedBuffer
+	var quiet webtest.Buffer
 	if err := <-start(&quiet); err != nil || quiet.String() != "" {
 		t.Fatalf("a migrated database beside another writer: %v\n%s", err, quiet.String())
 	}
@@ -392,7 +375,7 @@ func TestOpenWaitsForAnotherWriter(t *testing.T) {
 	}
 	conn = hold()
 	defer conn.ExecContext(ctx, `ROLLBACK`)
-	if err := <-start(&lockedBuffer{}); !isBusy(err) {
+	if err := <-start(&webtest.Buffer{}); !isBusy(err) {
 		t.Fatalf("a start past migrateWaitMost: %v, want database is locked", err)
 	}
 }

@@ -1,5 +1,6 @@
-// Package webtest holds what the tests of more than one package do to a FieldKit
-// server at the wire: a slow client, byte by byte.
+// Package webtest holds what the tests of more than one package share: what they do
+// to a FieldKit server at the wire (a slow client, byte by byte), and a buffer safe to
+// read while another goroutine writes it.
 package webtest
 
 import (
