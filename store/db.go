@@ -247,6 +247,15 @@ func (db *DB) migrate(ctx context.Context, o openOptions, upTo string) error {
 		if upTo != "" && version > upTo {
 			break
 		}
+		// Once applied, a read settles it, without the write lock: a command opening the
+		// database while the server writes need not wait for it. Each migration checks
+		// again under the lock.
+		if done, err := applied(ctx, db.w, version); err != nil || done {
+			if err != nil {
+				return fmt.Errorf("store: migrate %s: %w", version, err)
+			}
+			continue
+		}
 		if run, ok := goMigrations[version]; ok {
 			if err := run(ctx, db, o); err != nil {
 				return fmt.Errorf("store: migrate %s: %w", version, err)
@@ -281,9 +290,13 @@ func (db *DB) migrateWaiting(ctx context.Context, o openOptions, upTo string) er
 
 // isBusy reports whether err is SQLite's "database is locked": another connection held
 // the lock past the busy timeout.
-func isBusy(err error) bool {
+func isBusy(err error) bool { return sqliteCode(err, sqlite3.SQLITE_BUSY) }
+
+// sqliteCode reports whether err is SQLite's error of the primary result code code
+// (extended codes included).
+func sqliteCode(err error, code int) bool {
 	var se *sqlite.Error
-	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY
+	return errors.As(err, &se) && se.Code()&0xff == code
 }
 
 // applied reports whether the migration version was recorded.
@@ -300,14 +313,6 @@ func (db *DB) record(ctx context.Context, tx *sql.Tx, version string) error {
 }
 
 func (db *DB) apply(ctx context.Context, version, name string) error {
-	// Once applied, a read settles it, without the write lock: a command opening the
-	// database while the server writes need not wait for it.
-	if done, err := applied(ctx, db.w, version); err != nil || done {
-		if err != nil {
-			return fmt.Errorf("store: migrate %s: %w", version, err)
-		}
-		return nil
-	}
 	tx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store: migrate %s: %w", version, err)

@@ -3,12 +3,10 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
 
-	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
@@ -69,14 +67,8 @@ var logRebuildBatch = 20_000
 // next start tries again.
 func moveLogOutputsLast(ctx context.Context, db *DB, o openOptions) error {
 	const version = "0063_log_outputs_last"
-	// Once applied, a read settles it: rebuildLogs checks again under the write lock,
-	// which every start would otherwise take.
-	if done, err := applied(ctx, db.w, version); err != nil || done {
-		return err
-	}
 	err := db.rebuildLogs(ctx, o.logger, version, logTable0063, logColumns0063)
-	var se *sqlite.Error
-	if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_FULL {
+	if sqliteCode(err, sqlite3.SQLITE_FULL) {
 		o.logger.Warn("command logs not rewritten with their outputs last: the disk is full. "+
 			"Nothing was changed; pages of logs without output read more until it is done, at a later start "+
 			"with about the database's size free", "err", err)

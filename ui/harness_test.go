@@ -20,6 +20,7 @@ import (
 	"fieldkit/exec/ratelimit"
 	"fieldkit/handlers"
 	"fieldkit/store"
+	"fieldkit/web/webtest"
 )
 
 // env is one test's server, wired as serve.go wires it: a real SQLite file, the API with
@@ -32,7 +33,7 @@ type env struct {
 	keyring *store.Keyring
 	limiter *ratelimit.Limiter
 	clock   *clock
-	logs    *bytes.Buffer
+	logs    *webtest.Buffer
 }
 
 // clock is a settable clock for the throttle and the store.
@@ -69,8 +70,8 @@ func newEnv(t *testing.T, o envOptions) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs := &bytes.Buffer{}
-	logger := slog.New(slog.NewTextHandler(&lockedWriter{w: logs}, nil))
+	logs := &webtest.Buffer{}
+	logger := slog.New(slog.NewTextHandler(logs, nil))
 	limiter := ratelimit.New(3, 5*time.Minute)
 	var api *handlers.API
 	web := New(Options{DB: db, Keyring: kr, Limiter: limiter, Logger: logger, SessionHours: 2, Static: o.static, Now: clk.now,
@@ -93,17 +94,6 @@ func newEnv(t *testing.T, o envOptions) *env {
 	}
 	t.Cleanup(srv.Close)
 	return &env{t: t, db: db, web: web, srv: srv, keyring: kr, limiter: limiter, clock: clk, logs: logs}
-}
-
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 // user creates a user with a password and returns its id and a write-enabled API token.
