@@ -433,6 +433,40 @@ func BenchmarkLogSearch(b *testing.B) {
 	}
 }
 
+// BenchmarkLogSearchFirst is the first page of a search whose own count is not kept,
+// with the counts the search_counts job keeps in place (run SearchCountsWarm on the data
+// set first): before each page only that search's count is deleted, so each page counts
+// its matches again, as the first person to search for it does. The deletion is not
+// timed; cpu-ms/op holds the page's CPU alone.
+func BenchmarkLogSearchFirst(b *testing.B) {
+	a := benchAPI(b)
+	ctx := context.Background()
+	for _, c := range []struct{ name, q, key string }{
+		{"phrase-constrained", "case 7", benchViewKey}, {"phrase-superuser", "case 7", benchAdminKey},
+		{"names-constrained", "command 042", benchViewKey},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			path := pathCommandLogs + "?limit=50&q=" + url.QueryEscape(c.q)
+			var cpu float64
+			for b.Loop() {
+				b.StopTimer()
+				// The kept counts are filed under the search lowercased.
+				if err := a.DB.Write(ctx, func(tx *sql.Tx) error {
+					_, err := tx.ExecContext(ctx, `DELETE FROM command_log_search_counts WHERE q = ?`, strings.ToLower(c.q))
+					return err
+				}); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				start := processCPU()
+				serve(b, a, httptest.NewRecorder(), path, c.key)
+				cpu += processCPU() - start
+			}
+			b.ReportMetric(cpu*1000/float64(b.N), "cpu-ms/op")
+		})
+	}
+}
+
 // BenchmarkSearchCountsWarm is the search_counts job with no count kept (each run
 // deletes the kept counts first): the words most of the newest logs hold, counted for
 // every log and per device. After it, LogSearch/every_log reads the kept count.
@@ -532,8 +566,9 @@ func BenchmarkLogPageConstrained(b *testing.B) {
 // of the data set (each iteration the next hour): "kept", with the search counts the
 // search_counts job and five people's searches keep, which the prune takes its deleted
 // matches off; "none", with no count kept, as every prune was before it kept them;
-// "most", with as many searches kept as the store keeps, all per device. Then, once, the first pages of those searches, superuser and constrained: with
-// nothing kept, each counts its matches again.
+// "most", with as many searches kept as the store keeps, all per device. Then, once,
+// the first pages of those searches, superuser and constrained: with nothing kept, each
+// counts its matches again.
 func BenchmarkPruneHour(b *testing.B) {
 	if testing.Short() {
 		b.Skip("the million-log benchmarks do not run under -short")
