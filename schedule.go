@@ -51,7 +51,9 @@ func jobs(cfg Config, db *store.DB, loc *time.Location, logger *slog.Logger, syn
 			if n > 0 {
 				logger.Info("log retention", "deleted", n, "older_than", cut)
 				if err == nil {
-					// A prune of many logs dropped the kept search counts.
+					// A prune past the logs whose matches it takes off the kept search
+					// counts (50,000) dropped them: taken again now, not at the job's
+					// next run. With the counts kept, this adds only the logs since.
 					err = warmSearchCounts(ctx, db, logger)
 				}
 			}

@@ -732,10 +732,11 @@ func lessSearchCounts(ctx context.Context, tx *sql.Tx, ids []int64, list string)
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		for key, n := range map[int64]int64{searchCountAll: every, searchCountDevices: devices} {
-			if n > 0 {
-				less = append(less, [3]any{q, key, n})
-			}
+		if every > 0 {
+			less = append(less, [3]any{q, searchCountAll, every})
+		}
+		if devices > 0 {
+			less = append(less, [3]any{q, searchCountDevices, devices})
 		}
 	}
 	if len(less) == 0 {

@@ -20,8 +20,10 @@ import (
 // deleted is never stored. It returns the words whose counts are kept.
 //
 // It first reads the device of every log to hold (ReadLogDevices), or of the logs added
-// since it last did when no log moved meanwhile. Logs deleted later (a prune) drop the
-// kept counts; running this again takes them anew.
+// since it last did when no log moved meanwhile. Logs deleted later drop the kept
+// counts over them, except a prune's first searchTuning.pruneKeep logs, which are
+// taken off the counts instead; running this again takes the dropped ones anew and
+// adds only the logs since to the kept ones.
 func (db *DB) WarmSearchCounts(ctx context.Context) ([]string, error) {
 	// The per-device counts below, and a confined viewer's searches after, take each
 	// match's device from those held (heldDevices).
