@@ -297,7 +297,12 @@ func listHandler(a *API, res *Resource) web.HandlerFunc {
 			}
 		}
 		q.Where = append(q.Where, scope.Expr)
-		ids, total, next, err := a.DB.ListKeyed(r.Context(), q)
+		ctx := r.Context()
+		if cache {
+			// what the store keeps for the page is filed under the same version
+			ctx = a.DB.WithVersion(ctx, version)
+		}
+		ids, total, next, err := a.DB.ListKeyed(ctx, q)
 		if errors.Is(err, store.ErrBadCursor) {
 			fe := web.FieldErrors{}
 			fe.Add("cursor", "Invalid cursor.")

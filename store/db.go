@@ -70,6 +70,9 @@ type DB struct {
 	// devices holds every log's device for the per-device counts of searches
 	// (logdevices.go).
 	devices heldDevices
+	// recent holds the newest logs along the created index for the near pages of
+	// confined viewers (logrecent.go).
+	recent recentLogs
 }
 
 // Open opens (creating if needed) the database file at path and applies migrations. The

@@ -51,37 +51,33 @@ func (db *DB) logDevices(ctx context.Context, q rowQueryer, where Expr) (string,
 	return keys, true
 }
 
-// countByDevice counts the logs matching where from the per-device counters, and false
-// if where depends on more than the log's device.
+// countByDevice counts the logs matching where from the per-device counters, with the
+// set of device keys (deviceKeys) they were summed over, and false if where depends on
+// more than the log's device.
 //
 // The sum is kept (DB.sums) until the next write committed to the file: each page of a
 // viewer's logs, and of every viewer of the same devices, asks for the same sum, and
 // reading a hundred devices' counters is a fifth of such a page's work. It is filed under
-// the data version read before it (Changes), so it is never older than its version.
-func (db *DB) countByDevice(ctx context.Context, q rowQueryer, where Expr) (int, bool) {
+// the data version read before it (DB.version), so it is never older than its version.
+func (db *DB) countByDevice(ctx context.Context, q rowQueryer, where Expr) (int, string, bool) {
 	keys, ok := db.logDevices(ctx, q, where)
 	if !ok {
-		return 0, false
+		return 0, "", false
 	}
-	var version int64
-	keep := db.batchTx(ctx) == nil // a batch counts its own uncommitted logs
-	if keep {
-		v, err := db.Changes(ctx)
-		version, keep = v, err == nil
-	}
+	version, keep := db.version(ctx)
 	if keep {
 		if n, ok := db.sums.get(version, keys); ok {
-			return n.(int), true
+			return n.(int), keys, true
 		}
 	}
 	n, err := logCount(ctx, q, keys)
 	if err != nil {
-		return 0, false
+		return 0, "", false
 	}
 	if keep {
 		db.sums.put(version, keys, n)
 	}
-	return n, true
+	return n, keys, true
 }
 
 // deviceKeys is the set of counter keys, a JSON array, whose logs all match where, a

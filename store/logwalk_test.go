@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"testing"
@@ -78,12 +80,195 @@ func TestLogPageByWalk(t *testing.T) {
 				}
 			}
 		}
-		ids, found, err := db.logPageByWalk(ctx, where.SQL, where.Args, true, total, Query{Limit: 50})
+		ids, found, err := db.logPageByWalk(ctx, where.SQL, where.Args, fmt.Sprintf("[%d]", c.device), true, total, Query{Limit: 50})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if found != c.walked || (found && len(ids) != 50) {
 			t.Errorf("device %d: walk found %v (%d ids), want %v", c.device, found, len(ids), c.walked)
 		}
+	}
+}
+
+// TestRecentLogsWindow: once the walks at one data version have read as many logs as
+// the window holds, the near pages of a confined viewer, and of every log, are picked
+// from the window of recent logs, and give the page the plain query gives (a page past
+// the window is read as before); after a log added, logs deleted, a
+// device deleted (its logs keep key 0) and a log written by another process, the next
+// pages follow, and the window is read again.
+func TestRecentLogsWindow(t *testing.T) {
+	ctx := context.Background()
+	db := testDB(t)
+	devs := siteDevices(t, db, 4)
+	base := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	mk := func(d int, at time.Time) Values {
+		return Values{"command_name": "show clock", "device": devs[d], "device_name": fmt.Sprintf("d%d", d),
+			"username": "u", "success": true, "created": at}
+	}
+	var logs []Values
+	for i := range 3000 {
+		// pairs of logs tie on created, so the id breaks the tie
+		logs = append(logs, mk(i%4, base.Add(time.Duration(i/2)*time.Second)))
+	}
+	if err := db.InsertLogs(ctx, logs); err != nil {
+		t.Fatal(err)
+	}
+	wheres := map[string]Expr{
+		"devices 0 and 1":               {SQL: "t.device_id IN (SELECT value FROM json_each(?))", Args: []any{fmt.Sprintf("[%d,%d]", devs[0], devs[1])}},
+		"device 3, or a deleted device": {SQL: "(t.device_id IS NULL OR t.device_id = ?)", Args: []any{devs[3]}},
+		"every log":                     True,
+	}
+	// pages checks every viewer's near pages against the plain query, until the window
+	// has served some of them.
+	pages := func(step string) {
+		t.Helper()
+		used := db.recent.used.Load()
+		for round := range 4 {
+			for name, where := range wheres {
+				for _, offset := range []int{0, 1, 49, 60, 150, recentLogsCap - 20, recentLogsCap + 5} {
+					want := plainIDs(t, db, `SELECT t.id FROM command_logs t WHERE `+where.SQL+
+						` ORDER BY t.created DESC, t.id DESC LIMIT 50 OFFSET ?`, append(slices.Clone(where.Args), offset)...)
+					q := Query{Model: TypeCommandLog, Where: []Expr{where}, Order: []Order{{SQL: "t.created", Desc: true, NotNull: true}},
+						Limit: 50, Offset: offset}
+					got, _, _, err := db.ListKeyed(ctx, q)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !slices.Equal(got, want) {
+						t.Fatalf("%s, round %d, %s, offset %d: %v, want %v", step, round, name, offset, got, want)
+					}
+				}
+			}
+		}
+		if db.recent.used.Load() == used {
+			t.Fatalf("%s: no page was picked from the window", step)
+		}
+	}
+	pages("first")
+	if _, err := db.CreateLog(ctx, mk(0, base.Add(time.Hour))); err != nil {
+		t.Fatal(err)
+	}
+	pages("after a log added")
+	if err := db.Write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM command_logs WHERE id IN (SELECT id FROM command_logs ORDER BY created DESC LIMIT 7)`)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	pages("after the newest seven deleted")
+	if err := db.Delete(ctx, Devices, devs[2]); err != nil {
+		t.Fatal(err)
+	}
+	pages("after device 2 deleted")
+	other, err := sql.Open("sqlite", db.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, err := other.ExecContext(ctx, `INSERT INTO command_logs (command_name, device_id, device_name, username, success,
+		execution_time, created, last_updated) SELECT command_name, device_id, device_name, username, success, execution_time,
+		?, last_updated FROM command_logs WHERE device_id = ? LIMIT 1`, base.Add(2*time.Hour).Format("2006-01-02 15:04:05"), devs[1]); err != nil {
+		t.Fatal(err)
+	}
+	pages("after another process added one")
+}
+
+// TestRecentLogsConcurrent: pages picked while logs are written, from several
+// goroutines, hold only the viewer's logs in order; once the writes stop, every page
+// is the plain query's (run with -race for the window's locking).
+func TestRecentLogsConcurrent(t *testing.T) {
+	ctx := context.Background()
+	db := testDB(t)
+	devs := siteDevices(t, db, 4)
+	base := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	mk := func(i int) Values {
+		return Values{"command_name": "show clock", "device": devs[i%4], "device_name": fmt.Sprintf("d%d", i%4),
+			"username": "u", "success": true, "created": base.Add(time.Duration(i) * time.Second)}
+	}
+	var logs []Values
+	for i := range 2500 {
+		logs = append(logs, mk(i))
+	}
+	if err := db.InsertLogs(ctx, logs); err != nil {
+		t.Fatal(err)
+	}
+	where := Expr{SQL: "t.device_id IN (SELECT value FROM json_each(?))", Args: []any{fmt.Sprintf("[%d,%d]", devs[0], devs[2])}}
+	q := Query{Model: TypeCommandLog, Where: []Expr{where}, Order: []Order{{SQL: "t.created", Desc: true, NotNull: true}}, Limit: 50}
+	mine := map[int64]bool{devs[0]: true, devs[2]: true}
+	// check is run from the pages' goroutines: it reports, never fails the test itself.
+	check := func(ids []int64) error {
+		list, _ := json.Marshal(ids)
+		rows, err := db.r.Query(`SELECT id, device_id FROM command_logs WHERE id IN (SELECT value FROM json_each(?))`, string(list))
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		found := 0
+		for rows.Next() {
+			var id, device int64
+			if err := rows.Scan(&id, &device); err != nil {
+				return err
+			}
+			if found++; !mine[device] {
+				return fmt.Errorf("page %v holds log %d of device %d", ids, id, device)
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if found != len(ids) || len(ids) != q.Limit {
+			return fmt.Errorf("page %v: %d of its logs found, %d wanted", ids, found, q.Limit)
+		}
+		if !slices.IsSortedFunc(ids, func(a, b int64) int { return int(b - a) }) {
+			return fmt.Errorf("page %v is not newest first", ids)
+		}
+		return nil
+	}
+	done := make(chan struct{})
+	errs := make(chan error, 5)
+	for range 4 {
+		go func() {
+			for {
+				select {
+				case <-done:
+					errs <- nil
+					return
+				default:
+				}
+				ids, _, _, err := db.ListKeyed(ctx, q)
+				if err == nil {
+					err = check(ids)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	for i := range 40 {
+		if _, err := db.CreateLog(ctx, mk(2500+i)); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	close(done)
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 50 {
+		got, _, _, err := db.ListKeyed(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := plainIDs(t, db, `SELECT t.id FROM command_logs t WHERE `+where.SQL+` ORDER BY t.created DESC, t.id DESC LIMIT 50`, where.Args...)
+		if !slices.Equal(got, want) {
+			t.Fatalf("after the writes: %v, want %v", got, want)
+		}
+	}
+	if db.recent.used.Load() == 0 {
+		t.Fatal("no page was picked from the window")
 	}
 }

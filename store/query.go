@@ -499,7 +499,7 @@ func (db *DB) ListKeyed(ctx context.Context, q Query) ([]int64, int, []any, erro
 		}
 	}
 	where, args := q.where()
-	byDevice := false
+	byDevice, keys := false, ""
 	if m.Table == "command_logs" && !counted {
 		if where == True.SQL {
 			// Counting a million logs walks a whole index; the insert/delete triggers
@@ -512,7 +512,7 @@ func (db *DB) ListKeyed(ctx context.Context, q Query) ([]int64, int, []any, erro
 		} else {
 			// A condition on the device alone (a viewer's site, a device filter) is a sum
 			// of the per-device counters.
-			total, counted = db.countByDevice(ctx, db.reader(ctx), Expr{SQL: where, Args: args})
+			total, keys, counted = db.countByDevice(ctx, db.reader(ctx), Expr{SQL: where, Args: args})
 			byDevice = counted
 		}
 	}
@@ -537,9 +537,16 @@ func (db *DB) ListKeyed(ctx context.Context, q Query) ([]int64, int, []any, erro
 			}
 		}
 	}
+	if where == True.SQL && !q.Keyed {
+		if desc, ok := byCreated(q.Order); ok && desc {
+			if ids, ok := db.recentPage(ctx, q); ok {
+				return ids, total, nil, nil
+			}
+		}
+	}
 	if byDevice && !q.Keyed {
 		if desc, ok := byCreated(q.Order); ok {
-			ids, found, err := db.logPageByWalk(ctx, where, args, desc, total, q)
+			ids, found, err := db.logPageByWalk(ctx, where, args, keys, desc, total, q)
 			if found || err != nil {
 				return ids, total, nil, err
 			}
@@ -558,32 +565,63 @@ const (
 )
 
 // logPageByWalk is a near page of logs ordered by created for a condition on the
-// log's device alone that holds for many logs (total of them): it reads the first logs
-// of every device along the created index, which holds each log's id and device, and
-// keeps those that match. It reads twice as many as would hold the page were the
-// condition's logs spread evenly among them, and when those do not hold it, logWalkRows.
-// Every matching log before the page's end sorts before the walk's last one when the
-// walk found the whole page, or the list's end; otherwise it reports false and the page
-// is read through the device indexes, which cost a seek per device however many logs
-// the condition keeps.
-func (db *DB) logPageByWalk(ctx context.Context, where string, args []any, desc bool, total int, q Query) ([]int64, bool, error) {
-	all, err := logCount(ctx, db.reader(ctx), "")
-	if err != nil {
-		return nil, false, fmt.Errorf("store: list command_logs: %w", err)
-	}
+// log's device alone that holds for many logs (total of them, those of the device keys
+// in keys): it reads the first logs of every device along the created index, which
+// holds each log's id and device, and keeps those that match. It reads twice as many as
+// would hold the page were the condition's logs spread evenly among them, and when
+// those do not hold it, logWalkRows. Every matching log before the page's end sorts
+// before the walk's last one when the walk found the whole page, or the list's end;
+// otherwise it reports false and the page is read through the device indexes, which
+// cost a seek per device however many logs the condition keeps.
+//
+// Newest first, between two writes, the walk is through the window of recent logs held
+// in memory (recentLogs) once it is read.
+func (db *DB) logPageByWalk(ctx context.Context, where string, args []any, keys string, desc bool, total int, q Query) ([]int64, bool, error) {
 	// all is at least total: the page alone past the walk's bound says no before the
 	// product below could overflow.
 	if total == 0 || 2*(q.Offset+q.Limit) > logWalkRows {
 		return nil, false, nil
 	}
+	version, held := db.version(ctx)
+	held = held && desc
+	var win *recentWindow
+	if held {
+		win = db.recent.held(version)
+	}
+	var all int
+	if win != nil {
+		all = win.all
+	} else {
+		var err error
+		if all, err = logCount(ctx, db.reader(ctx), ""); err != nil {
+			return nil, false, fmt.Errorf("store: list command_logs: %w", err)
+		}
+	}
 	reach := 2 * (q.Offset + q.Limit) * all / total
 	if reach > logWalkRows {
 		return nil, false, nil
 	}
-	for _, n := range []int{max(reach, logWalkLeast), logWalkRows} {
-		ids, err := db.walkLogs(ctx, where, args, desc, n, q)
-		if err != nil {
+	first := max(reach, logWalkLeast)
+	if held && win == nil {
+		win = db.recent.window(ctx, db, version, first)
+	}
+	var set map[int64]bool
+	if win != nil {
+		var err error
+		if set, err = win.set(keys); err != nil {
 			return nil, false, err
+		}
+	}
+	for _, n := range []int{first, logWalkRows} {
+		var ids []int64
+		if win != nil {
+			ids = win.page(set, n, q)
+			db.recent.used.Add(1)
+		} else {
+			var err error
+			if ids, err = db.walkLogs(ctx, where, args, desc, n, q); err != nil {
+				return nil, false, err
+			}
 		}
 		if len(ids) == q.Limit || q.Offset+len(ids) >= total {
 			return ids, true, nil
