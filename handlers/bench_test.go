@@ -550,6 +550,7 @@ func BenchmarkLogPageConstrained(b *testing.B) {
 		{"offset-end", fmt.Sprintf("limit=50&offset=%d", visible-100)},
 		{"cursor-100k", "limit=50&cursor=" + encodeCursor("", []any{created, id})},
 		{"device", "limit=50&device_id=2"},
+		{"device-no-output", "limit=50&device_id=7&exclude=output"},
 		{"q", "limit=50&q=command%20042"},
 		{"q_error", "limit=50&q=case%207"},
 		{"q_every_log", "limit=50&q=GigabitEthernet0"},

@@ -173,6 +173,17 @@ func TestRecentLogsWindow(t *testing.T) {
 	pages("after another process added one")
 }
 
+// TestOneDevice: a set of device keys names one device only when it holds one key that
+// is not a deleted device's.
+func TestOneDevice(t *testing.T) {
+	for keys, want := range map[string]int64{"[12]": 12, "[0]": 0, "[]": 0, "[3,4]": 0, "": 0, "[-1]": 0} {
+		got, ok := oneDevice(keys)
+		if ok != (want != 0) || (ok && got != want) {
+			t.Errorf("oneDevice(%q) = %d, %v; want %d", keys, got, ok, want)
+		}
+	}
+}
+
 // TestRecentLogsConcurrent: pages picked while logs are written, from several
 // goroutines, hold only the viewer's logs in order; once the writes stop, every page
 // is the plain query's (run with -race for the window's locking).
