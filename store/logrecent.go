@@ -15,9 +15,10 @@ import (
 // instead of each page walking the index again: at a million logs that walk was a
 // quarter of such a page's server time, the same walk for every viewer and page.
 //
-// It is read only once the walks at one version have read as many logs as it holds.
-// A site that writes a log between every few pages, where the window would not live to
-// be used, spends on reading it at most what its walks spend.
+// It is read only once the walks at one version have read twice as many logs as it
+// holds (recentReadAfter): reading it costs about what walking 1.4 times as many does
+// (BenchmarkRecentLogsRead), so a site that writes between every few pages, where the
+// window would not live to be used, spends on reading it less than its walks spend.
 type recentLogs struct {
 	mu      sync.Mutex
 	version int64 // the version the walks counted in walked were at
@@ -57,12 +58,16 @@ func (w *recentWindow) set(keys string) (map[int64]bool, error) {
 	return set, err
 }
 
-// recentLogsCap is how many logs the window holds: as many as the longest walk reads.
-const recentLogsCap = logWalkRows
+// recentLogsCap is how many logs the window holds: as many as the longest walk reads;
+// recentReadAfter is how many the walks at one version read before it is read.
+const (
+	recentLogsCap   = logWalkRows
+	recentReadAfter = 2 * recentLogsCap
+)
 
-// window is the window read at version, reading it when the walks at version have read
-// as many logs as it holds (walk is what the caller's walk would read); nil when there
-// is none at version yet.
+// window is the window read at version, reading it once the walks at version have read
+// recentReadAfter logs (walk is what the caller's walk would read); nil when there is
+// none at version yet.
 func (r *recentLogs) window(ctx context.Context, db *DB, version int64, walk int) *recentWindow {
 	r.mu.Lock()
 	if r.win != nil && r.win.version == version {
@@ -73,7 +78,7 @@ func (r *recentLogs) window(ctx context.Context, db *DB, version int64, walk int
 		r.version, r.walked = version, 0
 	}
 	r.walked += walk
-	if r.walked < recentLogsCap || r.reading {
+	if r.walked < recentReadAfter || r.reading {
 		r.mu.Unlock()
 		return nil
 	}
@@ -136,8 +141,8 @@ func readRecentLogs(ctx context.Context, db *DB, version int64) (*recentWindow, 
 }
 
 // recentPage is a near page of every log, newest first, from the window once the pages
-// at this version have read as many logs as it holds; false when there is none yet or
-// the page lies past it.
+// at this version have read recentReadAfter logs; false when there is none yet or the
+// page lies past it.
 func (db *DB) recentPage(ctx context.Context, q Query) ([]int64, bool) {
 	version, ok := db.version(ctx)
 	if !ok {

@@ -66,3 +66,20 @@ func benchLogDB(b *testing.B) (*DB, func() Values) {
 	}
 	return db, mk
 }
+
+// BenchmarkRecentLogsRead is reading the window of recent logs (recentLogs) once: what
+// a data version's walks pay on top of their own when it outlives them by no more than
+// the read that would have served the pages after.
+func BenchmarkRecentLogsRead(b *testing.B) {
+	ctx := context.Background()
+	db, _ := benchLogDB(b)
+	for b.Loop() {
+		w, err := readRecentLogs(ctx, db, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(w.ids) != recentLogsCap {
+			b.Fatalf("%d logs read, want %d", len(w.ids), recentLogsCap)
+		}
+	}
+}

@@ -90,12 +90,12 @@ func TestLogPageByWalk(t *testing.T) {
 	}
 }
 
-// TestRecentLogsWindow: once the walks at one data version have read as many logs as
-// the window holds, the near pages of a confined viewer, and of every log, are picked
-// from the window of recent logs, and give the page the plain query gives (a page past
-// the window is read as before); after a log added, logs deleted, a
-// device deleted (its logs keep key 0) and a log written by another process, the next
-// pages follow, and the window is read again.
+// TestRecentLogsWindow: once the walks at one data version have read enough logs, the
+// near pages of a confined viewer, and of every log, are picked from the window of
+// recent logs, and give the page the plain query gives (a page past the window is read
+// as before); after a log added, logs deleted, a device deleted (its logs keep key 0)
+// and a log written by another process, the next pages follow, and the window is read
+// again.
 func TestRecentLogsWindow(t *testing.T) {
 	ctx := context.Background()
 	db := testDB(t)
