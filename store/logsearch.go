@@ -125,7 +125,7 @@ func (db *DB) planLogSearch(ctx context.Context, q Query) ([]Expr, int, bool, er
 		}
 		all := int64(visible)
 		if devices != "" {
-			n, err := logCount(ctx, db.reader(ctx), "")
+			n, err := db.allLogs(ctx)
 			if err != nil {
 				return nil, 0, false, fmt.Errorf("store: list command_logs: %w", err)
 			}

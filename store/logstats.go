@@ -80,6 +80,22 @@ func (db *DB) countByDevice(ctx context.Context, q rowQueryer, where Expr) (int,
 	return n, keys, true
 }
 
+// allLogs is the number of every log, kept in DB.sums beside the device sums, under
+// the data version read before it.
+func (db *DB) allLogs(ctx context.Context) (int, error) {
+	version, keep := db.version(ctx)
+	if keep {
+		if n, ok := db.sums.get(version, ""); ok {
+			return n.(int), nil
+		}
+	}
+	n, err := logCount(ctx, db.reader(ctx), "")
+	if err == nil && keep {
+		db.sums.put(version, "", n)
+	}
+	return n, err
+}
+
 // deviceKeys is the set of counter keys, a JSON array, whose logs all match where, a
 // condition on the log's device alone: the devices that match (0 for the logs of
 // deleted devices, when it matches them). It is taken over every device rather than

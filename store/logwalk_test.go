@@ -113,10 +113,14 @@ func TestRecentLogsWindow(t *testing.T) {
 	if err := db.InsertLogs(ctx, logs); err != nil {
 		t.Fatal(err)
 	}
-	wheres := map[string]Expr{
-		"devices 0 and 1":               {SQL: "t.device_id IN (SELECT value FROM json_each(?))", Args: []any{fmt.Sprintf("[%d,%d]", devs[0], devs[1])}},
-		"device 3, or a deleted device": {SQL: "(t.device_id IS NULL OR t.device_id = ?)", Args: []any{devs[3]}},
-		"every log":                     True,
+	// every log first: after a write, its count is the first one asked at the new version
+	wheres := []struct {
+		name  string
+		where Expr
+	}{
+		{"every log", True},
+		{"devices 0 and 1", Expr{SQL: "t.device_id IN (SELECT value FROM json_each(?))", Args: []any{fmt.Sprintf("[%d,%d]", devs[0], devs[1])}}},
+		{"device 3, or a deleted device", Expr{SQL: "(t.device_id IS NULL OR t.device_id = ?)", Args: []any{devs[3]}}},
 	}
 	// pages checks every viewer's near pages against the plain query, until the window
 	// has served some of them.
@@ -124,18 +128,23 @@ func TestRecentLogsWindow(t *testing.T) {
 		t.Helper()
 		used := db.recent.used.Load()
 		for round := range 4 {
-			for name, where := range wheres {
+			for _, w := range wheres {
+				name, where := w.name, w.where
 				for _, offset := range []int{0, 1, 49, 60, 150, recentLogsCap - 20, recentLogsCap + 5} {
 					want := plainIDs(t, db, `SELECT t.id FROM command_logs t WHERE `+where.SQL+
 						` ORDER BY t.created DESC, t.id DESC LIMIT 50 OFFSET ?`, append(slices.Clone(where.Args), offset)...)
 					q := Query{Model: TypeCommandLog, Where: []Expr{where}, Order: []Order{{SQL: "t.created", Desc: true, NotNull: true}},
 						Limit: 50, Offset: offset}
-					got, _, _, err := db.ListKeyed(ctx, q)
+					got, n, _, err := db.ListKeyed(ctx, q)
 					if err != nil {
 						t.Fatal(err)
 					}
-					if !slices.Equal(got, want) {
-						t.Fatalf("%s, round %d, %s, offset %d: %v, want %v", step, round, name, offset, got, want)
+					var total int
+					if err := db.r.QueryRow(`SELECT count(*) FROM command_logs t WHERE `+where.SQL, where.Args...).Scan(&total); err != nil {
+						t.Fatal(err)
+					}
+					if !slices.Equal(got, want) || n != total {
+						t.Fatalf("%s, round %d, %s, offset %d: %v (count %d), want %v (count %d)", step, round, name, offset, got, n, want, total)
 					}
 				}
 			}

@@ -505,7 +505,7 @@ func (db *DB) ListKeyed(ctx context.Context, q Query) ([]int64, int, []any, erro
 			// Counting a million logs walks a whole index; the insert/delete triggers
 			// already keep the number.
 			var err error
-			if total, err = logCount(ctx, db.reader(ctx), ""); err != nil {
+			if total, err = db.allLogs(ctx); err != nil {
 				return nil, 0, nil, fmt.Errorf("store: count %s: %w", m.Table, err)
 			}
 			counted = true
@@ -613,7 +613,7 @@ func (db *DB) logPageByWalk(ctx context.Context, where string, args []any, keys 
 		all = win.all
 	} else {
 		var err error
-		if all, err = logCount(ctx, db.reader(ctx), ""); err != nil {
+		if all, err = db.allLogs(ctx); err != nil {
 			return nil, false, fmt.Errorf("store: list command_logs: %w", err)
 		}
 	}
