@@ -409,6 +409,44 @@ func BenchmarkLogPageUnfiltered(b *testing.B) {
 	}
 }
 
+// BenchmarkLogPageWrites is the constrained viewer's first page without output while
+// the file is written to between pages: a write before every page ("every-1"), every
+// 4th and every 16th, and the writes alone. The write changes the data version and no
+// data (the file header's user_version, which nothing reads), so that the window of
+// recent logs the pages are picked from between writes is read again after it; its
+// cost is the case's less "writes-alone" times its share of writes.
+func BenchmarkLogPageWrites(b *testing.B) {
+	a := benchAPI(b)
+	ctx := context.Background()
+	write := func(n int) {
+		if err := bench.db.Write(ctx, func(tx *sql.Tx) error {
+			_, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", n%1000+1))
+			return err
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	defer write(-1) // back to 0
+	for _, every := range []int{1, 4, 16, 0} {
+		name := fmt.Sprintf("every-%d", every)
+		if every == 0 {
+			name = "writes-alone"
+		}
+		b.Run(name, func(b *testing.B) {
+			i := 0
+			loopCPU(b, func() {
+				i++
+				if every == 0 || i%every == 0 {
+					write(i)
+				}
+				if every != 0 {
+					serve(b, a, httptest.NewRecorder(), pathCommandLogs+"?limit=50&exclude=output", benchViewKey)
+				}
+			})
+		})
+	}
+}
+
 // setListCache turns the list cache on or off.
 func setListCache(a *API, on bool) {
 	a.lists.mu.Lock()
