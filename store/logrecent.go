@@ -74,8 +74,14 @@ func (r *recentLogs) window(ctx context.Context, db *DB, version int64, walk int
 		defer r.mu.Unlock()
 		return r.win
 	}
-	if r.version != version {
+	switch {
+	case version > r.version:
 		r.version, r.walked = version, 0
+	case version < r.version:
+		// a page that read its version before a later one's: it walks, and leaves
+		// the count of the newer version's walks as it is
+		r.mu.Unlock()
+		return nil
 	}
 	r.walked += walk
 	if r.walked < recentReadAfter || r.reading {

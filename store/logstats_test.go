@@ -138,10 +138,7 @@ func TestDeviceSumsFollowWrites(t *testing.T) {
 	db := testDB(t)
 	devs := siteDevices(t, db, 3)
 	now := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
-	mk := func(d int) Values {
-		return Values{"command_name": "show version", "device": devs[d], "device_name": fmt.Sprintf("d%d", d),
-			"username": "u", "success": true, "created": now}
-	}
+	mk := func(d int) Values { return deviceLog(devs, d, now) }
 	var bulk []Values
 	for i := range 30 {
 		bulk = append(bulk, mk(i%3))
@@ -187,15 +184,23 @@ func TestDeviceSumsFollowWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	count("after deleting four", 17)
+	addLogFromOutside(t, db, devs[1], "")
+	count("after another process added one", 18)
+}
+
+// addLogFromOutside adds a copy of one of device's logs through a connection of its own,
+// as another process writing to the file would, created at created ("" keeps the
+// copied log's).
+func addLogFromOutside(t *testing.T, db *DB, device int64, created string) {
+	t.Helper()
 	other, err := sql.Open("sqlite", db.path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	if _, err := other.ExecContext(ctx, `INSERT INTO command_logs (command_name, device_id, device_name, username, success,
+	if _, err := other.Exec(`INSERT INTO command_logs (command_name, device_id, device_name, username, success,
 		execution_time, created, last_updated) SELECT command_name, device_id, device_name, username, success, execution_time,
-		created, last_updated FROM command_logs WHERE device_id = ? LIMIT 1`, devs[1]); err != nil {
+		coalesce(nullif(?, ''), created), last_updated FROM command_logs WHERE device_id = ? LIMIT 1`, created, device); err != nil {
 		t.Fatal(err)
 	}
-	count("after another process added one", 18)
 }

@@ -101,10 +101,7 @@ func TestRecentLogsWindow(t *testing.T) {
 	db := testDB(t)
 	devs := siteDevices(t, db, 4)
 	base := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
-	mk := func(d int, at time.Time) Values {
-		return Values{"command_name": "show clock", "device": devs[d], "device_name": fmt.Sprintf("d%d", d),
-			"username": "u", "success": true, "created": at}
-	}
+	mk := func(d int, at time.Time) Values { return deviceLog(devs, d, at) }
 	var logs []Values
 	for i := range 3000 {
 		// pairs of logs tie on created, so the id breaks the tie
@@ -154,6 +151,12 @@ func TestRecentLogsWindow(t *testing.T) {
 		}
 	}
 	pages("first")
+	// Another list ordered by created, with the window held, is its own.
+	devices := Query{Model: TypeDevice, Order: []Order{{SQL: "t.created", Desc: true, NotNull: true}}, Limit: 50}
+	if got, _, _, err := db.ListKeyed(ctx, devices); err != nil || !slices.Equal(got, plainIDs(t, db,
+		`SELECT id FROM devices ORDER BY created DESC, id DESC LIMIT 50`)) {
+		t.Fatalf("devices by created, the window held: %v, %v", got, err)
+	}
 	if _, err := db.CreateLog(ctx, mk(0, base.Add(time.Hour))); err != nil {
 		t.Fatal(err)
 	}
@@ -169,16 +172,7 @@ func TestRecentLogsWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	pages("after device 2 deleted")
-	other, err := sql.Open("sqlite", db.path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	if _, err := other.ExecContext(ctx, `INSERT INTO command_logs (command_name, device_id, device_name, username, success,
-		execution_time, created, last_updated) SELECT command_name, device_id, device_name, username, success, execution_time,
-		?, last_updated FROM command_logs WHERE device_id = ? LIMIT 1`, base.Add(2*time.Hour).Format("2006-01-02 15:04:05"), devs[1]); err != nil {
-		t.Fatal(err)
-	}
+	addLogFromOutside(t, db, devs[1], base.Add(2*time.Hour).Format("2006-01-02 15:04:05"))
 	pages("after another process added one")
 }
 
@@ -201,10 +195,7 @@ func TestRecentLogsConcurrent(t *testing.T) {
 	db := testDB(t)
 	devs := siteDevices(t, db, 4)
 	base := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
-	mk := func(i int) Values {
-		return Values{"command_name": "show clock", "device": devs[i%4], "device_name": fmt.Sprintf("d%d", i%4),
-			"username": "u", "success": true, "created": base.Add(time.Duration(i) * time.Second)}
-	}
+	mk := func(i int) Values { return deviceLog(devs, i%4, base.Add(time.Duration(i)*time.Second)) }
 	var logs []Values
 	for i := range 2500 {
 		logs = append(logs, mk(i))
@@ -291,4 +282,10 @@ func TestRecentLogsConcurrent(t *testing.T) {
 	if db.recent.used.Load() == 0 {
 		t.Fatal("no page was picked from the window")
 	}
+}
+
+// deviceLog is a log of devs[d], named d<d>, created at at.
+func deviceLog(devs []int64, d int, at time.Time) Values {
+	return Values{"command_name": "show clock", "device": devs[d], "device_name": fmt.Sprintf("d%d", d),
+		"username": "u", "success": true, "created": at}
 }

@@ -537,7 +537,7 @@ func (db *DB) ListKeyed(ctx context.Context, q Query) ([]int64, int, []any, erro
 			}
 		}
 	}
-	if where == True.SQL && !q.Keyed {
+	if m.Table == "command_logs" && where == True.SQL && !q.Keyed {
 		if desc, ok := byCreated(q.Order); ok && desc {
 			if ids, ok := db.recentPage(ctx, q); ok {
 				return ids, total, nil, nil
