@@ -196,3 +196,55 @@ func TestLogPermissions(t *testing.T) {
 		})
 	}
 }
+
+// TestLogPagesFromTheWindow: once many near pages have been asked between two writes,
+// they are picked from the window of recent logs the store holds; a viewer confined to
+// one site still sees only that site's logs, page after page, and the superuser every
+// log, each in order and with its count; after a new log, both see it first.
+func TestLogPagesFromTheWindow(t *testing.T) {
+	w := newLogWorld(t)
+	e := w.e
+	var more []store.Values
+	var north, all []int // newest first
+	for i := range 2000 {
+		dev := w.south
+		if i%2 == 0 {
+			dev = w.north
+		}
+		v := w.log(w.show, dev, w.bobID, true, "", 5)
+		v["created"] = w.base.Add(5*time.Hour + time.Duration(i)*time.Minute)
+		more = append(more, v)
+	}
+	if err := e.db.InsertLogs(t.Context(), more); err != nil {
+		t.Fatal(err)
+	}
+	for id := 2005; id >= 6; id-- {
+		all = append(all, id)
+		if id%2 == 0 { // the first of the 2,000 (id 6) is north's
+			north = append(north, id)
+		}
+	}
+	all = append(all, 5, 4, 3, 2, 1)
+	north = append(north, 3, 1)
+	viewer := e.user("viewer", false)
+	e.grant("viewer", store.TypeCommandLog, []string{"view"}, `{"device__site__slug": "north"}`)
+	check := func(step string, tok string, want []int) {
+		t.Helper()
+		for offset := range 40 {
+			page := e.must(200, "GET", fmt.Sprintf("%s?limit=50&offset=%d&exclude=output", logPath, offset), tok, nil)
+			if got := ids(page); !eqInts(got, want[offset:offset+50]) || int(num(page["count"])) != len(want) {
+				t.Fatalf("%s, offset %d: %v (count %v), want %v (count %d)", step, offset, got, page["count"], want[offset:offset+50], len(want))
+			}
+		}
+	}
+	check("viewer", viewer, north)
+	check("superuser", e.admin, all)
+	// the newest log, north's, a day after the others
+	last := w.log(w.show, w.north, w.bobID, true, "", 6)
+	last["created"] = w.base.Add(48 * time.Hour)
+	if err := e.db.InsertLogs(t.Context(), []store.Values{last}); err != nil {
+		t.Fatal(err)
+	}
+	check("viewer, after a new log", viewer, append([]int{2006}, north...))
+	check("superuser, after a new log", e.admin, append([]int{2006}, all...))
+}
