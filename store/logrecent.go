@@ -33,8 +33,7 @@ type recentLogs struct {
 // index (created, then id, both descending), as read at version.
 type recentWindow struct {
 	version int64
-	all     int     // every log, at version
-	ids     []int64 // the newest min(all, recentLogsCap) logs
+	ids     []int64 // the newest recentLogsCap logs, or every log when there are fewer
 	keys    []int64 // each one's device key: its device id, 0 for a deleted device's
 	// sets holds the sets of keys its pages were asked with (keySet), at most
 	// recentSetsCap of them.
@@ -103,31 +102,12 @@ func (r *recentLogs) window(ctx context.Context, db *DB, version int64, walk int
 	return w
 }
 
-// held is the window read at version, or nil.
-func (r *recentLogs) held(version int64) *recentWindow {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.win != nil && r.win.version == version {
-		return r.win
-	}
-	return nil
-}
-
-// readRecentLogs reads the window, in one snapshot, filed under version: read before
-// it, so the window is at least as new as the version it is filed under.
+// readRecentLogs reads the window, filed under version: read before it, so the window
+// is at least as new as the version it is filed under.
 func readRecentLogs(ctx context.Context, db *DB, version int64) (*recentWindow, error) {
-	tx, err := db.r.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, fmt.Errorf("store: recent logs: %w", err)
-	}
-	defer tx.Rollback()
 	w := &recentWindow{version: version}
-	if w.all, err = logCount(ctx, tx, ""); err != nil {
-		return nil, fmt.Errorf("store: recent logs: %w", err)
-	}
-	n := min(w.all, recentLogsCap)
-	w.ids, w.keys = make([]int64, 0, n), make([]int64, 0, n)
-	rows, err := tx.QueryContext(ctx, `SELECT id, coalesce(device_id, 0) FROM command_logs
+	w.ids, w.keys = make([]int64, 0, recentLogsCap), make([]int64, 0, recentLogsCap)
+	rows, err := db.r.QueryContext(ctx, `SELECT id, coalesce(device_id, 0) FROM command_logs
 		ORDER BY created DESC, id DESC LIMIT ?`, recentLogsCap)
 	if err != nil {
 		return nil, fmt.Errorf("store: recent logs: %w", err)
@@ -155,7 +135,7 @@ func (db *DB) recentPage(ctx context.Context, q Query) ([]int64, bool) {
 		return nil, false
 	}
 	win := db.recent.window(ctx, db, version, q.Offset+q.Limit)
-	if win == nil || (q.Offset+q.Limit > len(win.ids) && len(win.ids) < win.all) {
+	if win == nil || (q.Offset+q.Limit > len(win.ids) && len(win.ids) == recentLogsCap) {
 		return nil, false
 	}
 	db.recent.used.Add(1)

@@ -55,43 +55,39 @@ func (db *DB) logDevices(ctx context.Context, q rowQueryer, where Expr) (string,
 // set of device keys (deviceKeys) they were summed over, and false if where depends on
 // more than the log's device.
 //
-// The sum is kept (DB.sums) until the next write committed to the file: each page of a
-// viewer's logs, and of every viewer of the same devices, asks for the same sum, and
-// reading a hundred devices' counters is a fifth of such a page's work. It is filed under
-// the data version read before it (DB.version), so it is never older than its version.
+// The sum is kept until the next write committed to the file (keptCount): each page of
+// a viewer's logs, and of every viewer of the same devices, asks for the same sum, and
+// reading a hundred devices' counters is a fifth of such a page's work.
 func (db *DB) countByDevice(ctx context.Context, q rowQueryer, where Expr) (int, string, bool) {
 	keys, ok := db.logDevices(ctx, q, where)
 	if !ok {
 		return 0, "", false
 	}
-	version, keep := db.version(ctx)
-	if keep {
-		if n, ok := db.sums.get(version, keys); ok {
-			return n.(int), keys, true
-		}
-	}
-	n, err := logCount(ctx, q, keys)
+	n, err := db.keptCount(ctx, keys, func() (int, error) { return logCount(ctx, q, keys) })
 	if err != nil {
 		return 0, "", false
-	}
-	if keep {
-		db.sums.put(version, keys, n)
 	}
 	return n, keys, true
 }
 
-// allLogs is the number of every log, kept in DB.sums beside the device sums, under
-// the data version read before it.
+// allLogs is the number of every log, kept as the device sums are (keptCount).
 func (db *DB) allLogs(ctx context.Context) (int, error) {
+	return db.keptCount(ctx, "", func() (int, error) { return logCount(ctx, db.reader(ctx), "") })
+}
+
+// keptCount is count's answer, kept in DB.sums under key until the next write committed
+// to the file: filed under the data version read before it (DB.version), so it is never
+// older than its version. Errors are not kept.
+func (db *DB) keptCount(ctx context.Context, key string, count func() (int, error)) (int, error) {
 	version, keep := db.version(ctx)
 	if keep {
-		if n, ok := db.sums.get(version, ""); ok {
+		if n, ok := db.sums.get(version, key); ok {
 			return n.(int), nil
 		}
 	}
-	n, err := logCount(ctx, db.reader(ctx), "")
+	n, err := count()
 	if err == nil && keep {
-		db.sums.put(version, "", n)
+		db.sums.put(version, key, n)
 	}
 	return n, err
 }

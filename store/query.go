@@ -602,32 +602,21 @@ func (db *DB) logPageByWalk(ctx context.Context, where string, args []any, keys 
 	if total == 0 || 2*(q.Offset+q.Limit) > logWalkRows {
 		return nil, false, nil
 	}
-	version, held := db.version(ctx)
-	held = held && desc
-	var win *recentWindow
-	if held {
-		win = db.recent.held(version)
-	}
-	var all int
-	if win != nil {
-		all = win.all
-	} else {
-		var err error
-		if all, err = db.allLogs(ctx); err != nil {
-			return nil, false, fmt.Errorf("store: list command_logs: %w", err)
-		}
+	all, err := db.allLogs(ctx)
+	if err != nil {
+		return nil, false, fmt.Errorf("store: list command_logs: %w", err)
 	}
 	reach := 2 * (q.Offset + q.Limit) * all / total
 	if reach > logWalkRows {
 		return nil, false, nil
 	}
 	first := max(reach, logWalkLeast)
-	if held && win == nil {
+	var win *recentWindow
+	if version, ok := db.version(ctx); ok && desc {
 		win = db.recent.window(ctx, db, version, first)
 	}
 	var set map[int64]bool
 	if win != nil {
-		var err error
 		if set, err = win.set(keys); err != nil {
 			return nil, false, err
 		}
@@ -637,11 +626,8 @@ func (db *DB) logPageByWalk(ctx context.Context, where string, args []any, keys 
 		if win != nil {
 			ids = win.page(set, n, q)
 			db.recent.used.Add(1)
-		} else {
-			var err error
-			if ids, err = db.walkLogs(ctx, where, args, desc, n, q); err != nil {
-				return nil, false, err
-			}
+		} else if ids, err = db.walkLogs(ctx, where, args, desc, n, q); err != nil {
+			return nil, false, err
 		}
 		if len(ids) == q.Limit || q.Offset+len(ids) >= total {
 			return ids, true, nil
