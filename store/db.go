@@ -67,6 +67,9 @@ type DB struct {
 	// search holds the thresholds of a log search's count and page (logsearch.go), which
 	// tests lower or fix to reach every way on a few logs.
 	search searchTuning
+	// tailPages counts the search pages read from the logs in created order (tailPage;
+	// for tests).
+	tailPages atomic.Int64
 	// devices holds every log's device for the per-device counts of searches
 	// (logdevices.go).
 	devices heldDevices

@@ -62,6 +62,7 @@ const (
 	searchBySet
 	searchFromSet
 	searchByNamed
+	searchByTail
 )
 
 var defaultSearchTuning = searchTuning{keep: 1000, rowCheck: 400, rowRead: 12, rowIn: 4,
@@ -148,6 +149,15 @@ func (db *DB) planLogSearch(ctx context.Context, q Query) ([]Expr, int, bool, er
 			return db.countLogSearch(ctx, search, "")
 		})
 		wordsCost := sync.OnceValues(func() (int64, error) { return db.wordsCost(ctx, search, every) })
+		if desc && q.After == nil && !named && (db.search.way == searchByCost || db.search.way == searchByTail) {
+			page, ok, err := db.tailPage(ctx, search, rest, int64(reach), int64(total), every)
+			if err != nil {
+				return nil, 0, false, fmt.Errorf("store: list command_logs: %w", err)
+			}
+			if ok {
+				return []Expr{page}, total, true, nil
+			}
+		}
 		if devices != "" && db.search.way == searchByCost && !named {
 			// When no name matches, the sets of a confined viewer's matches come from
 			// the word index's matches over every log, each read (or tested for its
@@ -208,7 +218,7 @@ func (db *DB) planLogSearch(ctx context.Context, q Query) ([]Expr, int, bool, er
 				return append(rest, page), total, true, nil
 			}
 		}
-		if way == searchByNamed {
+		if way == searchByNamed || way == searchByTail {
 			way = searchByCost
 		}
 		if way == searchByRow {
@@ -252,6 +262,63 @@ func (db *DB) planLogSearch(ctx context.Context, q Query) ([]Expr, int, bool, er
 	}
 	sets, args := logSearchSets(search, devices, 0)
 	return append(rest, Expr{SQL: `t.id IN (` + strings.Join(sets, " UNION ALL ") + `)`, Args: args}), total, true, nil
+}
+
+// tailReadMost bounds the word index's matches tailPage reads for a page.
+const tailReadMost = 10_000
+
+// tailPage is the newest reach logs that match search (by their words; no name holds
+// it) among those rest allows, when they are all in the logs written in created order
+// (command_log_order, migration 0065): there, newest first is highest id first, so they
+// are the word index's matches read from the highest id down, each tested against rest,
+// without walking created. total is the count of the logs that match among those rest
+// allows and every the count over every log: about reach × every / total matches are
+// read. False when that is more than tailReadMost / 2, or when the logs in order hold
+// fewer than reach of them: the page reaches older logs.
+func (db *DB) tailPage(ctx context.Context, search string, rest []Expr, reach, total int64, every func() (int, error)) (Expr, bool, error) {
+	words, ok := logWords(search)
+	if !ok || total < reach {
+		return Expr{}, false, nil
+	}
+	n, err := every()
+	if err != nil {
+		return Expr{}, false, err
+	}
+	expect := reach * int64(n) / total
+	if 2*expect > tailReadMost {
+		return Expr{}, false, nil
+	}
+	read := min(4*expect+100, tailReadMost)
+	keep := And(rest...)
+	// One statement: the tail and the matches are read in one snapshot.
+	args := append(slices.Clip(keep.Args), words.Args...)
+	rows, err := db.reader(ctx).QueryContext(ctx, `SELECT t.id, CASE WHEN (`+keep.SQL+`) THEN 1 ELSE 0 END FROM command_logs_text m JOIN command_logs t ON t.id = m.rowid
+		WHERE m.command_logs_text MATCH ? AND m.rowid >= (SELECT tail FROM command_log_order WHERE id = 1)
+		ORDER BY m.rowid DESC LIMIT ?`, append(args, read)...)
+	if err != nil {
+		return Expr{}, false, err
+	}
+	defer rows.Close()
+	ids := make([]int64, 0, reach)
+	for int64(len(ids)) < reach && rows.Next() {
+		var id int64
+		var kept bool
+		if err := rows.Scan(&id, &kept); err != nil {
+			return Expr{}, false, err
+		}
+		if kept {
+			ids = append(ids, id)
+		}
+	}
+	if err := rows.Err(); err != nil || int64(len(ids)) < reach {
+		return Expr{}, false, err
+	}
+	db.tailPages.Add(1)
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return Expr{}, false, err
+	}
+	return Expr{SQL: `t.id IN (SELECT value FROM json_each(?))`, Args: []any{string(list)}}, true, nil
 }
 
 // wordsCost is about how many entries of the word index reading the matches of q over

@@ -154,7 +154,7 @@ func testLogSearchWays(t *testing.T, held bool) {
 					for _, w := range []struct {
 						way       searchWay
 						namedRows int64
-					}{{searchByRow, 0}, {searchBySet, 0}, {searchFromSet, 0}, {searchByNamed, 1 << 40}, {searchByNamed, 3}} {
+					}{{searchByRow, 0}, {searchBySet, 0}, {searchFromSet, 0}, {searchByNamed, 1 << 40}, {searchByNamed, 3}, {searchByTail, 0}} {
 						way := w.way
 						if way == searchByRow && slices.Index(queries, q) >= 5 {
 							continue
@@ -223,7 +223,13 @@ func testLogSearchWays(t *testing.T, held bool) {
 			t.Fatal(err)
 		}
 	}
+	// Those logs are newer than every other, in created order: the first pages of a word
+	// they hold are read from the word index's matches, highest id first.
+	tailPages := db.tailPages.Load()
 	compare("with logs after the kept counts")
+	if db.tailPages.Load() == tailPages {
+		t.Errorf("no page read from the logs in created order")
+	}
 	// A prune of the oldest logs keeps the counts, less the logs it deletes; not those
 	// after every kept count, some of which are older than the cut.
 	for i := range 6 {
