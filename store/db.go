@@ -247,6 +247,12 @@ func (db *DB) migrate(ctx context.Context, o openOptions, upTo string) error {
 		names = append(names, version)
 	}
 	versionOf := func(name string) string { return strings.TrimSuffix(filepath.Base(name), ".sql") }
+	// A file that already holds a schema is being upgraded: each step is said, as one
+	// may take seconds on millions of logs. A new file's are not.
+	var had int
+	if err := db.w.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations`).Scan(&had); err != nil {
+		return fmt.Errorf("store: migrate: %w", err)
+	}
 	sort.Slice(names, func(i, j int) bool { return versionOf(names[i]) < versionOf(names[j]) })
 	for _, name := range names {
 		version := versionOf(name)
@@ -268,8 +274,15 @@ func (db *DB) migrate(ctx context.Context, o openOptions, upTo string) error {
 			}
 			continue
 		}
+		start := time.Now()
+		if had > 0 {
+			o.logger.Info("store: upgrading the database", "migration", version)
+		}
 		if err := db.apply(ctx, version, name); err != nil {
 			return err
+		}
+		if had > 0 {
+			o.logger.Info("store: upgraded the database", "migration", version, "seconds", time.Since(start).Round(time.Millisecond).Seconds())
 		}
 	}
 	return nil

