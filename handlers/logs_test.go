@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -247,4 +248,67 @@ func TestLogPagesFromTheWindow(t *testing.T) {
 	}
 	check("viewer, after a new log", viewer, append([]int{2006}, north...))
 	check("superuser, after a new log", e.admin, append([]int{2006}, all...))
+}
+
+// A search's newest-first pages, for a viewer confined to one site and for the
+// superuser, while the newest logs are in created order (read from the word index's
+// highest ids down) and after a log written out of that order.
+func TestLogSearchPagesInCreatedOrder(t *testing.T) {
+	w := newLogWorld(t)
+	e := w.e
+	var more []store.Values
+	var north, all []int // the matches, newest first
+	for i := range 600 {
+		dev := w.south
+		if i%2 == 0 {
+			dev = w.north
+		}
+		v := w.log(w.show, dev, w.bobID, true, "", 5)
+		v["created"] = w.base.Add(5*time.Hour + time.Duration(i)*time.Minute)
+		if i%3 == 0 {
+			v["output"] = fmt.Sprintf("Gi0/%d is flapping", i)
+		}
+		more = append(more, v)
+	}
+	if err := e.db.InsertLogs(t.Context(), more); err != nil {
+		t.Fatal(err)
+	}
+	for i := 599; i >= 0; i-- {
+		if i%3 == 0 {
+			all = append(all, i+6)
+			if i%2 == 0 {
+				north = append(north, i+6)
+			}
+		}
+	}
+	viewer := e.user("viewer", false)
+	e.grant("viewer", store.TypeCommandLog, []string{"view"}, `{"device__site__slug": "north"}`)
+	check := func(step, tok string, want []int) {
+		t.Helper()
+		for _, offset := range []int{0, 1, 7, 20, len(want) - 20, len(want) - 5} {
+			page := e.must(200, "GET", fmt.Sprintf("%s?q=flapping&limit=20&offset=%d&exclude=output", logPath, offset), tok, nil)
+			end := min(offset+20, len(want))
+			if got := ids(page); !eqInts(got, want[offset:end]) || int(num(page["count"])) != len(want) {
+				t.Fatalf("%s, offset %d: %v (count %v), want %v (count %d)", step, offset, got, page["count"], want[offset:end], len(want))
+			}
+			if next, _ := page["next"].(string); (next != "") != (end < len(want)) {
+				t.Errorf("%s, offset %d: next %q with %d of %d", step, offset, next, end, len(want))
+			}
+		}
+	}
+	check("viewer", viewer, north)
+	check("superuser", e.admin, all)
+	// Two north logs written now, the highest ids, but dated before every other match.
+	var late []store.Values
+	for i := range 2 {
+		v := w.log(w.show, w.north, w.bobID, true, "", 5)
+		v["created"] = w.base.Add(4*time.Hour + time.Duration(30-10*i)*time.Minute)
+		v["output"] = "Gi0/1 is flapping"
+		late = append(late, v)
+	}
+	if err := e.db.InsertLogs(t.Context(), late); err != nil {
+		t.Fatal(err)
+	}
+	check("viewer, after logs out of order", viewer, slices.Concat(north, []int{606, 607}))
+	check("superuser, after logs out of order", e.admin, slices.Concat(all, []int{606, 607}))
 }
