@@ -68,6 +68,28 @@ func (w *logWorld) log(cmd, dev, user int64, ok bool, errMsg string, i int) stor
 		"execution_duration": float64(i) + 0.5, "created": w.base.Add(time.Duration(i) * time.Hour)}
 }
 
+// minuteLogs adds n logs after the world's five, north's and south's in turn from north,
+// a minute apart from 5 hours after base, each changed by edit when it is set.
+func (w *logWorld) minuteLogs(t *testing.T, n int, edit func(i int, v store.Values)) {
+	t.Helper()
+	var more []store.Values
+	for i := range n {
+		dev := w.south
+		if i%2 == 0 {
+			dev = w.north
+		}
+		v := w.log(w.show, dev, w.bobID, true, "", 5)
+		v["created"] = w.base.Add(5*time.Hour + time.Duration(i)*time.Minute)
+		if edit != nil {
+			edit(i, v)
+		}
+		more = append(more, v)
+	}
+	if err := w.e.db.InsertLogs(t.Context(), more); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestLogListAndDetail(t *testing.T) {
 	w := newLogWorld(t)
 	e := w.e
@@ -205,20 +227,8 @@ func TestLogPermissions(t *testing.T) {
 func TestLogPagesFromTheWindow(t *testing.T) {
 	w := newLogWorld(t)
 	e := w.e
-	var more []store.Values
+	w.minuteLogs(t, 2000, nil)
 	var north, all []int // newest first
-	for i := range 2000 {
-		dev := w.south
-		if i%2 == 0 {
-			dev = w.north
-		}
-		v := w.log(w.show, dev, w.bobID, true, "", 5)
-		v["created"] = w.base.Add(5*time.Hour + time.Duration(i)*time.Minute)
-		more = append(more, v)
-	}
-	if err := e.db.InsertLogs(t.Context(), more); err != nil {
-		t.Fatal(err)
-	}
 	for id := 2005; id >= 6; id-- {
 		all = append(all, id)
 		if id%2 == 0 { // the first of the 2,000 (id 6) is north's
@@ -256,23 +266,12 @@ func TestLogPagesFromTheWindow(t *testing.T) {
 func TestLogSearchPagesInCreatedOrder(t *testing.T) {
 	w := newLogWorld(t)
 	e := w.e
-	var more []store.Values
-	var north, all []int // the matches, newest first
-	for i := range 600 {
-		dev := w.south
-		if i%2 == 0 {
-			dev = w.north
-		}
-		v := w.log(w.show, dev, w.bobID, true, "", 5)
-		v["created"] = w.base.Add(5*time.Hour + time.Duration(i)*time.Minute)
+	w.minuteLogs(t, 600, func(i int, v store.Values) {
 		if i%3 == 0 {
 			v["output"] = fmt.Sprintf("Gi0/%d is flapping", i)
 		}
-		more = append(more, v)
-	}
-	if err := e.db.InsertLogs(t.Context(), more); err != nil {
-		t.Fatal(err)
-	}
+	})
+	var north, all []int // the matches, newest first
 	for i := 599; i >= 0; i-- {
 		if i%3 == 0 {
 			all = append(all, i+6)

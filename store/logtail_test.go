@@ -14,23 +14,8 @@ import (
 func TestLogCreatedTail(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "fieldkit.db")
-	old, err := open(ctx, path, openOptions{}, "0064_log_prune_counts")
-	if err != nil {
-		t.Fatal(err)
-	}
-	devs := siteDevices(t, old, 2)
-	at := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
 	// Logs 1 to 10 at minutes 0 to 9, but log 4 at minute 1: older than log 3.
-	for i := range 10 {
-		minute := i
-		if i == 3 {
-			minute = 1
-		}
-		if _, err := old.CreateLog(ctx, deviceLog(devs, i%2, at.Add(time.Duration(minute)*time.Minute))); err != nil {
-			t.Fatal(err)
-		}
-	}
-	old.Close()
+	devs, at := logsBeforeTail(t, path, []int{0, 1, 2, 1, 4, 5, 6, 7, 8, 9})
 	db, err := Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
@@ -86,13 +71,16 @@ func TestLogCreatedTail(t *testing.T) {
 	exec(`UPDATE command_logs SET created = ? WHERE id = 14`, Stamp(at.Add(50*time.Minute)))
 	check("a changed created", 15)
 	add(60) // log 15
-	exec(`INSERT INTO command_logs (id, command_name, device_name, username, success, execution_time, created, last_updated)
-		SELECT 1000, command_name, device_name, username, success, execution_time, ?, last_updated FROM command_logs WHERE id = 15`,
-		Stamp(at.Add(70*time.Minute)))
+	// a copy of log 15 with id, created at minute
+	addWithID := func(id int64, minute int) {
+		t.Helper()
+		exec(`INSERT INTO command_logs (id, command_name, device_name, username, success, execution_time, created, last_updated)
+			SELECT ?, command_name, device_name, username, success, execution_time, ?, last_updated FROM command_logs WHERE id = 15`,
+			id, Stamp(at.Add(time.Duration(minute)*time.Minute)))
+	}
+	addWithID(1000, 70)
 	check("a log of a chosen id, newest", 15)
-	exec(`INSERT INTO command_logs (id, command_name, device_name, username, success, execution_time, created, last_updated)
-		SELECT 500, command_name, device_name, username, success, execution_time, ?, last_updated FROM command_logs WHERE id = 15`,
-		Stamp(at.Add(80*time.Minute)))
+	addWithID(500, 80)
 	check("a log below the highest id", 1001)
 	addLogFromOutside(t, db, devs[1], Stamp(at.Add(90*time.Minute)))
 	check("a newer log from another process", 1001)
@@ -104,20 +92,10 @@ func TestLogCreatedTail(t *testing.T) {
 // at the first id.
 func TestLogCreatedTailUpgrade(t *testing.T) {
 	ctx := context.Background()
-	for _, n := range []int{0, 5} {
+	for _, minutes := range [][]int{nil, {0, 1, 2, 3, 4}} {
+		n := len(minutes)
 		path := filepath.Join(t.TempDir(), "fieldkit.db")
-		old, err := open(ctx, path, openOptions{}, "0064_log_prune_counts")
-		if err != nil {
-			t.Fatal(err)
-		}
-		devs := siteDevices(t, old, 1)
-		at := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
-		for i := range n {
-			if _, err := old.CreateLog(ctx, deviceLog(devs, 0, at.Add(time.Duration(i)*time.Second))); err != nil {
-				t.Fatal(err)
-			}
-		}
-		old.Close()
+		logsBeforeTail(t, path, minutes)
 		var logged strings.Builder
 		db, err := Open(ctx, path, Logger(slog.New(slog.NewTextHandler(&logged, nil))))
 		if err != nil {
@@ -134,4 +112,24 @@ func TestLogCreatedTailUpgrade(t *testing.T) {
 		}
 		db.Close()
 	}
+}
+
+// logsBeforeTail makes the database at path as migration 0064 left it, with two devices
+// and a log at each of minutes after the time it returns, of the two devices in turn.
+func logsBeforeTail(t *testing.T, path string, minutes []int) ([]int64, time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	old, err := open(ctx, path, openOptions{}, "0064_log_prune_counts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	devs := siteDevices(t, old, 2)
+	at := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	for i, minute := range minutes {
+		if _, err := old.CreateLog(ctx, deviceLog(devs, i%2, at.Add(time.Duration(minute)*time.Minute))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return devs, at
 }
