@@ -76,6 +76,8 @@ type DB struct {
 	// recent holds the newest logs along the created index for the near pages of
 	// confined viewers (logrecent.go).
 	recent recentLogs
+	// help counts the upper half of a long search count (halves.go).
+	help *helpers
 }
 
 // Open opens (creating if needed) the database file at path and applies migrations. The
@@ -152,6 +154,10 @@ func open(ctx context.Context, path string, o openOptions, upTo string) (*DB, er
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	db.ckpt = startCheckpointer(c)
+	if db.help, err = openHelpers(abs); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
 	return db, nil
 }
 
@@ -205,7 +211,7 @@ func dsn(path string, writer bool, pragmas ...string) string {
 
 // Close closes both pools; the WAL is checkpointed by SQLite on the last close.
 func (db *DB) Close() error {
-	errs := []error{db.ckpt.close()}
+	errs := []error{db.ckpt.close(), db.help.close()}
 	if db.watch != nil {
 		errs = append(errs, db.watch.Close())
 	}

@@ -188,7 +188,7 @@ func (d *heldDevices) at(ctx context.Context, tx *sql.Tx, most int64) (*heldKeys
 // column of ids; with repeats, each id is counted once), from keys; false when an id is
 // not among them (a log tx sees that was deleted before keys were read), to be counted
 // plainly.
-func (d *heldDevices) counts(ctx context.Context, tx *sql.Tx, keys *heldKeys, ids string, args []any, repeats bool) (map[int64]int64, bool, error) {
+func (d *heldDevices) counts(ctx context.Context, tx rowQueryer, keys *heldKeys, ids string, args []any, repeats bool) (map[int64]int64, bool, error) {
 	v := &deviceView{keys: keys, counts: make([]int64, int(keys.maxKey)+1)}
 	if repeats {
 		// One bit a held log: 625 KB at five million logs, against SQLite sorting every

@@ -51,6 +51,9 @@ type searchTuning struct {
 	// while the writer is held.
 	pruneKeep      int64
 	pruneKeepBatch int
+	// halvesMin is the fewest log ids a count from the word index spans for it to be
+	// taken in halves at once (countHalves).
+	halvesMin int64
 }
 
 // searchWay is how a page of a log search is read (see planLogSearch).
@@ -67,7 +70,7 @@ const (
 
 var defaultSearchTuning = searchTuning{keep: 1000, rowCheck: 400, rowRead: 12, rowIn: 4,
 	warmFrom: 200_000, warmSample: 1000, warmWords: 16, keysInline: 100_000,
-	windowSpread: 4, pruneKeep: 50_000, pruneKeepBatch: 1000}
+	windowSpread: 4, pruneKeep: 50_000, pruneKeepBatch: 1000, halvesMin: 200_000}
 
 // everyLogProbe is how many of the newest logs are tested against a search before its
 // matches are counted to learn whether it matches every log.
@@ -489,7 +492,7 @@ func (db *DB) countKept(ctx context.Context, q string, mark int64, keys []int64)
 		tail, err = db.everyLogMatches(ctx, tx, q)
 	}
 	if tail == nil && err == nil {
-		tail, err = db.searchCountAfter(ctx, tx, q, mark, s.upto)
+		tail, err = db.searchCountAfter(ctx, tx, q, mark, s.upto, s.newest)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("store: count command_logs: %w", err)
@@ -586,7 +589,7 @@ func (db *DB) everyLogMatches(ctx context.Context, tx *sql.Tx, q string) (map[in
 	if err != nil {
 		return nil, err
 	}
-	tail, err := db.searchCountAfter(ctx, tx, q, searchCountAll, s.upto)
+	tail, err := db.searchCountAfter(ctx, tx, q, searchCountAll, s.upto, s.newest)
 	if err != nil {
 		return nil, err
 	}
@@ -600,32 +603,22 @@ func (db *DB) everyLogMatches(ctx context.Context, tx *sql.Tx, q string) (map[in
 	return scanCounts(rows)
 }
 
-// searchCountAfter counts the logs after upto that match q: with searchCountAll in
-// all, else by device counter key (from the devices held, or each log read for its
-// device).
-func (db *DB) searchCountAfter(ctx context.Context, tx *sql.Tx, q string, mark, upto int64) (map[int64]int64, error) {
+// searchCountAfter counts the logs after upto, up to newest (the newest in tx's
+// snapshot), that match q: with searchCountAll in all, else by device counter key (from
+// the devices held, or each log read for its device). A count from the word index
+// alone is taken in halves at once (countHalves).
+func (db *DB) searchCountAfter(ctx context.Context, tx *sql.Tx, q string, mark, upto, newest int64) (map[int64]int64, error) {
 	// The matches: with no name holding q, the word index's alone; else the sets of the
 	// names' and the words' matches, which may hold a log twice (a log whose names both
 	// hold q, or whose text does too).
-	one, oneArgs := "", []any(nil)
-	if words, ok := logWords(q); ok {
+	var words Expr
+	several := true
+	if w, ok := logWords(q); ok {
 		named, err := searchNamed(ctx, tx, q)
 		if err != nil {
 			return nil, err
 		}
-		if !named {
-			one, oneArgs = words.SQL+` AND rowid > ?`, append(slices.Clip(words.Args), upto)
-		}
-	}
-	sets, setArgs := logSearchSets(q, "", upto)
-	several := one == ""
-	// matches is the query of the ids: the word index's alone, or the sets joined by
-	// union (UNION drops the repeats, UNION ALL leaves them to the count).
-	matches := func(union string) (string, []any) {
-		if several {
-			return strings.Join(sets, union), setArgs
-		}
-		return one, oneArgs
+		words, several = w, named
 	}
 	// With the devices held, the sets' repeats are dropped as they are counted rather
 	// than by a UNION.
@@ -636,24 +629,40 @@ func (db *DB) searchCountAfter(ctx context.Context, tx *sql.Tx, q string, mark, 
 			return nil, err
 		}
 	}
-	if keys != nil {
-		from, fromArgs := matches(" UNION ALL ")
-		counts, ok, err := db.devices.counts(ctx, tx, keys, from, fromArgs, several)
+	if !several && (keys != nil || mark == searchCountAll) {
+		counts, ok, err := db.countHalves(ctx, tx, upto, newest, func(ctx context.Context, rq rowQueryer, lo, hi int64) (map[int64]int64, bool, error) {
+			ids, args := words.SQL+` AND rowid > ? AND rowid <= ?`, append(slices.Clip(words.Args), lo, hi)
+			if keys != nil {
+				return db.devices.counts(ctx, rq, keys, ids, args, false)
+			}
+			var n int64
+			err := rq.QueryRowContext(ctx, `SELECT count(*) FROM (`+ids+`)`, args...).Scan(&n)
+			return map[int64]int64{searchCountAll: n}, true, err
+		})
 		if err != nil || (ok && mark != searchCountAll) {
 			return counts, err
 		}
 		if ok {
-			var n int64
-			for _, c := range counts {
-				n += c
-			}
-			return map[int64]int64{searchCountAll: n}, nil
+			return countsInAll(counts), nil
+		}
+	}
+	sets, setArgs := logSearchSets(q, "", upto)
+	if !several {
+		sets, setArgs = []string{words.SQL + ` AND rowid > ?`}, append(slices.Clip(words.Args), upto)
+	}
+	if keys != nil && several {
+		counts, ok, err := db.devices.counts(ctx, tx, keys, strings.Join(sets, " UNION ALL "), setArgs, true)
+		if err != nil || (ok && mark != searchCountAll) {
+			return counts, err
+		}
+		if ok {
+			return countsInAll(counts), nil
 		}
 	}
 	if mark == searchCountAll {
-		from, fromArgs := matches(" UNION ")
+		// UNION drops the sets' repeats.
 		var n int64
-		err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (`+from+`)`, fromArgs...).Scan(&n)
+		err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (`+strings.Join(sets, " UNION ")+`)`, setArgs...).Scan(&n)
 		return map[int64]int64{searchCountAll: n}, err
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT coalesce(x.device_id, 0), count(*) FROM command_logs x
@@ -662,6 +671,15 @@ func (db *DB) searchCountAfter(ctx context.Context, tx *sql.Tx, q string, mark, 
 		return nil, err
 	}
 	return scanCounts(rows)
+}
+
+// countsInAll is the sum of counts by key, as the count over every log.
+func countsInAll(counts map[int64]int64) map[int64]int64 {
+	var n int64
+	for _, c := range counts {
+		n += c
+	}
+	return map[int64]int64{searchCountAll: n}
 }
 
 // searchNamed is whether q is in a command, device or user name of some log.

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -112,6 +113,8 @@ func testLogSearchWays(t *testing.T, held bool) {
 	}
 	// First with nothing kept, then every count kept.
 	db.search.keep = 1 << 40
+	// Every count from the word index in halves, on a helper, even on one core.
+	db.search.halvesMin, db.help.slots = 1, make(chan struct{}, 1)
 	// One segment: testing each log against the word index seeks into every segment.
 	if _, err := db.w.Exec(`INSERT INTO command_logs_text (command_logs_text) VALUES ('optimize')`); err != nil {
 		t.Fatal(err)
@@ -275,6 +278,82 @@ func testLogSearchWays(t *testing.T, held bool) {
 	if used := db.devices.used.Load(); held != (used > 0) {
 		t.Errorf("devices held %v, counts taken from them: %d", held, used)
 	}
+	if db.help.split.Load() == 0 {
+		t.Errorf("no count taken in halves")
+	}
+}
+
+// A count taken in halves gives the count of the asking snapshot whatever is written
+// while its helper starts: a log added after it is in neither half; a log deleted makes
+// the helper's snapshot another, and the asking one counts both halves.
+func TestLogSearchHalvesSnapshot(t *testing.T) {
+	db := searchFixture(t, filepath.Join(t.TempDir(), "fieldkit.db"))
+	ctx := context.Background()
+	db.search.halvesMin, db.help.slots = 1, make(chan struct{}, 1)
+	devices := plainIDs(t, db, `SELECT id FROM devices ORDER BY id`)
+	list, _ := json.Marshal(devices[:2])
+	const q = "case 7"
+	count := func(devices string) int {
+		t.Helper()
+		var n int
+		where := ""
+		if devices != "" {
+			where = ` AND device_id IN (SELECT value FROM json_each('` + devices + `'))`
+		}
+		if err := db.r.QueryRow(`SELECT count(*) FROM command_logs WHERE id IN (SELECT rowid FROM command_logs_text
+			WHERE command_logs_text MATCH '"case" "7"')` + where).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for _, c := range []struct {
+		name, devices string
+	}{{"every log", ""}, {"by device", string(list)}} {
+		for _, w := range []struct {
+			name  string
+			write func()
+			stale bool
+		}{
+			{"a log added", func() {
+				if _, err := db.CreateLog(ctx, Values{"command_name": "show logging", "device": devices[0], "device_name": "edge-1",
+					"username": "alice", "success": false, "output": "", "error_message": "% Invalid input (case 7)"}); err != nil {
+					t.Error(err)
+				}
+			}, false},
+			{"a log deleted", func() {
+				if _, err := db.w.Exec(`DELETE FROM command_logs WHERE id = (SELECT max(rowid) FROM command_logs_text
+					WHERE command_logs_text MATCH '"case" "7"')`); err != nil {
+					t.Error(err)
+				}
+			}, true},
+		} {
+			// Deleting the newest log gives up the devices held.
+			if err := db.ReadLogDevices(ctx); err != nil {
+				t.Fatal(err)
+			}
+			want := count(c.devices)
+			if want == 0 {
+				t.Fatalf("no log matches %q", q)
+			}
+			split, stale := db.help.split.Load(), db.help.stale.Load()
+			db.help.before = w.write
+			got, err := db.countLogSearch(ctx, q, c.devices)
+			db.help.before = nil
+			if err != nil || got != want {
+				t.Errorf("%s, %s: count %d (%v), want %d as it was asked", c.name, w.name, got, err, want)
+			}
+			if db.help.split.Load() != split+1 || (db.help.stale.Load() != stale) != w.stale {
+				t.Errorf("%s, %s: %d counts in halves, %d stale; want one, stale %v", c.name, w.name,
+					db.help.split.Load()-split, db.help.stale.Load()-stale, w.stale)
+			}
+			if after := count(c.devices); after == want {
+				t.Fatalf("%s, %s: the write changed nothing", c.name, w.name)
+			}
+			if got, err := db.countLogSearch(ctx, q, c.devices); err != nil || got != count(c.devices) {
+				t.Errorf("%s, %s: count after %d (%v), want %d", c.name, w.name, got, err, count(c.devices))
+			}
+		}
+	}
 }
 
 // A count read in a snapshot from before a log's deletion is not kept after it.
@@ -289,7 +368,7 @@ func TestLogSearchCountNotKeptOverDelete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tail, err := db.searchCountAfter(ctx, tx, "Interface", searchCountAll, s.upto)
+	tail, err := db.searchCountAfter(ctx, tx, "Interface", searchCountAll, s.upto, s.newest)
 	tx.Rollback()
 	if err != nil || tail[searchCountAll] == 0 {
 		t.Fatalf("count %v %v", tail, err)
@@ -308,7 +387,7 @@ func TestLogSearchCountNotKeptOverDelete(t *testing.T) {
 	// Without the delete in between, it is kept.
 	tx, _ = db.r.BeginTx(ctx, nil)
 	s, _ = readSearchCount(ctx, tx, "Interface", searchCountAll)
-	s.totals, _ = db.searchCountAfter(ctx, tx, "Interface", searchCountAll, s.upto)
+	s.totals, _ = db.searchCountAfter(ctx, tx, "Interface", searchCountAll, s.upto, s.newest)
 	tx.Rollback()
 	if err := db.keepSearchCount(ctx, "Interface", searchCountAll, s); err != nil {
 		t.Fatal(err)
