@@ -78,6 +78,8 @@ type DB struct {
 	recent recentLogs
 	// help counts the upper half of a long search count (halves.go).
 	help *helpers
+	// keeps are the search counts being kept after their pages (keepLater).
+	keeps keeps
 }
 
 // Open opens (creating if needed) the database file at path and applies migrations. The
@@ -211,6 +213,10 @@ func dsn(path string, writer bool, pragmas ...string) string {
 
 // Close closes both pools; the WAL is checkpointed by SQLite on the last close.
 func (db *DB) Close() error {
+	db.keeps.mu.Lock()
+	db.keeps.closed = true
+	db.keeps.mu.Unlock()
+	db.keeps.wg.Wait()
 	errs := []error{db.ckpt.close(), db.help.close()}
 	if db.watch != nil {
 		errs = append(errs, db.watch.Close())

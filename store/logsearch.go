@@ -107,7 +107,7 @@ func (db *DB) planLogSearch(ctx context.Context, q Query) ([]Expr, int, bool, er
 		}
 		devices = set
 	}
-	total, err := db.countLogSearch(ctx, search, devices)
+	total, everyTotal, err := db.countLogSearch(ctx, search, devices)
 	if err != nil || total == 0 {
 		return q.Where, total, err == nil, err
 	}
@@ -146,10 +146,11 @@ func (db *DB) planLogSearch(ctx context.Context, q Query) ([]Expr, int, bool, er
 		// The count over every log, and what reading every log's matches costs: each
 		// taken once, whichever way asks for it.
 		every := sync.OnceValues(func() (int, error) {
-			if devices == "" {
-				return total, nil
+			if everyTotal >= 0 {
+				return everyTotal, nil
 			}
-			return db.countLogSearch(ctx, search, "")
+			n, _, err := db.countLogSearch(ctx, search, "")
+			return n, err
 		})
 		wordsCost := sync.OnceValues(func() (int64, error) { return db.wordsCost(ctx, search, every) })
 		if desc && q.After == nil && !named && (db.search.way == searchByCost || db.search.way == searchByTail) {
@@ -435,33 +436,42 @@ func logSearchRow(q string, window [2]int64, named bool) Expr {
 // device, and are taken only for a search that matches many logs in all (a count from
 // the indexes alone, kept in its turn); one that matches few is counted among the
 // devices' logs alone.
-func (db *DB) countLogSearch(ctx context.Context, q, devices string) (int, error) {
+//
+// every is the count over every log when it was learnt on the way (-1 when not): the
+// per-device counts sum to it. A count kept after it returns (keepLater) is not yet
+// there for the caller's next count, which takes every instead.
+func (db *DB) countLogSearch(ctx context.Context, q, devices string) (n, every int, err error) {
 	if tx := db.batchTx(ctx); tx != nil {
 		// Inside a write: counted plainly, nothing kept.
-		return countSearchSets(ctx, tx, q, devices)
+		n, err := countSearchSets(ctx, tx, q, devices)
+		if devices == "" {
+			return n, n, err
+		}
+		return n, -1, err
 	}
 	if devices == "" {
-		return db.countKept(ctx, q, searchCountAll, nil)
+		return db.countKept(ctx, q, searchCountAll, nil, true)
 	}
 	var keys []int64
 	if err := json.Unmarshal([]byte(devices), &keys); err != nil {
-		return 0, fmt.Errorf("store: count command_logs: devices %s: %w", devices, err)
+		return 0, -1, fmt.Errorf("store: count command_logs: devices %s: %w", devices, err)
 	}
 	var kept int
 	if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM command_log_search_counts WHERE q = ? AND device_id = ?`,
 		q, searchCountDevices).Scan(&kept); err != nil {
-		return 0, fmt.Errorf("store: count command_logs: %w", err)
+		return 0, -1, fmt.Errorf("store: count command_logs: %w", err)
 	}
 	if kept == 0 && db.devices.cur.Load() == nil {
-		all, err := db.countKept(ctx, q, searchCountAll, nil)
+		all, _, err := db.countKept(ctx, q, searchCountAll, nil, true)
 		if err != nil || int64(all) < db.search.keep {
-			if err == nil {
-				all, err = countSearchSets(ctx, db.r, q, devices)
+			if err != nil {
+				return 0, -1, err
 			}
-			return all, err
+			n, err := countSearchSets(ctx, db.r, q, devices)
+			return n, all, err
 		}
 	}
-	return db.countKept(ctx, q, searchCountDevices, keys)
+	return db.countKept(ctx, q, searchCountDevices, keys, true)
 }
 
 // countSearchSets counts the logs of devices that match q from the sets of their ids.
@@ -476,16 +486,18 @@ func countSearchSets(ctx context.Context, rq rowQueryer, q, devices string) (int
 
 // countKept is the count of kind mark of the logs that match q (with
 // searchCountDevices, those of the devices keys), from what is kept and the logs
-// after it; it keeps the sum when those were many.
-func (db *DB) countKept(ctx context.Context, q string, mark int64, keys []int64) (int, error) {
+// after it, and the count over every log (the sum of the per-device counts); it keeps
+// the sum when those were many: with later, after it returns (keepLater), so that a
+// search's page does not wait for the write.
+func (db *DB) countKept(ctx context.Context, q string, mark int64, keys []int64, later bool) (n, every int, err error) {
 	tx, err := db.r.BeginTx(ctx, nil)
 	if err != nil {
-		return 0, fmt.Errorf("store: count command_logs: %w", err)
+		return 0, -1, fmt.Errorf("store: count command_logs: %w", err)
 	}
 	defer tx.Rollback()
 	s, err := readSearchCount(ctx, tx, q, mark)
 	if err != nil {
-		return 0, fmt.Errorf("store: count command_logs: %w", err)
+		return 0, -1, fmt.Errorf("store: count command_logs: %w", err)
 	}
 	var tail map[int64]int64
 	if mark == searchCountDevices && s.upto == 0 {
@@ -495,26 +507,68 @@ func (db *DB) countKept(ctx context.Context, q string, mark int64, keys []int64)
 		tail, err = db.searchCountAfter(ctx, tx, q, mark, s.upto, s.newest)
 	}
 	if err != nil {
-		return 0, fmt.Errorf("store: count command_logs: %w", err)
+		return 0, -1, fmt.Errorf("store: count command_logs: %w", err)
 	}
-	var grown int64
+	var grown, sum int64
 	for k, n := range tail {
 		s.totals[k] += n
 		grown += n
 	}
-	n := s.totals[searchCountAll]
+	for _, n := range s.totals {
+		sum += n
+	}
+	count := s.totals[searchCountAll]
 	for _, k := range keys {
-		n += s.totals[k]
+		count += s.totals[k]
 	}
 	if err := tx.Rollback(); err != nil {
-		return 0, fmt.Errorf("store: count command_logs: %w", err)
+		return 0, -1, fmt.Errorf("store: count command_logs: %w", err)
 	}
 	if grown >= db.search.keep {
 		// A count that cannot be kept (the writer busy past its timeout) is taken again
 		// next time; this one is right either way.
-		_ = db.keepSearchCount(ctx, q, mark, s)
+		if later {
+			db.keepLater(ctx, q, mark, s)
+		} else {
+			_ = db.keepSearchCount(ctx, q, mark, s)
+		}
 	}
-	return int(n), nil
+	return int(count), int(sum), nil
+}
+
+// keeps are the search counts being kept after their pages were answered (keepLater).
+// before, when set, runs before each keep (tests).
+type keeps struct {
+	mu     sync.Mutex
+	closed bool
+	wg     sync.WaitGroup
+	before func()
+}
+
+// keepLater keeps s as keepSearchCount does, on a goroutine of its own; nothing once the
+// DB is closing (Close waits for those under way). A log deleted or changed meanwhile
+// leaves it unkept, as it would have before.
+func (db *DB) keepLater(ctx context.Context, q string, mark int64, s searchCount) {
+	db.keeps.mu.Lock()
+	defer db.keeps.mu.Unlock()
+	if db.keeps.closed {
+		return
+	}
+	db.keeps.wg.Add(1)
+	before := db.keeps.before
+	go func() {
+		defer db.keeps.wg.Done()
+		if before != nil {
+			before()
+		}
+		_ = db.keepSearchCount(context.WithoutCancel(ctx), q, mark, s)
+	}()
+}
+
+// Settle waits for the search counts still being kept after their pages were answered.
+// Benchmarks that delete kept counts call it first.
+func (db *DB) Settle() {
+	db.keeps.wg.Wait()
 }
 
 // searchCount is a search's kept count as read in one snapshot: the logs up to upto

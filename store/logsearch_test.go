@@ -197,6 +197,8 @@ func testLogSearchWays(t *testing.T, held bool) {
 		db.search.way, db.search.namedRows = searchByCost, 0
 	}
 	kept := func() int {
+		// The pages' counts are kept after they answered.
+		db.Settle()
 		var n int
 		if err := db.r.QueryRow(`SELECT count(*) FROM command_log_search_counts`).Scan(&n); err != nil {
 			t.Fatal(err)
@@ -260,6 +262,7 @@ func testLogSearchWays(t *testing.T, held bool) {
 		t.Errorf("a prune dropped the kept counts: %d of %d left", kept(), before)
 	}
 	compare("after a prune")
+	db.Settle()
 	if _, err := db.w.Exec(`DELETE FROM command_logs WHERE id % 7 = 3`); err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +340,7 @@ func TestLogSearchHalvesSnapshot(t *testing.T) {
 			}
 			split, stale := db.help.split.Load(), db.help.stale.Load()
 			db.help.before = w.write
-			got, err := db.countLogSearch(ctx, q, c.devices)
+			got, _, err := db.countLogSearch(ctx, q, c.devices)
 			db.help.before = nil
 			if err != nil || got != want {
 				t.Errorf("%s, %s: count %d (%v), want %d as it was asked", c.name, w.name, got, err, want)
@@ -349,7 +352,7 @@ func TestLogSearchHalvesSnapshot(t *testing.T) {
 			if after := count(c.devices); after == want {
 				t.Fatalf("%s, %s: the write changed nothing", c.name, w.name)
 			}
-			if got, err := db.countLogSearch(ctx, q, c.devices); err != nil || got != count(c.devices) {
+			if got, _, err := db.countLogSearch(ctx, q, c.devices); err != nil || got != count(c.devices) {
 				t.Errorf("%s, %s: count after %d (%v), want %d", c.name, w.name, got, err, count(c.devices))
 			}
 		}
@@ -483,5 +486,33 @@ func TestLogSearchNamedNewest(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// A page's count is kept after the page is answered, and closing the database waits
+// for it: the count is in the file when it is opened again.
+func TestLogSearchKeptAfterAnswer(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "fieldkit.db")
+	db := searchFixture(t, path)
+	ctx := context.Background()
+	db.search.keep = 1
+	// The keep starts only once the close is under way.
+	db.keeps.before = func() { time.Sleep(100 * time.Millisecond) }
+	n, _, err := db.countLogSearch(ctx, "Interface", "")
+	if err != nil || n == 0 {
+		t.Fatalf("count %d %v", n, err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err = Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var total int
+	if err := db.r.QueryRow(`SELECT total FROM command_log_search_counts WHERE q = 'Interface' AND device_id = ?`,
+		searchCountAll).Scan(&total); err != nil || total != n {
+		t.Errorf("kept %d (%v), want %d", total, err, n)
 	}
 }
