@@ -213,10 +213,7 @@ func dsn(path string, writer bool, pragmas ...string) string {
 
 // Close closes both pools; the WAL is checkpointed by SQLite on the last close.
 func (db *DB) Close() error {
-	db.keeps.mu.Lock()
-	db.keeps.closed = true
-	db.keeps.mu.Unlock()
-	db.keeps.wg.Wait()
+	db.keeps.stop()
 	errs := []error{db.ckpt.close(), db.help.close()}
 	if db.watch != nil {
 		errs = append(errs, db.watch.Close())

@@ -565,6 +565,14 @@ func (db *DB) keepLater(ctx context.Context, q string, mark int64, s searchCount
 	}()
 }
 
+// stop lets no keep start and waits for those under way (Close).
+func (k *keeps) stop() {
+	k.mu.Lock()
+	k.closed = true
+	k.mu.Unlock()
+	k.wg.Wait()
+}
+
 // Settle waits for the search counts still being kept after their pages were answered.
 // Benchmarks that delete kept counts call it first.
 func (db *DB) Settle() {
