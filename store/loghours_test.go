@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -217,4 +218,90 @@ func plainRows[T any](t *testing.T, db *DB, scan func(*sql.Rows) (T, error), que
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestLogOrderingsAgree compares pages of logs ordered by a field with an index of its
+// own (user name, success, duration: Field.SortIndex) with the plain query ordered by
+// the field, then created, then id: read along that index and sorted, by offset, and a
+// walk by cursor over the whole list.
+func TestLogOrderingsAgree(t *testing.T) {
+	db, wheres := hoursFixture(t)
+	ctx := context.Background()
+	if err := db.Write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE command_logs SET execution_duration = (id * 7 % 5) * 0.25`)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range [][2]string{{"username", "u1"}, {"created__gte", "2026-04-30T20:00:00Z"}} {
+		e, err := CommandLogs.FilterExpr(c[0], []string{c[1]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wheres = append(wheres, e)
+	}
+	// Walks short enough that some pages are not held whole by them.
+	defer func(least, most int) { alongLeast, alongMost = least, most }(alongLeast, alongMost)
+	alongLeast, alongMost = 10, 400
+	alongs := map[bool]int{}
+	for _, spec := range []string{"username", "-username", "success", "-success", "execution_duration", "-execution_duration"} {
+		order, err := CommandLogs.Ordering(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		col := "t." + strings.TrimPrefix(spec, "-")
+		dir := "ASC"
+		if spec[0] == '-' {
+			dir = "DESC"
+		}
+		if len(order) != 2 || order[0].SQL != col || order[0].Index == "" || order[1].SQL != "t.created" || order[1].Desc != (dir == "DESC") {
+			t.Fatalf("%s: ordering %+v, want %s then t.created %s along an index", spec, order, col, dir)
+		}
+		for _, where := range wheres {
+			all := plainIDs(t, db, `SELECT t.id FROM command_logs t WHERE `+where.SQL+` ORDER BY `+col+` `+dir+
+				`, t.created `+dir+`, t.id `+dir, where.Args...)
+			total := len(all)
+			for _, offset := range []int{0, 3, total / 2, max(total-2, 0)} {
+				want := all[min(offset, total):min(offset+7, total)]
+				q := Query{Model: TypeCommandLog, Where: []Expr{where}, Order: order, Limit: 7, Offset: offset}
+				got, n, err := db.ListIDs(ctx, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n != total || len(got) != len(want) || (len(want) > 0 && !slices.Equal(got, want)) {
+					t.Errorf("%s, %s, offset %d: %v (count %d), want %v (count %d)", spec, where.SQL, offset, got, n, want, total)
+				}
+				// The page along the index, when the walk holds it.
+				w := And(q.Where...)
+				along, _, held, err := db.pageAlong(ctx, CommandLogs, w.SQL, w.Args, True, q, total)
+				if err != nil {
+					t.Fatal(err)
+				}
+				alongs[held]++
+				if held && !slices.Equal(along, want) {
+					t.Errorf("%s, %s, offset %d, along %s: %v, want %v", spec, where.SQL, offset, order[0].Index, along, want)
+				}
+			}
+			// A walk by cursor meets every log once, in order.
+			var walked []int64
+			q := Query{Model: TypeCommandLog, Where: []Expr{where}, Order: order, Limit: 50, Keyed: true}
+			for range total/50 + 2 {
+				ids, _, next, err := db.ListKeyed(ctx, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				walked = append(walked, ids...)
+				if next == nil {
+					break
+				}
+				q.After = next
+			}
+			if !slices.Equal(walked, all) {
+				t.Errorf("%s, %s: the walk by cursor met %d logs, want the %d in order", spec, where.SQL, len(walked), len(all))
+			}
+		}
+	}
+	if alongs[true] == 0 || alongs[false] == 0 {
+		t.Errorf("pages the walk along the index held / did not: %d / %d, want some of each", alongs[true], alongs[false])
+	}
 }
