@@ -626,6 +626,25 @@ func BenchmarkLogPageOrdered(b *testing.B) {
 	}
 }
 
+// BenchmarkLogPageUser is a page of one user's logs, or of the failed or successful
+// ones, for the superuser and the viewer of one site (every log of the data set is the
+// one user's): the count of such a list is the per-user counters' sum.
+func BenchmarkLogPageUser(b *testing.B) {
+	a := benchAPI(b)
+	for _, c := range []struct{ name, query string }{
+		{"user", "user_id=1"}, {"username", "username=bench"}, {"failed", "success=false"}, {"successful", "success=true"},
+		{"user-failed-by-duration", "user_id=1&success=false&ordering=-execution_duration"},
+	} {
+		for _, who := range []struct{ name, key string }{{"superuser", benchAdminKey}, {"constrained", benchViewKey}} {
+			b.Run(c.name+"/"+who.name, func(b *testing.B) {
+				loopCPU(b, func() {
+					serve(b, a, httptest.NewRecorder(), pathCommandLogs+"?limit=50&exclude=output&"+c.query, who.key)
+				})
+			})
+		}
+	}
+}
+
 // BenchmarkPruneHour is the retention job deleting the oldest hour of logs from a copy
 // of the data set (each iteration the next hour): "kept", with the search counts the
 // search_counts job and five people's searches keep, which the prune takes its deleted

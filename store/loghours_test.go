@@ -305,3 +305,82 @@ func TestLogOrderingsAgree(t *testing.T) {
 		t.Errorf("pages the walk along the index held / did not: %d / %d, want some of each", alongs[true], alongs[false])
 	}
 }
+
+// TestLogUserCounters checks the per-user counters against a count of the logs (after
+// bulk and single inserts, deletes, updates, a deleted device and a deleted user), and
+// the counts of lists filtered by user, user name and outcome, within each viewer's
+// condition, against a count over the logs.
+func TestLogUserCounters(t *testing.T) {
+	db, wheres := hoursFixture(t)
+	ctx := context.Background()
+	name := "gone"
+	uid, err := db.CreateUser(ctx, UserInput{Username: &name}, All)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 40 {
+		if _, err := db.CreateLog(ctx, Values{"command_name": "cmd-1", "device_name": "dev00", "user": uid, "username": name,
+			"success": i%3 > 0, "created": time.Date(2026, 4, 30, 1, i, 0, 0, time.UTC)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 10 {
+		if _, err := db.CreateLog(ctx, Values{"command_name": "cmd-1", "device_name": "dev00", "user": uid, "username": name,
+			"success": true, "created": time.Date(2026, 4, 30, 2, i, 0, 0, time.UTC)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A second user keeps theirs.
+	kept := "kept"
+	kid, err := db.CreateUser(ctx, UserInput{Username: &kept}, All)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.CreateLog(ctx, Values{"command_name": "cmd-2", "device_name": "dev01", "user": kid, "username": kept,
+		"success": false, "created": time.Date(2026, 4, 30, 3, 0, 0, 0, time.UTC)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Delete(ctx, Users, uid); err != nil {
+		t.Fatal(err)
+	}
+	read := func(query string) [][5]any {
+		return plainRows(t, db, func(r *sql.Rows) (v [5]any, err error) { return v, r.Scan(&v[0], &v[1], &v[2], &v[3], &v[4]) }, query)
+	}
+	got := read(`SELECT device_id, user_id, username, success, total FROM command_log_user_counts ORDER BY 1, 2, 3, 4`)
+	want := read(`SELECT device_id, user_id, username, success, count(*) FROM command_logs GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`)
+	if len(want) < 10 || !reflect.DeepEqual(got, want) {
+		t.Errorf("per-user counters (%d rows) differ from the logs (%d rows):\n got %v\nwant %v", len(got), len(want), got, want)
+	}
+	conds := map[string][]string{"user_id": {fmt.Sprint(kid)}, "username": {"u1"}, "success": {"false"}, "username__n": {"u0"}}
+	var filters []Expr
+	for key, vals := range conds {
+		e, err := CommandLogs.FilterExpr(key, vals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		filters = append(filters, e)
+	}
+	filters = append(filters, Expr{SQL: "t.user_id IS NULL"}, And(filters[1], filters[2]))
+	created, err := CommandLogs.FilterExpr("created__gte", []string{"2026-04-30T20:00:00Z"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, where := range wheres {
+		for _, f := range filters {
+			cond := And(where, f)
+			var want int
+			if err := db.r.QueryRow(`SELECT count(*) FROM command_logs t WHERE `+cond.SQL, cond.Args...).Scan(&want); err != nil {
+				t.Fatal(err)
+			}
+			if n, ok := db.countByUser(ctx, db.r, cond); !ok || n != want {
+				t.Errorf("%s: counted %d from the counters (%v), want %d", cond.SQL, n, ok, want)
+			}
+			if _, n, err := db.ListIDs(ctx, Query{Model: TypeCommandLog, Where: []Expr{where, f}, Limit: 5}); err != nil || n != want {
+				t.Errorf("%s: list count %d (%v), want %d", cond.SQL, n, err, want)
+			}
+		}
+		if _, ok := db.countByUser(ctx, db.r, And(where, created)); ok {
+			t.Errorf("%s: a condition on created was counted from the per-user counters", where.SQL)
+		}
+	}
+}

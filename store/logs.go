@@ -302,7 +302,8 @@ func (db *DB) InsertLogSeq(ctx context.Context, logs iter.Seq[Values]) (int, err
 }
 
 // counterTriggers are the per-row insert triggers that keep the statistics counters.
-var counterTriggers = []string{"command_logs_ai", "command_logs_device_ai", "command_logs_hours_ai", "command_logs_names_ai"}
+var counterTriggers = []string{"command_logs_ai", "command_logs_device_ai", "command_logs_hours_ai", "command_logs_names_ai",
+	"command_logs_users_ai"}
 
 // BulkLogs runs insert, which adds logs inside the transaction and says how many, with
 // the statistics counters brought up to date once at the end rather than row by row.
@@ -398,6 +399,10 @@ func addLogCounters(ctx context.Context, tx *sql.Tx, lastID int64) error {
 			SELECT substr(created, 1, 13), coalesce(device_id, 0), count(*), sum(success) FROM command_logs
 			WHERE id > ?1 GROUP BY 1, 2
 			ON CONFLICT (hour, device_id) DO UPDATE SET total = total + excluded.total, successful = successful + excluded.successful`,
+		`INSERT INTO command_log_user_counts (device_key, user_key, username, success, total)
+			SELECT coalesce(device_id, 0), coalesce(user_id, 0), username, success, count(*) FROM command_logs
+			WHERE id > ?1 GROUP BY 1, 2, 3, 4
+			ON CONFLICT (device_key, user_key, username, success) DO UPDATE SET total = total + excluded.total`,
 		`INSERT INTO command_log_names (kind, name, total)
 			SELECT * FROM (
 				SELECT 0, command_name, count(*) FROM command_logs WHERE id > ?1 GROUP BY command_name

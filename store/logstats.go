@@ -70,6 +70,29 @@ func (db *DB) countByDevice(ctx context.Context, q rowQueryer, where Expr) (int,
 	return n, keys, true
 }
 
+// countByUser counts the logs matching where from the per-device, per-user counters
+// (command_log_user_counts, migration 0067), and false if where reads more of a log
+// than its device_id, user_id, username and success: a user's logs, a viewer's failed
+// ones. The sum is kept as the device sums are (keptCount).
+func (db *DB) countByUser(ctx context.Context, q rowQueryer, where Expr) (int, bool) {
+	if notByUser.has(where.SQL) {
+		return 0, false
+	}
+	n, err := db.keptCount(ctx, fmt.Sprintf("users\x00%s\x00%#v", where.SQL, where.Args), func() (int, error) {
+		var n int
+		err := q.QueryRowContext(ctx, `SELECT coalesce(sum(t.total), 0) FROM command_log_user_counts t WHERE `+where.SQL,
+			where.Args...).Scan(&n)
+		return n, err
+	})
+	if err != nil {
+		if ctx.Err() == nil {
+			notByUser.add(where.SQL)
+		}
+		return 0, false
+	}
+	return n, true
+}
+
 // allLogs is the number of every log, kept as the device sums are (keptCount).
 func (db *DB) allLogs(ctx context.Context) (int, error) {
 	return db.keptCount(ctx, "", func() (int, error) { return logCount(ctx, db.reader(ctx), "") })
@@ -119,6 +142,9 @@ func (db *DB) deviceKeys(ctx context.Context, q rowQueryer, where Expr) (string,
 // values as parameters, so the set stays as small as the kinds of filters used; past
 // a bound it is emptied.
 var notByDevice = sqlSet{m: map[string]bool{}}
+
+// notByUser is notByDevice for the per-user counters (countByUser).
+var notByUser = sqlSet{m: map[string]bool{}}
 
 type sqlSet struct {
 	mu sync.Mutex

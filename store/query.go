@@ -520,6 +520,10 @@ func (db *DB) ListKeyed(ctx context.Context, q Query) ([]int64, int, []any, erro
 			// of the per-device counters.
 			total, keys, counted = db.countByDevice(ctx, db.reader(ctx), Expr{SQL: where, Args: args})
 			byDevice = counted
+			if !counted {
+				// A condition on the user or the outcome too: the per-user counters.
+				total, counted = db.countByUser(ctx, db.reader(ctx), Expr{SQL: where, Args: args})
+			}
 		}
 	}
 	if !counted {
