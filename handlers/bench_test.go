@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -13,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -643,6 +645,66 @@ func BenchmarkLogPageUser(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkLogPageSweep asks for every combination of an ordering, a filter and an
+// offset (0, 10,000 and 100,000 in) once, as the superuser and as the viewer of one
+// site, timing each page in wall time: what a person clicking through the logs' table
+// meets, rather than the few pages the other benchmarks repeat. It reports how many
+// pages took over the 50 ms limit and the slowest; FIELDKIT_SWEEP_OUT names a file that
+// gets every page's time, slowest first. Counts kept between writes are kept here too,
+// as on a server between two executions.
+func BenchmarkLogPageSweep(b *testing.B) {
+	a := benchAPI(b)
+	orders := []string{"", "created", "id", "-id", "execution_duration", "-execution_duration", "success", "-success", "username", "-username"}
+	filters := []string{"", "device_id=7", "device_id=7&device_id=9", "command_id=42", "user_id=1", "username=bench", "user_id=2",
+		"success=false", "success=true", "created__gte=2026-11-10T00:00:00Z", "created__lte=2026-11-01T00:00:00Z",
+		"created__gte=2026-11-05T00:00:00Z&created__lte=2026-11-06T00:00:00Z", "q=case%207", "q=dev-123", "device_id=7&success=false",
+		"command_id=42&created__gte=2026-11-19T00:00:00Z", "q=Invalid&success=false", "q=GigabitEthernet0&device_id=7"}
+	type page struct {
+		path string
+		took time.Duration
+	}
+	var pages []page
+	for b.Loop() {
+		pages = pages[:0]
+		for _, who := range []struct{ name, key string }{{"constrained", benchViewKey}, {"superuser", benchAdminKey}} {
+			for _, o := range orders {
+				for _, f := range filters {
+					for _, offset := range []int{0, 10_000, 100_000} {
+						path := fmt.Sprintf("%s?limit=50&exclude=output&offset=%d&ordering=%s&%s", pathCommandLogs, offset, o, f)
+						req := httptest.NewRequest("GET", path, nil)
+						req.Header.Set("Authorization", "Token "+who.key)
+						w := httptest.NewRecorder()
+						start := time.Now()
+						a.ServeHTTP(w, req)
+						took := time.Since(start)
+						if w.Code != http.StatusOK && w.Code != http.StatusNotFound { // 404: an offset past the list's end
+							b.Fatalf("GET %s: %d %s", path, w.Code, w.Body.String())
+						}
+						pages = append(pages, page{who.name + " " + path, took})
+					}
+				}
+			}
+		}
+	}
+	slices.SortFunc(pages, func(x, y page) int { return cmp.Compare(y.took, x.took) })
+	over := 0
+	var out strings.Builder
+	for _, p := range pages {
+		if p.took > 50*time.Millisecond {
+			over++
+		}
+		fmt.Fprintf(&out, "%9.1f ms  %s\n", float64(p.took.Microseconds())/1000, p.path)
+	}
+	if name := os.Getenv("FIELDKIT_SWEEP_OUT"); name != "" {
+		if err := os.WriteFile(name, []byte(out.String()), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(pages)), "pages")
+	b.ReportMetric(float64(over), "over-50ms")
+	b.ReportMetric(float64(pages[0].took.Microseconds())/1000, "slowest-ms")
 }
 
 // BenchmarkPruneHour is the retention job deleting the oldest hour of logs from a copy

@@ -244,7 +244,7 @@ func TestLogOrderingsAgree(t *testing.T) {
 	defer func(least, most int) { alongLeast, alongMost = least, most }(alongLeast, alongMost)
 	alongLeast, alongMost = 10, 400
 	alongs := map[bool]int{}
-	for _, spec := range []string{"username", "-username", "success", "-success", "execution_duration", "-execution_duration"} {
+	for _, spec := range []string{"username", "-username", "success", "-success", "execution_duration", "-execution_duration", "id", "-id"} {
 		order, err := CommandLogs.Ordering(spec)
 		if err != nil {
 			t.Fatal(err)
@@ -254,12 +254,18 @@ func TestLogOrderingsAgree(t *testing.T) {
 		if spec[0] == '-' {
 			dir = "DESC"
 		}
-		if len(order) != 2 || order[0].SQL != col || order[0].Index == "" || order[1].SQL != "t.created" || order[1].Desc != (dir == "DESC") {
+		terms := col + ` ` + dir + `, t.created ` + dir + `, t.id ` + dir
+		if col == "t.id" {
+			// the id's order is the table's own, with no tie to break
+			if len(order) != 1 || order[0].Index != ByRowid {
+				t.Fatalf("%s: ordering %+v, want the id along the table", spec, order)
+			}
+			terms = col + ` ` + dir
+		} else if len(order) != 2 || order[0].SQL != col || order[0].Index == "" || order[1].SQL != "t.created" || order[1].Desc != (dir == "DESC") {
 			t.Fatalf("%s: ordering %+v, want %s then t.created %s along an index", spec, order, col, dir)
 		}
 		for _, where := range wheres {
-			all := plainIDs(t, db, `SELECT t.id FROM command_logs t WHERE `+where.SQL+` ORDER BY `+col+` `+dir+
-				`, t.created `+dir+`, t.id `+dir, where.Args...)
+			all := plainIDs(t, db, `SELECT t.id FROM command_logs t WHERE `+where.SQL+` ORDER BY `+terms, where.Args...)
 			total := len(all)
 			for _, offset := range []int{0, 3, total / 2, max(total-2, 0)} {
 				want := all[min(offset, total):min(offset+7, total)]

@@ -118,9 +118,10 @@ type Field struct {
 	Schema string // names a fixed component schema for a structured read-only value
 
 	// SortIndex names an index that holds the rows in the field's order: the column, then
-	// SortThen (a column that never holds NULL), then the id. Ordered by the field alone,
-	// ties are broken by SortThen in the same direction, then by id, so that a page of a
-	// large table is read along the index rather than sorted (see Order.Index).
+	// SortThen (a column that never holds NULL), then the id; ByRowid for the id, which
+	// the table itself holds in order. Ordered by the field alone, ties are broken by
+	// SortThen in the same direction, then by id, so that a page of a large table is read
+	// along the index rather than sorted (see Order.Index).
 	SortIndex, SortThen string
 }
 
@@ -210,7 +211,7 @@ var models = map[string]*Model{}
 
 // declare completes a model (its id and time stamps, its field index) and records it.
 func declare(m *Model) *Model {
-	head := []Field{{Name: "id", Column: "id", Kind: KindInt, Access: ReadOnly, Filter: FilterLookups, Sort: true}}
+	head := []Field{{Name: "id", Column: "id", Kind: KindInt, Access: ReadOnly, Filter: FilterLookups, Sort: true, SortIndex: ByRowid}}
 	if m.Owner != "" {
 		head[0].Filter, head[0].Sort = NoFilter, false
 	}
@@ -354,7 +355,9 @@ func (m *Model) Ordering(spec string) ([]Order, error) {
 		for _, f := range m.Fields {
 			if f.SortIndex != "" && out[0].SQL == "t."+f.Column {
 				out[0].Index = f.SortIndex
-				out = append(out, Order{SQL: "t." + f.SortThen, Desc: out[0].Desc, NotNull: true})
+				if f.SortThen != "" {
+					out = append(out, Order{SQL: "t." + f.SortThen, Desc: out[0].Desc, NotNull: true})
+				}
 			}
 		}
 	}
