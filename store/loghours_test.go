@@ -277,15 +277,18 @@ func TestLogOrderingsAgree(t *testing.T) {
 				if n != total || len(got) != len(want) || (len(want) > 0 && !slices.Equal(got, want)) {
 					t.Errorf("%s, %s, offset %d: %v (count %d), want %v (count %d)", spec, where.SQL, offset, got, n, want, total)
 				}
-				// The page along the index, when the walk holds it.
+				// The page along the index, when the walk holds it, and the same taken as a
+				// condition on the device alone, so that the unbounded walk is tried too.
 				w := And(q.Where...)
-				along, _, held, err := db.pageAlong(ctx, CommandLogs, w.SQL, w.Args, True, q, total)
-				if err != nil {
-					t.Fatal(err)
-				}
-				alongs[held]++
-				if held && !slices.Equal(along, want) {
-					t.Errorf("%s, %s, offset %d, along %s: %v, want %v", spec, where.SQL, offset, order[0].Index, along, want)
+				for _, byDevice := range []bool{false, true} {
+					along, _, held, err := db.pageAlong(ctx, CommandLogs, w.SQL, w.Args, True, q, total, byDevice)
+					if err != nil {
+						t.Fatal(err)
+					}
+					alongs[held]++
+					if held && !slices.Equal(along, want) {
+						t.Errorf("%s, %s, offset %d, along %s (by device %v): %v, want %v", spec, where.SQL, offset, order[0].Index, byDevice, along, want)
+					}
 				}
 			}
 			// A walk by cursor meets every log once, in order.
