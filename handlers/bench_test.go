@@ -609,34 +609,34 @@ func BenchmarkLogPageConstrained(b *testing.B) {
 // click on a table's header asks, for the superuser and the viewer of one site: the
 // first page, and the same by a device (its 0.2 % of the logs) or a day.
 func BenchmarkLogPageOrdered(b *testing.B) {
-	a := benchAPI(b)
-	for _, c := range []struct{ name, query string }{
+	pagesForBoth(b, []benchPage{
 		{"username", "ordering=-username"},
 		{"duration", "ordering=execution_duration"},
 		{"duration-desc", "ordering=-execution_duration"},
 		{"success", "ordering=success"},
 		{"duration-device", "ordering=-execution_duration&device_id=7"},
 		{"username-day", "ordering=username&created__gte=2026-11-05T00:00:00Z&created__lte=2026-11-06T00:00:00Z"},
-	} {
-		for _, who := range []struct{ name, key string }{{"superuser", benchAdminKey}, {"constrained", benchViewKey}} {
-			b.Run(c.name+"/"+who.name, func(b *testing.B) {
-				loopCPU(b, func() {
-					serve(b, a, httptest.NewRecorder(), pathCommandLogs+"?limit=50&exclude=output&"+c.query, who.key)
-				})
-			})
-		}
-	}
+	})
 }
 
 // BenchmarkLogPageUser is a page of one user's logs, or of the failed or successful
 // ones, for the superuser and the viewer of one site (every log of the data set is the
 // one user's): the count of such a list is the per-user counters' sum.
 func BenchmarkLogPageUser(b *testing.B) {
-	a := benchAPI(b)
-	for _, c := range []struct{ name, query string }{
+	pagesForBoth(b, []benchPage{
 		{"user", "user_id=1"}, {"username", "username=bench"}, {"failed", "success=false"}, {"successful", "success=true"},
 		{"user-failed-by-duration", "user_id=1&success=false&ordering=-execution_duration"},
-	} {
+	})
+}
+
+// benchPage is a page of logs without output: its name and its query.
+type benchPage struct{ name, query string }
+
+// pagesForBoth runs each page as a sub-benchmark, for the superuser and for the viewer
+// of one site.
+func pagesForBoth(b *testing.B, pages []benchPage) {
+	a := benchAPI(b)
+	for _, c := range pages {
 		for _, who := range []struct{ name, key string }{{"superuser", benchAdminKey}, {"constrained", benchViewKey}} {
 			b.Run(c.name+"/"+who.name, func(b *testing.B) {
 				loopCPU(b, func() {
