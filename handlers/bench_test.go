@@ -632,12 +632,15 @@ func BenchmarkLogPageUser(b *testing.B) {
 // benchPage is a page of logs without output: its name and its query.
 type benchPage struct{ name, query string }
 
+// benchViewers are who the log pages are asked as: everything, and one site's logs.
+var benchViewers = []struct{ name, key string }{{"superuser", benchAdminKey}, {"constrained", benchViewKey}}
+
 // pagesForBoth runs each page as a sub-benchmark, for the superuser and for the viewer
 // of one site.
 func pagesForBoth(b *testing.B, pages []benchPage) {
 	a := benchAPI(b)
 	for _, c := range pages {
-		for _, who := range []struct{ name, key string }{{"superuser", benchAdminKey}, {"constrained", benchViewKey}} {
+		for _, who := range benchViewers {
 			b.Run(c.name+"/"+who.name, func(b *testing.B) {
 				loopCPU(b, func() {
 					serve(b, a, httptest.NewRecorder(), pathCommandLogs+"?limit=50&exclude=output&"+c.query, who.key)
@@ -668,7 +671,7 @@ func BenchmarkLogPageSweep(b *testing.B) {
 	var pages []page
 	for b.Loop() {
 		pages = pages[:0]
-		for _, who := range []struct{ name, key string }{{"constrained", benchViewKey}, {"superuser", benchAdminKey}} {
+		for _, who := range benchViewers {
 			for _, o := range orders {
 				for _, f := range filters {
 					for _, offset := range []int{0, 10_000, 100_000} {

@@ -334,6 +334,7 @@ func (m *Model) Ordering(spec string) ([]Order, error) {
 	}
 	sortable := m.Sortable()
 	var out []Order
+	then := "" // the SortThen of the last term's field
 	for _, term := range strings.Split(spec, ",") {
 		term = strings.TrimSpace(term)
 		if term == "" {
@@ -345,21 +346,21 @@ func (m *Model) Ordering(spec string) ([]Order, error) {
 			return nil, problemf("Unknown ordering field '%s'.", name)
 		}
 		o := Order{SQL: sql, Desc: strings.HasPrefix(term, "-")}
-		if f, ok := m.Field(name); ok && sql == "t."+f.Column && !f.Null && f.Rel == "" {
-			o.NotNull = true
+		then = ""
+		if f, ok := m.Field(name); ok && sql == "t."+f.Column {
+			o.NotNull = !f.Null && f.Rel == ""
+			o.Index, then = f.SortIndex, f.SortThen
 		}
 		out = append(out, o)
 	}
-	if len(out) == 1 {
-		// Ordered by one field with an index of its own: its ties as that index holds them.
-		for _, f := range m.Fields {
-			if f.SortIndex != "" && out[0].SQL == "t."+f.Column {
-				out[0].Index = f.SortIndex
-				if f.SortThen != "" {
-					out = append(out, Order{SQL: "t." + f.SortThen, Desc: out[0].Desc, NotNull: true})
-				}
-			}
+	switch {
+	case len(out) > 1:
+		for i := range out {
+			out[i].Index = "" // an index holds the order of its own field alone
 		}
+	case len(out) == 1 && out[0].Index != "" && then != "":
+		// Ordered by one field with an index of its own: its ties as that index holds them.
+		out = append(out, Order{SQL: "t." + then, Desc: out[0].Desc, NotNull: true})
 	}
 	return out, nil
 }

@@ -641,10 +641,6 @@ func (db *DB) pageAlong(ctx context.Context, m *Model, where string, args []any,
 		ids, next, err := db.pageIDs(ctx, db.reader(ctx), m, where, args, q)
 		return ids, next, err == nil, err
 	}
-	var ob []string
-	for _, o := range keyTerms(q.Order) {
-		ob = append(ob, o.SQL+" "+orderDir(o.Desc))
-	}
 	for _, n := range []int{max(int(first), alongLeast), max(int(first), alongLeast) * 8} {
 		if n > alongMost {
 			break
@@ -653,7 +649,7 @@ func (db *DB) pageAlong(ctx context.Context, m *Model, where string, args []any,
 		if q.After != nil {
 			inner, iargs = inner+" WHERE "+after.SQL, slices.Clip(after.Args)
 		}
-		inner += " ORDER BY " + strings.Join(ob, ", ") + " LIMIT ?"
+		inner += " ORDER BY " + orderBy(keyTerms(q.Order)) + " LIMIT ?"
 		// CROSS JOIN keeps the walk the outer loop: SQLite would rather start from the
 		// condition's own index and look each log up in the walk.
 		q.from = Expr{SQL: "(" + inner + ") w CROSS JOIN " + m.Table + " t ON t.id = w.id", Args: append(iargs, n)}
@@ -857,15 +853,22 @@ func keyTerms(order []Order) []Order {
 	return append(slices.Clip(order), Order{SQL: "t.id", Desc: desc, NotNull: true})
 }
 
+// orderBy is the ORDER BY list of terms.
+func orderBy(terms []Order) string {
+	ob := make([]string, len(terms))
+	for i, o := range terms {
+		ob[i] = o.SQL
+		if o.Desc {
+			ob[i] += " DESC"
+		}
+	}
+	return strings.Join(ob, ", ")
+}
+
 func (db *DB) pageIDs(ctx context.Context, rq querier, m *Model, where string, args []any, q Query) ([]int64, []any, error) {
 	terms := keyTerms(q.Order)
-	var ob, sel []string
+	var sel []string
 	for _, o := range terms {
-		if o.Desc {
-			ob = append(ob, o.SQL+" DESC")
-		} else {
-			ob = append(ob, o.SQL)
-		}
 		sel = append(sel, o.SQL)
 	}
 	cols, limit := "t.id", q.Limit
@@ -877,7 +880,7 @@ func (db *DB) pageIDs(ctx context.Context, rq querier, m *Model, where string, a
 	if q.from.SQL != "" {
 		from = q.from
 	}
-	sqlText := "SELECT " + cols + " FROM " + from.SQL + " WHERE " + where + " ORDER BY " + strings.Join(ob, ", ") + " LIMIT ? OFFSET ?"
+	sqlText := "SELECT " + cols + " FROM " + from.SQL + " WHERE " + where + " ORDER BY " + orderBy(terms) + " LIMIT ? OFFSET ?"
 	rows, err := rq.QueryContext(ctx, sqlText, append(append(slices.Clip(from.Args), args...), limit, q.Offset)...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("store: list %s: %w", m.Table, err)
