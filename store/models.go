@@ -123,6 +123,11 @@ type Field struct {
 	// SortThen in the same direction, then by id, so that a page of a large table is read
 	// along the index rather than sorted (see Order.Index).
 	SortIndex, SortThen string
+	// SortValues, beside a SortIndex, is a query of every value the column holds, when
+	// they are few: each value's rows then lie along the index in SortThen's order, so
+	// that a page of rows bounded on SortThen seeks each value's run in turn (see
+	// Order.Values).
+	SortValues string
 }
 
 // Join describes a many-to-many link table: Local refers to this model's id, Remote to
@@ -349,14 +354,14 @@ func (m *Model) Ordering(spec string) ([]Order, error) {
 		then = ""
 		if f, ok := m.Field(name); ok && sql == "t."+f.Column {
 			o.NotNull = !f.Null && f.Rel == ""
-			o.Index, then = f.SortIndex, f.SortThen
+			o.Index, o.Values, then = f.SortIndex, f.SortValues, f.SortThen
 		}
 		out = append(out, o)
 	}
 	switch {
 	case len(out) > 1:
 		for i := range out {
-			out[i].Index = "" // an index holds the order of its own field alone
+			out[i].Index, out[i].Values = "", "" // an index holds the order of its own field alone
 		}
 	case len(out) == 1 && out[0].Index != "" && then != "":
 		// Ordered by one field with an index of its own: its ties as that index holds them.

@@ -454,6 +454,9 @@ type Order struct {
 	// whole ordering's order (Field.SortIndex). A page whose condition keeps many rows
 	// is read along it (pageAlong).
 	Index string
+	// Values is the first term's Field.SortValues: the few values along Index, whose
+	// runs a page bounded on the ordering's second term seeks (pageByValues).
+	Values string
 }
 
 // Query selects a page of one model's rows.
@@ -496,6 +499,15 @@ func (db *DB) ListKeyed(ctx context.Context, q Query) ([]int64, int, []any, erro
 	if err != nil {
 		return nil, 0, nil, err
 	}
+	if m.Table == "command_logs" && !q.Keyed && len(q.Order) == 1 && q.Order[0].Index == ByRowid {
+		// Logs written in created order are in id order too: ordered by id, the page is
+		// the one ordered by created, whose walks, hours and counters serve it.
+		if inOrder, err := db.logsInOrder(ctx); err != nil {
+			return nil, 0, nil, err
+		} else if inOrder {
+			q.Order = []Order{{SQL: "t.created", Desc: q.Order[0].Desc, NotNull: true}}
+		}
+	}
 	var total int
 	counted := false
 	if m.Table == "command_logs" {
@@ -505,7 +517,7 @@ func (db *DB) ListKeyed(ctx context.Context, q Query) ([]int64, int, []any, erro
 		}
 	}
 	where, args := q.where()
-	byDevice, keys := false, ""
+	byDevice, bySpan, keys := false, false, ""
 	if m.Table == "command_logs" && !counted {
 		if where == True.SQL {
 			// Counting a million logs walks a whole index; the insert/delete triggers
@@ -523,6 +535,11 @@ func (db *DB) ListKeyed(ctx context.Context, q Query) ([]int64, int, []any, erro
 			if !counted {
 				// A condition on the user or the outcome too: the per-user counters.
 				total, counted = db.countByUser(ctx, db.reader(ctx), Expr{SQL: where, Args: args})
+			}
+			if !counted {
+				// A condition on the device and bounds on created: the hourly counters.
+				total, counted = db.countBySpan(ctx, db.reader(ctx), q.Where)
+				bySpan = counted
 			}
 		}
 	}
@@ -570,8 +587,14 @@ func (db *DB) ListKeyed(ctx context.Context, q Query) ([]int64, int, []any, erro
 			where, args = "t.device_id = ?", []any{device}
 		}
 	}
+	if len(q.Order) > 0 && q.Order[0].Values != "" && q.Order[0].NotNull && bySpan && !q.Keyed {
+		ids, err := db.pageByValues(ctx, m, where, args, q)
+		return ids, total, nil, err
+	}
 	if len(q.Order) > 0 && q.Order[0].Index != "" && where != True.SQL && m.Table == "command_logs" {
-		ids, next, found, err := db.pageAlong(ctx, m, where, args, after, q, total, byDevice)
+		// A condition on the device and created (bySpan) is tested within the index, as
+		// one on the device alone is.
+		ids, next, found, err := db.pageAlong(ctx, m, where, args, after, q, total, byDevice || bySpan)
 		if found || err != nil {
 			return ids, total, next, err
 		}
@@ -601,11 +624,13 @@ var (
 // the walk holds whole is the page: every log it passed over sorts before the rest. It
 // reports false when the walk did not hold the page (the condition's logs lie elsewhere
 // along the index, as a day's do ordered by user name, then created), and the page is
-// sorted. A page beyond alongMost is read along the index to its end, unbounded, when
-// the condition keeps an eighth of the logs or more and either the walk would read no
-// more logs than it keeps or it reads the device alone (byDevice), which the index
-// holds; otherwise sorted.
-func (db *DB) pageAlong(ctx context.Context, m *Model, where string, args []any, after Expr, q Query, total int, byDevice bool) ([]int64, []any, bool, error) {
+// sorted. A page beyond alongMost is read along the index to its end, unbounded: when
+// the condition reads no more than the index holds (inIndex: the device, created), and
+// the walk would pass no more than eight entries for each log the condition keeps;
+// otherwise when the condition keeps an eighth of the logs or more and the walk would
+// read no more logs than it keeps. Else sorted. Along the ids (the table itself) a walk
+// reads whole logs, and takes the second rule.
+func (db *DB) pageAlong(ctx context.Context, m *Model, where string, args []any, after Expr, q Query, total int, inIndex bool) ([]int64, []any, bool, error) {
 	all, err := db.allLogs(ctx)
 	if err != nil || total <= 0 {
 		return nil, nil, false, err
@@ -614,9 +639,10 @@ func (db *DB) pageAlong(ctx context.Context, m *Model, where string, args []any,
 	if q.After != nil {
 		reach = q.Limit // from the cursor, which the index seeks to
 	}
-	if len(q.Order) > 1 && mentions(And(q.Where...).SQL, q.Order[1].SQL) {
-		// A condition on the column that breaks the ordering's ties (created) keeps logs
-		// that lie together along the index, not spread over it.
+	if clustered := q.Order[0].Values != "" || q.Order[0].Index == ByRowid; clustered && mentions(And(q.Where...).SQL, "t.created") {
+		// A condition on created keeps logs that lie together along the index: in a run
+		// for each of the field's few values, or, along the ids, where they were
+		// written. Not spread over it, as a week's logs are along the durations.
 		return nil, nil, false, nil
 	}
 	along := m.Table + " t INDEXED BY " + q.Order[0].Index
@@ -625,7 +651,13 @@ func (db *DB) pageAlong(ctx context.Context, m *Model, where string, args []any,
 	}
 	first := 2 * float64(reach) * float64(all) / float64(total)
 	if first > float64(alongMost) || first > 2*float64(total) {
-		if 8*total < all || first > 2*float64(total) && !byDevice {
+		if inIndex && q.Order[0].Index != ByRowid {
+			if float64(reach)*float64(all) > 8*float64(total)*float64(total) {
+				// The walk would pass more than eight index entries for each log the
+				// sort reads: each of those is looked up for its column.
+				return nil, nil, false, nil
+			}
+		} else if 8*total < all || first > 2*float64(total) {
 			// Few logs, sorted at less cost than the walk; or a walk longer than the
 			// logs the condition keeps, each looked up where the index leads (along the
 			// duration's, at random).
@@ -784,34 +816,39 @@ func (db *DB) walkLogs(ctx context.Context, where string, args []any, desc bool,
 }
 
 // logPageByHours is a page of logs ordered by created, deep in the list, for a
-// condition on the log's device alone: the hourly counters say which hour the page
-// starts in, so SQLite skips only inside that hour instead of every row before it.
-// The counters and the page are read in one snapshot. It reports false, having done
-// nothing, for a condition on more than the device.
+// condition on the log's device alone, or on the device and bounds on created (a
+// span): the hourly counters say which hour the page starts in, so SQLite skips only
+// inside that hour instead of every row before it. The counters and the page are read
+// in one snapshot. It reports false, having done nothing, for a condition on more.
 func (db *DB) logPageByHours(ctx context.Context, m *Model, where Expr, desc bool, q Query) ([]int64, []any, bool, error) {
-	var rq interface {
-		querier
-		rowQueryer
+	rq, done, err := db.snapshot(ctx)
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("store: list %s: %w", m.Table, err)
 	}
-	if tx := db.batchTx(ctx); tx != nil {
-		rq = tx
-	} else {
-		tx, err := db.r.BeginTx(ctx, nil)
-		if err != nil {
-			return nil, nil, false, fmt.Errorf("store: list %s: %w", m.Table, err)
-		}
-		defer tx.Rollback()
-		rq = tx
-	}
-	devices := ""
+	defer done()
+	devices, s := "", span{}
 	if where.SQL != True.SQL {
 		set, ok := db.logDevices(ctx, rq, where)
 		if !ok {
-			return nil, nil, false, nil
+			var rest []Expr
+			if rest, s, ok = splitSpan(q.Where); !ok {
+				return nil, nil, false, nil
+			}
+			if r := And(rest...); r.SQL != True.SQL {
+				if set, ok = db.logDevices(ctx, rq, r); !ok {
+					return nil, nil, false, nil
+				}
+			}
 		}
 		devices = set
 	}
-	total, err := logCount(ctx, rq, devices)
+	var total int
+	if s == (span{}) {
+		total, err = logCount(ctx, rq, devices)
+	} else {
+		query, args := spanCountSQL(devices, where, s)
+		err = rq.QueryRowContext(ctx, query, args...).Scan(&total)
+	}
 	if err != nil {
 		return nil, nil, false, fmt.Errorf("store: list %s: %w", m.Table, err)
 	}
@@ -824,16 +861,16 @@ func (db *DB) logPageByHours(ctx context.Context, m *Model, where Expr, desc boo
 		first := max(0, total-q.Offset-q.Limit)
 		q.Limit, q.Order = total-q.Offset-first, []Order{{SQL: "t.created", Desc: !desc, NotNull: true}}
 		q.Offset, desc = first, !desc
-		ids, _, found, err := db.logPageFrom(ctx, rq, m, where, devices, desc, q)
+		ids, _, found, err := db.logPageFrom(ctx, rq, m, where, devices, s, desc, q)
 		slices.Reverse(ids)
 		return ids, nil, found, err
 	}
-	return db.logPageFrom(ctx, rq, m, where, devices, desc, q)
+	return db.logPageFrom(ctx, rq, m, where, devices, s, desc, q)
 }
 
-// logPageFrom is the page of q through the hourly counters of devices.
-func (db *DB) logPageFrom(ctx context.Context, rq querier, m *Model, where Expr, devices string, desc bool, q Query) ([]int64, []any, bool, error) {
-	bound, skip, found, err := hourStart(ctx, rq, devices, desc, q.Offset)
+// logPageFrom is the page of q through the hourly counters of devices, within s.
+func (db *DB) logPageFrom(ctx context.Context, rq snapshotReader, m *Model, where Expr, devices string, s span, desc bool, q Query) ([]int64, []any, bool, error) {
+	bound, skip, found, err := hourStart(ctx, rq, devices, where, s, desc, q.Offset)
 	if err != nil {
 		return nil, nil, false, fmt.Errorf("store: list %s: %w", m.Table, err)
 	}

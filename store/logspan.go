@@ -1,0 +1,243 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// span is the range of created stamps a list's conditions bound its logs to
+// (created__gte and friends): from and to, each "" where there is no bound, and
+// inclusive unless fromOpen or toOpen.
+type span struct {
+	from, to         string
+	fromOpen, toOpen bool
+}
+
+// spanOps are the conditions on created that a span reads: those the filters compile
+// a single lt, lte, gt or gte to.
+var spanOps = map[string]string{"t.created >= ?": ">=", "t.created > ?": ">", "t.created <= ?": "<=", "t.created < ?": "<"}
+
+// splitSpan parts where into its bounds on created and the other conditions, and
+// reports false unless it holds at least one bound and no more than one on each side.
+// A bound's value must be a stamp (Stamp) of a year from 0 to 9999, which sorts with
+// every log's as time does and whose first 13 characters are its hour key.
+func splitSpan(where []Expr) ([]Expr, span, bool) {
+	var s span
+	rest := make([]Expr, 0, len(where))
+	for _, e := range where {
+		op, ok := spanOps[e.SQL]
+		if !ok || len(e.Args) != 1 {
+			rest = append(rest, e)
+			continue
+		}
+		stamp, ok := e.Args[0].(string)
+		if !ok || !isStamp(stamp) {
+			return nil, span{}, false
+		}
+		switch op {
+		case ">=", ">":
+			if s.from != "" {
+				return nil, span{}, false
+			}
+			s.from, s.fromOpen = stamp, op == ">"
+		default:
+			if s.to != "" {
+				return nil, span{}, false
+			}
+			s.to, s.toOpen = stamp, op == "<"
+		}
+	}
+	return rest, s, s.from != "" || s.to != ""
+}
+
+// isStamp reports whether s is a stamp as Stamp writes it.
+func isStamp(s string) bool {
+	t, err := time.Parse(TimeFormat, s)
+	return err == nil && len(s) == len(TimeFormat) && Stamp(t) == s
+}
+
+// hourOf is the hour key of a stamp (isStamp) and the stamp of that hour's first instant.
+func hourOf(stamp string) (string, string) {
+	key := stamp[:len(hourLayout)]
+	return key, key + ":00:00.000000Z"
+}
+
+// fromCond and toCond are the span's bounds as conditions on created.
+func (s span) fromCond() Expr {
+	if s.fromOpen {
+		return Expr{SQL: "t.created > ?", Args: []any{s.from}}
+	}
+	return Expr{SQL: "t.created >= ?", Args: []any{s.from}}
+}
+
+func (s span) toCond() Expr {
+	if s.toOpen {
+		return Expr{SQL: "t.created < ?", Args: []any{s.to}}
+	}
+	return Expr{SQL: "t.created <= ?", Args: []any{s.to}}
+}
+
+// countBySpan counts the logs matching where, a condition on the log's device and
+// bounds on created (a viewer's logs of a week), from the hourly counters: the hours
+// wholly inside the span from the counters, and the logs of the hours its ends fall in
+// through the created index, which holds each log's device. False when where reads
+// more than the device and created. The count is kept as the device sums are
+// (keptCount).
+func (db *DB) countBySpan(ctx context.Context, q rowQueryer, where []Expr) (int, bool) {
+	rest, s, ok := splitSpan(where)
+	if !ok {
+		return 0, false
+	}
+	r := And(rest...)
+	devices := ""
+	if r.SQL != True.SQL {
+		if devices, ok = db.logDevices(ctx, q, r); !ok {
+			return 0, false
+		}
+	}
+	all := And(where...)
+	n, err := db.keptCount(ctx, fmt.Sprintf("span\x00%s\x00%#v", all.SQL, all.Args), func() (int, error) {
+		query, args := spanCountSQL(devices, r, s)
+		var n int
+		return n, q.QueryRowContext(ctx, query, args...).Scan(&n)
+	})
+	return n, err == nil
+}
+
+// spanCountSQL is one statement, so one snapshot, that counts the logs within s of
+// devices (see deviceSetSQL), which are those r keeps.
+func spanCountSQL(devices string, r Expr, s span) (string, []any) {
+	logs := func(bounds ...Expr) (string, []any) {
+		e := And(append([]Expr{r}, bounds...)...)
+		return "(SELECT count(*) FROM command_logs t WHERE " + e.SQL + ")", e.Args
+	}
+	var fromKey, fromNext, toKey, toStart string
+	if s.from != "" {
+		var start string
+		fromKey, start = hourOf(s.from)
+		t, _ := time.Parse(TimeFormat, start) // a stamp's hour is a stamp
+		fromNext = Stamp(t.Add(time.Hour))
+	}
+	if s.to != "" {
+		toKey, toStart = hourOf(s.to)
+	}
+	if s.from != "" && s.to != "" && fromKey >= toKey {
+		// Both ends in one hour, or to before from: the logs between them, no more.
+		sql, args := logs(s.fromCond(), s.toCond())
+		return "SELECT " + sql, args
+	}
+	// The hours wholly inside the span, from the counters.
+	query, args := "SELECT (SELECT coalesce(sum(total), 0) FROM command_log_device_hours WHERE 1", []any(nil)
+	if s.from != "" {
+		query, args = query+" AND hour > ?", append(args, fromKey)
+	}
+	if s.to != "" {
+		query, args = query+" AND hour < ?", append(args, toKey)
+	}
+	cond, dargs := deviceSetSQL(devices)
+	query, args = query+cond+")", append(args, dargs...)
+	// The logs of the hours the ends fall in.
+	if s.from != "" {
+		sql, a := logs(s.fromCond(), Expr{SQL: "t.created < ?", Args: []any{fromNext}})
+		query, args = query+" + "+sql, append(args, a...)
+	}
+	if s.to != "" {
+		sql, a := logs(Expr{SQL: "t.created >= ?", Args: []any{toStart}}, s.toCond())
+		query, args = query+" + "+sql, append(args, a...)
+	}
+	return query, args
+}
+
+// logsInOrder reports whether every log was written in created order
+// (command_log_order, migration 0065): then the logs in id order are in the order of
+// their created stamps, ties by id, and a list ordered by id is the list ordered so.
+func (db *DB) logsInOrder(ctx context.Context) (bool, error) {
+	var in bool
+	if err := db.reader(ctx).QueryRowContext(ctx, `SELECT tail <= coalesce((SELECT min(id) FROM command_logs), tail)
+		FROM command_log_order WHERE id = 1`).Scan(&in); err != nil {
+		return false, fmt.Errorf("store: list command_logs: %w", err)
+	}
+	return in, nil
+}
+
+// pageByValues is a page of logs ordered by a field of few values (Order.Values: a
+// user name, the outcome) for a condition on the device and bounds on created, which
+// the field's index holds after the value (migration 0068). Sorting the logs of a week
+// reads them all; along the index they lie in one run per value, in created order. The
+// runs are sought one value after another: the offset is counted off run by run, each
+// count reading no further than what is left of it, and the page read from the run it
+// starts in and those after. In one snapshot.
+func (db *DB) pageByValues(ctx context.Context, m *Model, where string, args []any, q Query) ([]int64, error) {
+	rq, done, err := db.snapshot(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("store: list %s: %w", m.Table, err)
+	}
+	defer done()
+	o := q.Order[0]
+	rows, err := rq.QueryContext(ctx, o.Values+" ORDER BY 1 "+orderDir(o.Desc))
+	if err != nil {
+		return nil, fmt.Errorf("store: list %s: %w", m.Table, err)
+	}
+	var vals []any
+	for rows.Next() {
+		var v any
+		if err := rows.Scan(&v); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("store: list %s: %w", m.Table, err)
+		}
+		vals = append(vals, v)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: list %s: %w", m.Table, err)
+	}
+	along := m.Table + " t INDEXED BY " + o.Index
+	skip, ids := q.Offset, make([]int64, 0, q.Limit)
+	for _, v := range vals {
+		run, rargs := where+" AND "+o.SQL+" = ?", append(slices.Clip(args), v)
+		if skip > 0 {
+			var n int
+			if err := rq.QueryRowContext(ctx, "SELECT count(*) FROM (SELECT 1 FROM "+along+" WHERE "+run+" LIMIT ?)",
+				append(slices.Clip(rargs), skip)...).Scan(&n); err != nil {
+				return nil, fmt.Errorf("store: list %s: %w", m.Table, err)
+			}
+			if n < skip {
+				skip -= n
+				continue
+			}
+		}
+		page := q
+		page.from, page.Offset, page.Limit, page.Keyed = Expr{SQL: along}, skip, q.Limit-len(ids), false
+		got, _, err := db.pageIDs(ctx, rq, m, run, rargs, page)
+		if err != nil {
+			return nil, err
+		}
+		ids, skip = append(ids, got...), 0
+		if len(ids) == q.Limit {
+			break
+		}
+	}
+	return ids, nil
+}
+
+// snapshotReader reads rows and single rows.
+type snapshotReader interface {
+	querier
+	rowQueryer
+}
+
+// snapshot is a reader that sees one state of the file for several statements: the
+// batch's transaction when there is one (batchTx), else a read transaction that done
+// ends.
+func (db *DB) snapshot(ctx context.Context) (snapshotReader, func(), error) {
+	if tx := db.batchTx(ctx); tx != nil {
+		return tx, func() {}, nil
+	}
+	tx, err := db.r.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return tx, func() { tx.Rollback() }, nil
+}
