@@ -55,14 +55,15 @@ func windowByHours(ctx context.Context, tx *sql.Tx, devices string, where Expr, 
 }
 
 // hourStart finds where a page at offset starts in a list of logs ordered by created
-// (descending when desc), those of devices (see deviceSetSQL) that where keeps, within
-// s: the hourly counters of devices are summed from that end until the hour holding
-// the offset's log. It returns the bound on created that leaves out the hours before
-// that one, and the offset within what remains; false when the offset is past every
-// log. The hours s's bounds fall in hold logs outside s: the one at the start is
-// counted from its logs, the one at the far end is where the page starts once every
-// whole hour is passed.
-func hourStart(ctx context.Context, q snapshotReader, devices string, where Expr, s span, desc bool, offset int) (Expr, int, bool, error) {
+// (descending when desc), those of devices (see deviceSetSQL) that r keeps within s:
+// the hourly counters of devices are summed from that end until the hour holding the
+// offset's log. It returns s narrowed to leave out the hours before that one, and the
+// offset within what remains; false when the offset is past every log. The hours s's
+// bounds fall in hold logs outside s: the one at the start is counted from its logs,
+// the one at the far end is where the page starts once every whole hour is passed.
+// Conditions carry one bound on each side (span.conds): given two, SQLite reads the
+// created index between one pair and tests the other on every log there.
+func hourStart(ctx context.Context, q snapshotReader, devices string, r Expr, s span, desc bool, offset int) (span, int, bool, error) {
 	near, far := s.from, s.to
 	if desc {
 		near, far = s.to, s.from
@@ -73,13 +74,13 @@ func hourStart(ctx context.Context, q snapshotReader, devices string, where Expr
 		var start string
 		nearKey, start = hourOf(near)
 		// The logs of near's hour within s (the hours beyond it are wholly outside).
-		e := And(where, hourBound(start, !desc))
+		e := And(append([]Expr{r}, s.within(start, !desc).conds()...)...)
 		var n int
 		if err := q.QueryRowContext(ctx, "SELECT count(*) FROM command_logs t WHERE "+e.SQL, e.Args...).Scan(&n); err != nil {
-			return Expr{}, 0, false, err
+			return span{}, 0, false, err
 		}
 		if offset < n {
-			return hourBound(start, desc), offset, true, nil
+			return s, offset, true, nil
 		}
 		offset -= n
 		cond, args = cond+" AND hour "+map[bool]string{true: "<", false: ">"}[desc]+" ?", append(args, nearKey)
@@ -87,7 +88,7 @@ func hourStart(ctx context.Context, q snapshotReader, devices string, where Expr
 	if far != "" {
 		farKey, _ = hourOf(far)
 		if near != "" && (nearKey == farKey || (nearKey < farKey) == desc) {
-			return Expr{}, 0, false, nil // one hour, counted above
+			return span{}, 0, false, nil // one hour, counted above
 		}
 		cond, args = cond+" AND hour "+map[bool]string{true: ">", false: "<"}[desc]+" ?", append(args, farKey)
 	}
@@ -95,7 +96,7 @@ func hourStart(ctx context.Context, q snapshotReader, devices string, where Expr
 	rows, err := q.QueryContext(ctx, `SELECT hour, sum(total) FROM command_log_device_hours WHERE 1`+cond+`
 		GROUP BY hour ORDER BY hour `+dir, args...)
 	if err != nil {
-		return Expr{}, 0, false, err
+		return span{}, 0, false, err
 	}
 	defer rows.Close()
 	skipped := 0
@@ -103,32 +104,22 @@ func hourStart(ctx context.Context, q snapshotReader, devices string, where Expr
 		var hour string
 		var n int
 		if err := rows.Scan(&hour, &n); err != nil {
-			return Expr{}, 0, false, err
+			return span{}, 0, false, err
 		}
 		if skipped+n <= offset {
 			skipped += n
 			continue
 		}
-		return hourBound(hour+":00:00.000000Z", desc), offset - skipped, true, nil
+		return s.within(hour+":00:00.000000Z", desc), offset - skipped, true, nil
 	}
 	if err := rows.Err(); err != nil {
-		return Expr{}, 0, false, err
+		return span{}, 0, false, err
 	}
 	if far != "" {
 		// Past every whole hour: the page starts in far's hour, if at all.
-		return hourBound(farKey+":00:00.000000Z", desc), offset - skipped, true, nil
+		return s.within(farKey+":00:00.000000Z", desc), offset - skipped, true, nil
 	}
-	return Expr{}, 0, false, nil
-}
-
-// hourBound is the bound on created that leaves out the hours before the one starting
-// at start (a stamp), in a list ordered by created, descending when desc.
-func hourBound(start string, desc bool) Expr {
-	if !desc {
-		return Expr{SQL: "t.created >= ?", Args: []any{start}}
-	}
-	t, _ := time.Parse(TimeFormat, start) // an hour's first instant is a stamp
-	return Expr{SQL: "t.created < ?", Args: []any{Stamp(t.Add(time.Hour))}}
+	return span{}, 0, false, nil
 }
 
 // logCount is the number of logs of devices (see deviceSetSQL), from the counters.

@@ -64,6 +64,36 @@ func hourOf(stamp string) (string, string) {
 	return key, key + ":00:00.000000Z"
 }
 
+// conds are the span's bounds as conditions on created: one on each side at most.
+func (s span) conds() []Expr {
+	var es []Expr
+	if s.from != "" {
+		es = append(es, s.fromCond())
+	}
+	if s.to != "" {
+		es = append(es, s.toCond())
+	}
+	return es
+}
+
+// within narrows s to leave out the hours before the one starting at start (a stamp)
+// in a list ordered by created, descending when desc: the hours after it, or those
+// before it when ascending.
+func (s span) within(start string, desc bool) span {
+	if !desc {
+		if s.from == "" || start > s.from {
+			s.from, s.fromOpen = start, false
+		}
+		return s
+	}
+	t, _ := time.Parse(TimeFormat, start) // an hour's first instant is a stamp
+	next := Stamp(t.Add(time.Hour))
+	if s.to == "" || next < s.to || next == s.to && !s.toOpen {
+		s.to, s.toOpen = next, true
+	}
+	return s
+}
+
 // fromCond and toCond are the span's bounds as conditions on created.
 func (s span) fromCond() Expr {
 	if s.fromOpen {

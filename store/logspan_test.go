@@ -255,16 +255,16 @@ func TestLogSpanPagesAgree(t *testing.T) {
 							t.Fatal(err)
 						}
 						_, s, _ := splitSpan(conds)
-						bound, skip, ok, err := hourStart(ctx, rq, devices, cond, s, desc, offset)
+						bound, skip, ok, err := hourStart(ctx, rq, devices, where, s, desc, offset)
 						if found && (err != nil || !ok && offset < len(all) || ok && offset < len(all) && skip > mostInHour) {
 							t.Errorf("%q, %s %v, offset %d: %d left to skip (%v, %v), more than an hour's %d logs", spec, cond.SQL, cond.Args, offset, skip, ok, err, mostInHour)
 						}
 						if found && ok {
 							// And the page from there, without reading from the far end.
-							e, from := And(cond, bound), q
+							e, from := And(append([]Expr{where}, bound.conds()...)...), q
 							from.Offset = skip
 							if got, _, err := db.pageIDs(ctx, rq, CommandLogs, e.SQL, e.Args, from); err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
-								t.Errorf("%q, %s %v, offset %d, from hour %v: %v (%v), want %v", spec, cond.SQL, cond.Args, offset, bound.Args, got, err, want)
+								t.Errorf("%q, %s %v, offset %d, from %+v: %v (%v), want %v", spec, cond.SQL, cond.Args, offset, bound, got, err, want)
 							}
 						}
 						done()

@@ -826,7 +826,8 @@ func (db *DB) logPageByHours(ctx context.Context, m *Model, where Expr, desc boo
 		return nil, nil, false, fmt.Errorf("store: list %s: %w", m.Table, err)
 	}
 	defer done()
-	devices, s := "", span{}
+	// where is r, on the device, within s.
+	devices, r, s := "", where, span{}
 	if where.SQL != True.SQL {
 		set, ok := db.logDevices(ctx, rq, where)
 		if !ok {
@@ -834,7 +835,7 @@ func (db *DB) logPageByHours(ctx context.Context, m *Model, where Expr, desc boo
 			if rest, s, ok = splitSpan(q.Where); !ok {
 				return nil, nil, false, nil
 			}
-			if r := And(rest...); r.SQL != True.SQL {
+			if r = And(rest...); r.SQL != True.SQL {
 				if set, ok = db.logDevices(ctx, rq, r); !ok {
 					return nil, nil, false, nil
 				}
@@ -846,7 +847,7 @@ func (db *DB) logPageByHours(ctx context.Context, m *Model, where Expr, desc boo
 	if s == (span{}) {
 		total, err = logCount(ctx, rq, devices)
 	} else {
-		query, args := spanCountSQL(devices, where, s)
+		query, args := spanCountSQL(devices, r, s)
 		err = rq.QueryRowContext(ctx, query, args...).Scan(&total)
 	}
 	if err != nil {
@@ -861,23 +862,24 @@ func (db *DB) logPageByHours(ctx context.Context, m *Model, where Expr, desc boo
 		first := max(0, total-q.Offset-q.Limit)
 		q.Limit, q.Order = total-q.Offset-first, []Order{{SQL: "t.created", Desc: !desc, NotNull: true}}
 		q.Offset, desc = first, !desc
-		ids, _, found, err := db.logPageFrom(ctx, rq, m, where, devices, s, desc, q)
+		ids, _, found, err := db.logPageFrom(ctx, rq, m, r, devices, s, desc, q)
 		slices.Reverse(ids)
 		return ids, nil, found, err
 	}
-	return db.logPageFrom(ctx, rq, m, where, devices, s, desc, q)
+	return db.logPageFrom(ctx, rq, m, r, devices, s, desc, q)
 }
 
-// logPageFrom is the page of q through the hourly counters of devices, within s.
-func (db *DB) logPageFrom(ctx context.Context, rq snapshotReader, m *Model, where Expr, devices string, s span, desc bool, q Query) ([]int64, []any, bool, error) {
-	bound, skip, found, err := hourStart(ctx, rq, devices, where, s, desc, q.Offset)
+// logPageFrom is the page of q through the hourly counters of devices, those r keeps,
+// within s.
+func (db *DB) logPageFrom(ctx context.Context, rq snapshotReader, m *Model, r Expr, devices string, s span, desc bool, q Query) ([]int64, []any, bool, error) {
+	from, skip, found, err := hourStart(ctx, rq, devices, r, s, desc, q.Offset)
 	if err != nil {
 		return nil, nil, false, fmt.Errorf("store: list %s: %w", m.Table, err)
 	}
 	if !found {
 		return nil, nil, true, nil
 	}
-	e := And(where, bound)
+	e := And(append([]Expr{r}, from.conds()...)...)
 	q.Offset = skip
 	ids, next, err := db.pageIDs(ctx, rq, m, e.SQL, e.Args, q)
 	return ids, next, true, err
