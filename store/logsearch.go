@@ -111,18 +111,19 @@ func (db *DB) planLogSearch(ctx context.Context, q Query) ([]Expr, int, bool, er
 	if err != nil || total == 0 {
 		return q.Where, total, err == nil, err
 	}
+	visible, err := logCount(ctx, db.reader(ctx), devices)
+	if err != nil {
+		return nil, 0, false, fmt.Errorf("store: list command_logs: %w", err)
+	}
+	if total == visible {
+		// Every log of the list matches: the page is the list's own, in any order, whose
+		// deep offsets the hourly counters find and whose column sorts walk their index,
+		// without testing a log against the search.
+		if again, err := logCount(ctx, db.reader(ctx), devices); err == nil && again == visible {
+			return rest, total, true, nil
+		}
+	}
 	if desc, ok := byCreated(q.Order); ok {
-		visible, err := logCount(ctx, db.reader(ctx), devices)
-		if err != nil {
-			return nil, 0, false, fmt.Errorf("store: list command_logs: %w", err)
-		}
-		if total == visible {
-			// Every log of the list matches: the page is the list's own, whose deep
-			// offsets the hourly counters find without testing a log against the search.
-			if again, err := logCount(ctx, db.reader(ctx), devices); err == nil && again == visible {
-				return rest, total, true, nil
-			}
-		}
 		reach := q.Limit + 1
 		if q.After == nil {
 			reach += q.Offset

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -514,5 +515,57 @@ func TestLogSearchKeptAfterAnswer(t *testing.T) {
 	if err := db.r.QueryRow(`SELECT total FROM command_log_search_counts WHERE q = 'Interface' AND device_id = ?`,
 		searchCountAll).Scan(&total); err != nil || total != n {
 		t.Errorf("kept %d (%v), want %d", total, err, n)
+	}
+}
+
+// TestLogSearchOrderedByColumn compares searches ordered by a column with the plain
+// query. A search every log of the list matches is answered as the list itself, in any
+// order: the search is dropped from the page's conditions.
+func TestLogSearchOrderedByColumn(t *testing.T) {
+	db := searchFixture(t, filepath.Join(t.TempDir(), "fieldkit.db"))
+	ctx := context.Background()
+	d := plainIDs(t, db, `SELECT id FROM devices ORDER BY id`)
+	var scopes []Expr
+	for _, c := range []string{`{}`, `{"device__site__slug": "s"}`, fmt.Sprintf(`{"device": %d}`, d[0])} {
+		where, err := CompileConstraints(CommandLogs, c, 1)
+		if err != nil {
+			t.Fatalf("%s: %v", c, err)
+		}
+		scopes = append(scopes, where)
+	}
+	dropped := 0
+	for _, spec := range []string{"username", "-success", "execution_duration", "-id", "created"} {
+		order, err := CommandLogs.Ordering(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []string{"Interface", "command 042", "case 7"} {
+			for _, scope := range scopes {
+				all := And(scope, logSearch(q))
+				want := plainIDs(t, db, `SELECT t.id FROM command_logs t WHERE `+all.SQL+` ORDER BY `+orderBy(keyTerms(order)), all.Args...)
+				query := Query{Model: TypeCommandLog, Where: []Expr{scope, CommandLogs.Search(q)}, Order: order, Limit: 5}
+				for _, offset := range []int{0, len(want) / 2} {
+					query.Offset = offset
+					got, n, err := db.ListIDs(ctx, query)
+					page := want[min(offset, len(want)):min(offset+5, len(want))]
+					if err != nil || n != len(want) || fmt.Sprint(got) != fmt.Sprint(page) {
+						t.Errorf("q %q, %s, ordering %s, offset %d: %v of %d (%v), want %v of %d", q, scope.SQL, spec, offset, got, n, err, page, len(want))
+					}
+				}
+				where, n, counted, err := db.planLogSearch(ctx, query)
+				if err != nil || !counted || n != len(want) {
+					t.Errorf("q %q, %s: planned count %d (%v, %v), want %d", q, scope.SQL, n, counted, err, len(want))
+				}
+				if !strings.Contains(And(where...).SQL, "command_logs_text") {
+					dropped++
+					if visible := len(plainIDs(t, db, `SELECT t.id FROM command_logs t WHERE `+scope.SQL, scope.Args...)); visible != len(want) {
+						t.Errorf("q %q, %s: the search was dropped, but it matches %d of %d logs", q, scope.SQL, len(want), visible)
+					}
+				}
+			}
+		}
+	}
+	if dropped < 5*len(scopes) {
+		t.Errorf("the search was dropped %d times, want every time it matched every log (%d)", dropped, 5*len(scopes))
 	}
 }

@@ -518,6 +518,11 @@ func (db *DB) ListKeyed(ctx context.Context, q Query) ([]int64, int, []any, erro
 	}
 	where, args := q.where()
 	byDevice, bySpan, keys := false, false, ""
+	if m.Table == "command_logs" && counted && where != True.SQL {
+		// A search that every log of the list matches leaves the list's own condition
+		// (planLogSearch): on the device alone, its pages take the device's ways.
+		keys, byDevice = db.logDevices(ctx, db.reader(ctx), Expr{SQL: where, Args: args})
+	}
 	if m.Table == "command_logs" && !counted {
 		if where == True.SQL {
 			// Counting a million logs walks a whole index; the insert/delete triggers
