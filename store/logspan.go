@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"time"
@@ -129,11 +130,53 @@ func (db *DB) countBySpan(ctx context.Context, q rowQueryer, where []Expr) (int,
 	}
 	all := And(where...)
 	n, err := db.keptCount(ctx, fmt.Sprintf("span\x00%s\x00%#v", all.SQL, all.Args), func() (int, error) {
-		query, args := spanCountSQL(devices, r, s)
-		var n int
-		return n, q.QueryRowContext(ctx, query, args...).Scan(&n)
+		return spanCount(ctx, q, devices, r, s)
 	})
 	return n, err == nil
+}
+
+// spanRowCost is how many logs SQLite counts through an index in the time it sums one
+// row of the hourly counters (0.12 µs each at a million logs); spanDeviceCost, how many
+// more when the row's device is tested against the list's devices (0.3-0.6 µs a row).
+var spanRowCost, spanDeviceCost = 1, 3
+
+// spanCount counts the logs within s of devices (see deviceSetSQL), which are those r
+// keeps: from the hourly counters (spanCountSQL), or from the logs through the device
+// or created index, whichever reads less. The counters' rows within s are those of every
+// device, whatever the list; the logs, only the list's. At a million logs over 30 days
+// of 500 devices, a confined viewer's first ten days are 73,000 logs, counted in 8-11
+// ms, against 124,000 counter rows whose devices are tested in 11-30 ms; at 5M, 367,000
+// logs in 38-52 ms against 132,000 rows in 53-79 ms. A superuser's are 367,000 logs at
+// 1M, 44-71 ms, against the same rows summed in 20-24 ms. The rows are estimated as
+// every device with logs in every hour from the first to the last, the logs as the
+// list's share of the span's hours.
+func spanCount(ctx context.Context, q rowQueryer, devices string, r Expr, s span) (int, error) {
+	visible, err := logCount(ctx, q, devices)
+	if err != nil {
+		return 0, err
+	}
+	var keyed int
+	var first, last sql.NullString
+	if err := q.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM command_log_device_totals),
+		(SELECT min(hour) FROM command_log_device_hours), (SELECT max(hour) FROM command_log_device_hours)`).Scan(&keyed, &first, &last); err != nil {
+		return 0, err
+	}
+	query, args := spanCountSQL(devices, r, s)
+	if a, errA := time.Parse(hourLayout, first.String); errA == nil {
+		if b, errB := time.Parse(hourLayout, last.String); errB == nil {
+			hours := int(b.Sub(a)/time.Hour) + 1
+			cost := spanRowCost
+			if devices != "" {
+				cost += spanDeviceCost
+			}
+			if cost*keyed*hours >= visible {
+				e := And(append([]Expr{r}, s.conds()...)...)
+				query, args = "SELECT count(*) FROM command_logs t WHERE "+e.SQL, e.Args
+			}
+		}
+	}
+	var n int
+	return n, q.QueryRowContext(ctx, query, args...).Scan(&n)
 }
 
 // spanCountSQL is one statement, so one snapshot, that counts the logs within s of

@@ -41,6 +41,8 @@ func TestLogSpanCount(t *testing.T) {
 		}
 	}
 	counters, nonzero := 0, 0
+	defer func(row, device int) { spanRowCost, spanDeviceCost = row, device }(spanRowCost, spanDeviceCost)
+	rowCost, deviceCost := spanRowCost, spanDeviceCost
 	for i, where := range wheres {
 		byDevice := i < len(wheres)-1 && db.mustByDevice(ctx, t, where)
 		for _, s := range spans {
@@ -59,6 +61,19 @@ func TestLogSpanCount(t *testing.T) {
 				if n != want {
 					t.Errorf("%s %v: counted %d from the counters, want %d", cond.SQL, cond.Args, n, want)
 				}
+				// Either way, whatever the estimate chooses.
+				rest, sp, _ := splitSpan(conds)
+				r, devices := And(rest...), ""
+				if r.SQL != True.SQL {
+					devices, _ = db.logDevices(ctx, db.r, r)
+				}
+				for _, cost := range []int{0, 1 << 30} {
+					spanRowCost, spanDeviceCost = cost, 0
+					if n, err := spanCount(ctx, db.r, devices, r, sp); err != nil || n != want {
+						t.Errorf("%s %v, row cost %d: counted %d (%v), want %d", cond.SQL, cond.Args, cost, n, err, want)
+					}
+				}
+				spanRowCost, spanDeviceCost = rowCost, deviceCost
 			}
 			if want > 0 {
 				nonzero++

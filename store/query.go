@@ -852,8 +852,7 @@ func (db *DB) logPageByHours(ctx context.Context, m *Model, where Expr, desc boo
 	if s == (span{}) {
 		total, err = logCount(ctx, rq, devices)
 	} else {
-		query, args := spanCountSQL(devices, r, s)
-		err = rq.QueryRowContext(ctx, query, args...).Scan(&total)
+		total, err = spanCount(ctx, rq, devices, r, s)
 	}
 	if err != nil {
 		return nil, nil, false, fmt.Errorf("store: list %s: %w", m.Table, err)
