@@ -220,19 +220,27 @@ func plainRows[T any](t *testing.T, db *DB, scan func(*sql.Rows) (T, error), que
 	return out
 }
 
+// orderingsFixture is hoursFixture with durations of five values, many logs sharing
+// each, so that ties in the duration are broken as its index holds them.
+func orderingsFixture(t *testing.T) (*DB, []Expr) {
+	t.Helper()
+	db, wheres := hoursFixture(t)
+	if err := db.Write(context.Background(), func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(context.Background(), `UPDATE command_logs SET execution_duration = (id * 7 % 5) * 0.25`)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return db, wheres
+}
+
 // TestLogOrderingsAgree compares pages of logs ordered by a field with an index of its
 // own (user name, success, duration: Field.SortIndex) with the plain query ordered by
 // the field, then created, then id: read along that index and sorted, by offset, and a
 // walk by cursor over the whole list.
 func TestLogOrderingsAgree(t *testing.T) {
-	db, wheres := hoursFixture(t)
+	db, wheres := orderingsFixture(t)
 	ctx := context.Background()
-	if err := db.Write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE command_logs SET execution_duration = (id * 7 % 5) * 0.25`)
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
 	for _, c := range [][2]string{{"username", "u1"}, {"created__gte", "2026-04-30T20:00:00Z"}} {
 		e, err := CommandLogs.FilterExpr(c[0], []string{c[1]})
 		if err != nil {
