@@ -300,19 +300,7 @@ func TestLogOrderingsAgree(t *testing.T) {
 				}
 			}
 			// A walk by cursor meets every log once, in order.
-			var walked []int64
-			q := Query{Model: TypeCommandLog, Where: []Expr{where}, Order: order, Limit: 50, Keyed: true}
-			for range total/50 + 2 {
-				ids, _, next, err := db.ListKeyed(ctx, q)
-				if err != nil {
-					t.Fatal(err)
-				}
-				walked = append(walked, ids...)
-				if next == nil {
-					break
-				}
-				q.After = next
-			}
+			walked := walkByCursor(t, db, Query{Model: TypeCommandLog, Where: []Expr{where}, Order: order, Limit: 50}, total)
 			if !slices.Equal(walked, all) {
 				t.Errorf("%s, %s: the walk by cursor met %d logs, want the %d in order", spec, where.SQL, len(walked), len(all))
 			}
@@ -321,6 +309,26 @@ func TestLogOrderingsAgree(t *testing.T) {
 	if alongs[true] == 0 || alongs[false] == 0 {
 		t.Errorf("pages the walk along the index held / did not: %d / %d, want some of each", alongs[true], alongs[false])
 	}
+}
+
+// walkByCursor walks q's list page by page by cursor (Keyed), for a list of total
+// logs, and returns every log it met in order.
+func walkByCursor(t *testing.T, db *DB, q Query, total int) []int64 {
+	t.Helper()
+	q.Keyed = true
+	var walked []int64
+	for range total/q.Limit + 2 {
+		ids, _, next, err := db.ListKeyed(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		walked = append(walked, ids...)
+		if next == nil {
+			break
+		}
+		q.After = next
+	}
+	return walked
 }
 
 // TestLogUserCounters checks the per-user counters against a count of the logs (after

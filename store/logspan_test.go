@@ -289,22 +289,11 @@ func TestLogSpanPagesAgree(t *testing.T) {
 					}
 				}
 				// A walk by cursor meets every log once, in order.
-				var walked, ids []int64
+				var ids []int64
 				for _, r := range all {
 					ids = append(ids, r.id)
 				}
-				q := Query{Model: TypeCommandLog, Where: conds, Order: order, Limit: 9, Keyed: true}
-				for range len(all)/9 + 2 {
-					page, _, next, err := db.ListKeyed(ctx, q)
-					if err != nil {
-						t.Fatal(err)
-					}
-					walked = append(walked, page...)
-					if next == nil {
-						break
-					}
-					q.After = next
-				}
+				walked := walkByCursor(t, db, Query{Model: TypeCommandLog, Where: conds, Order: order, Limit: 9}, len(all))
 				if fmt.Sprint(walked) != fmt.Sprint(ids) {
 					t.Errorf("%q, %s %v: the walk by cursor met %d logs, want the %d in order", spec, cond.SQL, cond.Args, len(walked), len(ids))
 				}
