@@ -110,14 +110,14 @@ func hourStart(ctx context.Context, q snapshotReader, devices string, r Expr, s 
 			skipped += n
 			continue
 		}
-		return s.within(hour+":00:00.000000Z", desc), offset - skipped, true, nil
+		return s.within(hourStamp(hour), desc), offset - skipped, true, nil
 	}
 	if err := rows.Err(); err != nil {
 		return span{}, 0, false, err
 	}
 	if far != "" {
 		// Past every whole hour: the page starts in far's hour, if at all.
-		return s.within(farKey+":00:00.000000Z", desc), offset - skipped, true, nil
+		return s.within(hourStamp(farKey), desc), offset - skipped, true, nil
 	}
 	return span{}, 0, false, nil
 }

@@ -62,8 +62,11 @@ func isStamp(s string) bool {
 // hourOf is the hour key of a stamp (isStamp) and the stamp of that hour's first instant.
 func hourOf(stamp string) (string, string) {
 	key := stamp[:len(hourLayout)]
-	return key, key + ":00:00.000000Z"
+	return key, hourStamp(key)
 }
+
+// hourStamp is the stamp of the first instant of the hour of key (hourKey).
+func hourStamp(key string) string { return key + ":00:00.000000Z" }
 
 // conds are the span's bounds as conditions on created: one on each side at most.
 func (s span) conds() []Expr {
@@ -182,23 +185,20 @@ func spanCount(ctx context.Context, q rowQueryer, devices string, r Expr, s span
 // spanCountSQL is one statement, so one snapshot, that counts the logs within s of
 // devices (see deviceSetSQL), which are those r keeps.
 func spanCountSQL(devices string, r Expr, s span) (string, []any) {
-	logs := func(bounds ...Expr) (string, []any) {
-		e := And(append([]Expr{r}, bounds...)...)
+	logs := func(within span) (string, []any) {
+		e := And(append([]Expr{r}, within.conds()...)...)
 		return "(SELECT count(*) FROM command_logs t WHERE " + e.SQL + ")", e.Args
 	}
-	var fromKey, fromNext, toKey, toStart string
+	var fromKey, fromStart, toKey, toStart string
 	if s.from != "" {
-		var start string
-		fromKey, start = hourOf(s.from)
-		t, _ := time.Parse(TimeFormat, start) // a stamp's hour is a stamp
-		fromNext = Stamp(t.Add(time.Hour))
+		fromKey, fromStart = hourOf(s.from)
 	}
 	if s.to != "" {
 		toKey, toStart = hourOf(s.to)
 	}
 	if s.from != "" && s.to != "" && fromKey >= toKey {
 		// Both ends in one hour, or to before from: the logs between them, no more.
-		sql, args := logs(s.fromCond(), s.toCond())
+		sql, args := logs(s)
 		return "SELECT " + sql, args
 	}
 	// The hours wholly inside the span, from the counters.
@@ -211,13 +211,13 @@ func spanCountSQL(devices string, r Expr, s span) (string, []any) {
 	}
 	cond, dargs := deviceSetSQL(devices)
 	query, args = query+cond+")", append(args, dargs...)
-	// The logs of the hours the ends fall in.
+	// The logs of the hours the ends fall in: s narrowed to each of those hours.
 	if s.from != "" {
-		sql, a := logs(s.fromCond(), Expr{SQL: "t.created < ?", Args: []any{fromNext}})
+		sql, a := logs(s.within(fromStart, true))
 		query, args = query+" + "+sql, append(args, a...)
 	}
 	if s.to != "" {
-		sql, a := logs(Expr{SQL: "t.created >= ?", Args: []any{toStart}}, s.toCond())
+		sql, a := logs(s.within(toStart, false))
 		query, args = query+" + "+sql, append(args, a...)
 	}
 	return query, args
