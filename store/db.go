@@ -113,6 +113,14 @@ func open(ctx context.Context, path string, o openOptions, upTo string) (*DB, er
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
+	// A new file is written from a copy of one migrated before, when the process holds
+	// one (fresh.go).
+	isNew, copied := upTo == "" && isNewFile(abs), false
+	if isNew {
+		if copied, err = writeFreshImage(abs); err != nil {
+			return nil, fmt.Errorf("store: open %s: %w", path, err)
+		}
+	}
 	// SQLite makes the write-ahead log and shared-memory files with the database's mode.
 	if err := makePrivate(abs); err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
@@ -133,6 +141,9 @@ func open(ctx context.Context, path string, o openOptions, upTo string) (*DB, er
 	if err := db.migrateWaiting(ctx, o, upTo); err != nil {
 		w.Close()
 		return nil, err
+	}
+	if isNew && !copied {
+		db.keepFreshImage(ctx)
 	}
 	r, err := sql.Open("sqlite", dsn(abs, false))
 	if err != nil {
