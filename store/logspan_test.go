@@ -19,6 +19,12 @@ func TestLogSpanCount(t *testing.T) {
 	ctx := context.Background()
 	points := []string{"2026-04-28T00:00:00Z", "2026-04-29T10:00:00Z", "2026-04-29T10:17:00Z", "2026-04-29T10:59:59.999999Z",
 		"2026-04-29T11:00:00Z", "2026-04-30T05:59:59.999999Z", "2026-04-30T20:00:00Z", "2026-05-02T00:00:00Z"}
+	bounds := points
+	if testing.Short() {
+		// The race detector's run: an hour's first instant, a point inside it, its last
+		// microsecond and another hour.
+		bounds = []string{points[1], points[2], points[3], points[6]}
+	}
 	filter := func(key, val string) Expr {
 		e, err := CommandLogs.FilterExpr(key, []string{val})
 		if err != nil {
@@ -27,10 +33,10 @@ func TestLogSpanCount(t *testing.T) {
 		return e
 	}
 	var spans [][]Expr
-	for _, from := range points {
+	for _, from := range bounds {
 		for _, low := range []string{"created__gte", "created__gt"} {
 			spans = append(spans, []Expr{filter(low, from)})
-			for _, to := range points {
+			for _, to := range bounds {
 				for _, high := range []string{"created__lte", "created__lt"} {
 					spans = append(spans, []Expr{filter(low, from), filter(high, to)})
 				}
@@ -207,11 +213,15 @@ func TestLogSpanPagesAgree(t *testing.T) {
 		}
 		spans = append(spans, span)
 	}
+	specs := []string{"username", "-username", "success", "-success", "execution_duration", "-execution_duration", "", "created"}
+	walked := func(where int) bool { return true }
 	if testing.Short() {
-		spans = spans[:3] // a few seconds under the race detector
+		// The race detector's run: each field one way, three spans, and the walks by
+		// cursor (a page of nine at a time) under the first viewer only.
+		specs, spans, walked = []string{"username", "-success", "execution_duration", "created"}, spans[:3], func(where int) bool { return where == 0 }
 	}
 	byValues, byHours := 0, 0
-	for _, spec := range []string{"username", "-username", "success", "-success", "execution_duration", "-execution_duration", "", "created"} {
+	for _, spec := range specs {
 		order, err := CommandLogs.Ordering(spec)
 		if err != nil {
 			t.Fatal(err)
@@ -287,6 +297,9 @@ func TestLogSpanPagesAgree(t *testing.T) {
 							t.Errorf("%q, %s %v, offset %d, by value: %v (%v), want %v", spec, cond.SQL, cond.Args, offset, got, err, want)
 						}
 					}
+				}
+				if !walked(i) {
+					continue
 				}
 				// A walk by cursor meets every log once, in order.
 				var ids []int64
