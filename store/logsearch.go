@@ -269,8 +269,13 @@ func (db *DB) planLogSearch(ctx context.Context, q Query) ([]Expr, int, bool, er
 	return append(rest, Expr{SQL: `t.id IN (` + strings.Join(sets, " UNION ALL ") + `)`, Args: args}), total, true, nil
 }
 
-// tailReadMost bounds the word index's matches tailPage reads for a page.
-const tailReadMost = 10_000
+// tailReadMost bounds the word index's matches tailPage reads for a page, each read with
+// its log; tailAloneMost, those it reads from the word index alone, for a list of every
+// log.
+const (
+	tailReadMost  = 10_000
+	tailAloneMost = 20_000
+)
 
 // tailPage is the newest reach logs that match search (by their words; no name holds
 // it) among those rest allows, when they are all in the logs written in created order
@@ -279,7 +284,9 @@ const tailReadMost = 10_000
 // without walking created. total is the count of the logs that match among those rest
 // allows and every the count over every log: about reach × every / total matches are
 // read. False when that is more than tailReadMost / 2, or when the logs in order hold
-// fewer than reach of them: the page reaches older logs.
+// fewer than reach of them: the page reaches older logs. With no rest (a list of every
+// log), every match is kept and none is read with its log: up to tailAloneMost of them
+// are read from the word index alone.
 func (db *DB) tailPage(ctx context.Context, search string, rest []Expr, reach, total int64, every func() (int, error)) (Expr, bool, error) {
 	words, ok := logWords(search)
 	if !ok || total < reach {
@@ -289,15 +296,22 @@ func (db *DB) tailPage(ctx context.Context, search string, rest []Expr, reach, t
 	if err != nil {
 		return Expr{}, false, err
 	}
+	keep := And(rest...)
 	expect := reach * int64(n) / total
-	if 2*expect > tailReadMost {
+	query, read := `SELECT t.id, CASE WHEN (`+keep.SQL+`) THEN 1 ELSE 0 END FROM command_logs_text m JOIN command_logs t ON t.id = m.rowid`,
+		min(4*expect+100, tailReadMost)
+	if keep.SQL == True.SQL {
+		// Exactly reach matches to read.
+		if reach > tailAloneMost {
+			return Expr{}, false, nil
+		}
+		query, read = `SELECT m.rowid, 1 FROM command_logs_text m`, reach
+	} else if 2*expect > tailReadMost {
 		return Expr{}, false, nil
 	}
-	read := min(4*expect+100, tailReadMost)
-	keep := And(rest...)
 	// One statement: the tail and the matches are read in one snapshot.
 	args := append(slices.Clip(keep.Args), words.Args...)
-	rows, err := db.reader(ctx).QueryContext(ctx, `SELECT t.id, CASE WHEN (`+keep.SQL+`) THEN 1 ELSE 0 END FROM command_logs_text m JOIN command_logs t ON t.id = m.rowid
+	rows, err := db.reader(ctx).QueryContext(ctx, query+`
 		WHERE m.command_logs_text MATCH ? AND m.rowid >= (SELECT tail FROM command_log_order WHERE id = 1)
 		ORDER BY m.rowid DESC LIMIT ?`, append(args, read)...)
 	if err != nil {
