@@ -155,7 +155,7 @@ func (db *DB) planLogSearch(ctx context.Context, q Query) ([]Expr, int, bool, er
 		})
 		wordsCost := sync.OnceValues(func() (int64, error) { return db.wordsCost(ctx, search, every) })
 		if desc && q.After == nil && !named && (db.search.way == searchByCost || db.search.way == searchByTail) {
-			page, ok, err := db.tailPage(ctx, search, rest, int64(reach), int64(total), every)
+			page, ok, err := db.tailPage(ctx, search, rest, int64(reach), q.Offset, int64(total), every)
 			if err != nil {
 				return nil, 0, false, fmt.Errorf("store: list command_logs: %w", err)
 			}
@@ -287,7 +287,11 @@ const (
 // fewer than reach of them: the page reaches older logs. With no rest (a list of every
 // log), every match is kept and none is read with its log: up to tailAloneMost of them
 // are read from the word index alone.
-func (db *DB) tailPage(ctx context.Context, search string, rest []Expr, reach, total int64, every func() (int, error)) (Expr, bool, error) {
+//
+// The condition holds the logs from offset on (fromOffset): in created order, the
+// page's own. Handing the page all reach of them to sort by created would read each
+// one's row: at 5,000,000 logs, 10,000 rows cost 90-140 ms.
+func (db *DB) tailPage(ctx context.Context, search string, rest []Expr, reach int64, offset int, total int64, every func() (int, error)) (Expr, bool, error) {
 	words, ok := logWords(search)
 	if !ok || total < reach {
 		return Expr{}, false, nil
@@ -333,11 +337,11 @@ func (db *DB) tailPage(ctx context.Context, search string, rest []Expr, reach, t
 		return Expr{}, false, err
 	}
 	db.tailPages.Add(1)
-	list, err := json.Marshal(ids)
+	list, err := json.Marshal(ids[offset:])
 	if err != nil {
 		return Expr{}, false, err
 	}
-	return Expr{SQL: `t.id IN (SELECT value FROM json_each(?))`, Args: []any{string(list)}}, true, nil
+	return Expr{SQL: `t.id IN (SELECT value FROM json_each(?))`, Args: []any{string(list)}, fromOffset: true}, true, nil
 }
 
 // wordsCost is about how many entries of the word index reading the matches of q over

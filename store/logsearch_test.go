@@ -139,13 +139,15 @@ func testLogSearchWays(t *testing.T, held bool) {
 	}
 	// Testing each log against the word index is slow on a small index of many segments:
 	// the walk that does it gets the first queries only.
-	queries := []string{"Interface", "is UP", "command 042", "ÉCH", "case 7", "Gi0/4 is", "dev-123", "核心-", "nothing at all"}
+	// "Invalid" is in a quarter of the logs written last, in created order: deep enough
+	// for a page past its start to be read from them (tailPage).
+	queries := []string{"Interface", "is UP", "command 042", "ÉCH", "case 7", "Gi0/4 is", "dev-123", "核心-", "nothing at all", "Invalid"}
 	walked := 5 // the first queries, which the walk that tests each log gets
-	orders, offsets := []bool{true, false}, func(n int) []int { return []int{0, n / 2, n - 3} }
+	orders, offsets := []bool{true, false}, func(n int) []int { return []int{0, 3, n / 2, n - 3} }
 	if testing.Short() {
 		// A word in every log, a name and a phrase of a few logs, newest first, from the
 		// start: a few seconds under the race detector rather than many minutes.
-		queries, orders, offsets = []string{"Interface", "command 042", "case 7"}, []bool{true}, func(int) []int { return []int{0} }
+		queries, orders, offsets = []string{"Interface", "command 042", "case 7", "Invalid"}, []bool{true}, func(int) []int { return []int{0, 3} }
 		walked = 2
 	}
 	compare := func(when string) {

@@ -20,6 +20,9 @@ type Expr struct {
 	// logQ is the text of a ?q= on logs that this condition is, so that a list can
 	// count it from the indexes and choose how to read its page (planLogSearch).
 	logQ string
+	// fromOffset says this condition holds the logs of a page from its offset on, in
+	// its order (tailPage): the page is read from the first of them.
+	fromOffset bool
 }
 
 // True and False are the trivial conditions.
@@ -555,6 +558,9 @@ func (db *DB) ListKeyed(ctx context.Context, q Query) ([]int64, int, []any, erro
 	}
 	if total == 0 || q.Offset >= total {
 		return nil, total, nil, nil
+	}
+	if len(q.Where) == 1 && q.Where[0].fromOffset {
+		q.Offset = 0
 	}
 	if q.After != nil {
 		// The count is of the whole list; the page is what follows the cursor.
