@@ -141,14 +141,14 @@ func dumpDB(t *testing.T, db *DB) []string {
 		if name == "schema_migrations" {
 			query = `SELECT version FROM schema_migrations`
 		}
-		out = append(out, dumpRows(t, db.w.DB, name, query)...)
+		out = append(out, dumpRows(t, db.w.DB, "row "+name, query)...)
 	}
 	slices.Sort(out)
 	return out
 }
 
-// dumpRows is each row of query as a line of text, prefixed with name.
-func dumpRows(t *testing.T, q *sql.DB, name, query string) []string {
+// dumpRows is each row of query as a line of text, after prefix.
+func dumpRows(t *testing.T, q *sql.DB, prefix, query string) []string {
 	t.Helper()
 	rows, err := q.Query(query)
 	if err != nil {
@@ -169,7 +169,7 @@ func dumpRows(t *testing.T, q *sql.DB, name, query string) []string {
 		if err := rows.Scan(ptrs...); err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, fmt.Sprintf("row|%s|%v", name, vals))
+		out = append(out, fmt.Sprintf("%s: %q", prefix, vals))
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)

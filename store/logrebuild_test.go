@@ -83,28 +83,9 @@ func logSnapshot(t *testing.T, db *DB) []string {
 	var out []string
 	dump := func(query string) {
 		t.Helper()
-		from := len(out)
-		defer func() { slices.Sort(out[from:]) }()
-		rows, err := db.r.QueryContext(context.Background(), query)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		cols, _ := rows.Columns()
-		for rows.Next() {
-			vals := make([]any, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := rows.Scan(ptrs...); err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, fmt.Sprintf("%.40s: %q", query, vals))
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
+		rows := dumpRows(t, db.r.DB, fmt.Sprintf("%.40s", query), query)
+		slices.Sort(rows)
+		out = append(out, rows...)
 	}
 	dump(`SELECT ` + logColumns0063 + ` FROM command_logs ORDER BY id`)
 	dump(`SELECT type, name, sql FROM sqlite_master WHERE tbl_name = 'command_logs' AND type IN ('index', 'trigger') ORDER BY name`)
