@@ -36,8 +36,9 @@ func isNewFile(path string) bool {
 	return true
 }
 
-// writeFreshImage writes the held copy of a new database to path, which must not exist,
-// with mode 0600; false when no copy is held.
+// writeFreshImage writes the held copy of a new database to path with mode 0600; false
+// when no copy is held, or when path exists by now (another process made it first: it
+// is opened as it is).
 func writeFreshImage(path string) (bool, error) {
 	fresh.mu.Lock()
 	image := fresh.image
@@ -46,6 +47,9 @@ func writeFreshImage(path string) (bool, error) {
 		return false, nil
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return false, nil
+	}
 	if err != nil {
 		return false, err
 	}
