@@ -113,17 +113,19 @@ func open(ctx context.Context, path string, o openOptions, upTo string) (*DB, er
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
+	// SQLite makes the write-ahead log and shared-memory files with the database's mode.
+	created, err := makePrivate(abs)
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
 	// A new file is written from a copy of one migrated before, when the process holds
-	// one (fresh.go).
-	isNew, copied := upTo == "" && isNewFile(abs), false
+	// one (fresh.go); not one beside a write-ahead log left over, which SQLite would
+	// apply to it.
+	isNew, copied := created && upTo == "" && !fileExists(abs+"-wal"), false
 	if isNew {
 		if copied, err = writeFreshImage(abs); err != nil {
 			return nil, fmt.Errorf("store: open %s: %w", path, err)
 		}
-	}
-	// SQLite makes the write-ahead log and shared-memory files with the database's mode.
-	if err := makePrivate(abs); err != nil {
-		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	for _, f := range []string{abs + "-wal", abs + "-shm"} {
 		if err := tighten(f); err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -95,17 +95,18 @@ func syncDir(dir string) {
 	}
 }
 
-// makePrivate creates path empty with mode 0600 if it does not exist, and takes away
-// group and other permissions from it (an older version made it 0644) if it does.
-func makePrivate(path string) error {
+// makePrivate creates path empty with mode 0600 if it does not exist, reporting true,
+// and takes away group and other permissions from it (an older version made it 0644)
+// if it does.
+func makePrivate(path string) (bool, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err == nil {
-		return f.Close()
+		return true, f.Close()
 	}
 	if !errors.Is(err, os.ErrExist) {
-		return err
+		return false, err
 	}
-	return tighten(path)
+	return false, tighten(path)
 }
 
 // tighten drops group and other permissions from an existing file.

@@ -25,20 +25,15 @@ var fresh struct {
 // copy of the last.
 const freshImageAfter = 2
 
-// isNewFile reports whether path holds no database yet: neither it nor its write-ahead
-// log exists.
-func isNewFile(path string) bool {
-	for _, f := range []string{path, path + "-wal"} {
-		if _, err := os.Stat(f); !errors.Is(err, fs.ErrNotExist) {
-			return false
-		}
-	}
-	return true
+// fileExists reports whether path names a file (or anything else).
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return !errors.Is(err, fs.ErrNotExist)
 }
 
-// writeFreshImage writes the held copy of a new database to path with mode 0600; false
-// when no copy is held, or when path exists by now (another process made it first: it
-// is opened as it is).
+// writeFreshImage writes the held copy of a new database into path, a file open has
+// just created empty; false when no copy is held. A write that fails leaves the file
+// empty again.
 func writeFreshImage(path string) (bool, error) {
 	fresh.mu.Lock()
 	image := fresh.image
@@ -46,19 +41,11 @@ func writeFreshImage(path string) (bool, error) {
 	if image == nil {
 		return false, nil
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, fs.ErrExist) {
-		return false, nil
-	}
-	if err != nil {
+	if err := os.WriteFile(path, image, 0o600); err != nil {
+		_ = os.Truncate(path, 0)
 		return false, err
 	}
-	if _, err := f.Write(image); err != nil {
-		f.Close()
-		os.Remove(path)
-		return false, err
-	}
-	return true, f.Close()
+	return true, nil
 }
 
 // keepFreshImage counts a new file db migrated in full, and copies it to be held once

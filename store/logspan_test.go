@@ -214,11 +214,11 @@ func TestLogSpanPagesAgree(t *testing.T) {
 		spans = append(spans, span)
 	}
 	specs := []string{"username", "-username", "success", "-success", "execution_duration", "-execution_duration", "", "created"}
-	walked := func(where int) bool { return true }
+	walkAll := true
 	if testing.Short() {
 		// The race detector's run: each field one way, three spans, and the walks by
 		// cursor (a page of nine at a time) under the first viewer only.
-		specs, spans, walked = []string{"username", "-success", "execution_duration", "created"}, spans[:3], func(where int) bool { return where == 0 }
+		specs, spans, walkAll = []string{"username", "-success", "execution_duration", "created"}, spans[:3], false
 	}
 	byValues, byHours := 0, 0
 	for _, spec := range specs {
@@ -298,7 +298,7 @@ func TestLogSpanPagesAgree(t *testing.T) {
 						}
 					}
 				}
-				if !walked(i) {
+				if !walkAll && i > 0 {
 					continue
 				}
 				// A walk by cursor meets every log once, in order.
