@@ -70,6 +70,9 @@ type DB struct {
 	// tailPages counts the search pages read from the logs in created order (tailPage;
 	// for tests).
 	tailPages atomic.Int64
+	// pairsDropped counts the search pages read as their list's own, every log of which
+	// matched (planPairsSearch; for tests).
+	pairsDropped atomic.Int64
 	// devices holds every log's device for the per-device counts of searches
 	// (logdevices.go).
 	devices heldDevices

@@ -13,12 +13,13 @@ import (
 	"modernc.org/sqlite"
 )
 
-// heldDevices holds the counter key of every log's device (0 for a deleted device's) by
-// id, so that a search's matches are counted per device without reading each match's
-// row: counting a word a million logs hold for a viewer confined to some devices reads
-// the word index alone. It is read whole by ReadLogDevices (the search_counts job, at
-// start-up and after) and follows the logs added since on each use; it is given up,
-// until read again, when command_log_moves says a log's id or device changed.
+// heldDevices holds the counter key of every log's device (0 for a deleted device's) and
+// its outcome by id, so that a search's matches are counted per device, and per device
+// and outcome, without reading each match's row: counting a word a million logs hold for
+// a viewer confined to some devices, or for their failed logs, reads the word index
+// alone. It is read whole by ReadLogDevices (the search_counts job, at start-up and
+// after) and follows the logs added since on each use; it is given up, until read
+// again, when command_log_moves says a log's id, device or outcome changed.
 type heldDevices struct {
 	mu  sync.Mutex // one catch-up at a time
 	cur atomic.Pointer[heldKeys]
@@ -26,9 +27,9 @@ type heldDevices struct {
 	used atomic.Int64
 }
 
-// heldKeys are the keys of the logs base..upto as read at moves: keys[id-base], -1
-// for an id no log had. A catch-up appends past len(keys) only, which no reader of
-// this value reads.
+// heldKeys are the keys of the logs base..upto as read at moves: keys[id-base] is the
+// key shifted left once, its low bit set for a failed log; -1 for an id no log had. A
+// catch-up appends past len(keys) only, which no reader of this value reads.
 type heldKeys struct {
 	moves, base, upto int64
 	maxKey            int32
@@ -39,10 +40,10 @@ type heldKeys struct {
 // leaves its logs to the plain count.
 const deviceKeysCap = 1 << 22
 
-// ReadLogDevices reads the device of every log, to be held in memory for the counts of
-// a confined viewer's searches (heldDevices). At 5,000,000 logs it takes about 1.6 s of
-// one core and holds 20 MB; it reads along the created index, which holds the id and
-// the device, without the table.
+// ReadLogDevices reads the device and outcome of every log, to be held in memory for the
+// counts of a confined viewer's searches (heldDevices). At 5,000,000 logs it takes about
+// 1.6 s of one core and holds 20 MB; it reads along the outcome's index, which holds the
+// id and the device too, without the table.
 func (db *DB) ReadLogDevices(ctx context.Context) error {
 	tx, err := db.r.BeginTx(ctx, nil)
 	if err != nil {
@@ -67,8 +68,8 @@ func (db *DB) ReadLogDevices(ctx context.Context) error {
 	h := addDeviceView(v)
 	defer deviceViews.Delete(h)
 	var n sql.NullInt64
-	if err := tx.QueryRowContext(ctx, `SELECT fieldkit_log_devices_read(?, id, coalesce(device_id, 0))
-		FROM command_logs INDEXED BY command_logs_created`, h).Scan(&n); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT fieldkit_log_devices_read(?, id, coalesce(device_id, 0), success)
+		FROM command_logs INDEXED BY command_logs_success`, h).Scan(&n); err != nil {
 		return fmt.Errorf("store: read log devices: %w", err)
 	}
 	if !n.Valid {
@@ -111,12 +112,15 @@ func logSpan(ctx context.Context, tx *sql.Tx) (moves, lo, hi int64, err error) {
 	return moves, lo, hi, err
 }
 
-// set records log id's key, false when the key is past deviceKeysCap.
-func (k *heldKeys) set(id, key int64) bool {
+// set records log id's key and outcome, false when the key is past deviceKeysCap.
+func (k *heldKeys) set(id, key int64, ok bool) bool {
 	if key < 0 || key >= deviceKeysCap {
 		return false
 	}
-	k.keys[id-k.base] = int32(key)
+	k.keys[id-k.base] = int32(key) << 1
+	if !ok {
+		k.keys[id-k.base] |= 1
+	}
 	k.maxKey = max(k.maxKey, int32(key))
 	return true
 }
@@ -163,17 +167,18 @@ func (d *heldDevices) at(ctx context.Context, tx *sql.Tx, most int64) (*heldKeys
 		next.keys = append(next.keys, -1)
 	}
 	next.upto = hi
-	rows, err := tx.QueryContext(ctx, `SELECT id, coalesce(device_id, 0) FROM command_logs WHERE id > ?`, cur.upto)
+	rows, err := tx.QueryContext(ctx, `SELECT id, coalesce(device_id, 0), success FROM command_logs WHERE id > ?`, cur.upto)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var id, key int64
-		if err := rows.Scan(&id, &key); err != nil {
+		var ok bool
+		if err := rows.Scan(&id, &key, &ok); err != nil {
 			return nil, err
 		}
-		if !next.set(id, key) {
+		if !next.set(id, key, ok) {
 			return nil, nil
 		}
 	}
@@ -185,11 +190,11 @@ func (d *heldDevices) at(ctx context.Context, tx *sql.Tx, most int64) (*heldKeys
 }
 
 // counts counts by device key the logs whose ids the query ids selects (one
-// column of ids; with repeats, each id is counted once), from keys; false when an id is
-// not among them (a log tx sees that was deleted before keys were read), to be counted
-// plainly.
+// column of ids; with repeats, each id is counted once), and the failed ones among them
+// under failedKey, from keys; false when an id is not among them (a log tx sees that was
+// deleted before keys were read), to be counted plainly.
 func (d *heldDevices) counts(ctx context.Context, tx rowQueryer, keys *heldKeys, ids string, args []any, repeats bool) (map[int64]int64, bool, error) {
-	v := &deviceView{keys: keys, counts: make([]int64, int(keys.maxKey)+1)}
+	v := &deviceView{keys: keys, counts: make([]int64, 2*(int(keys.maxKey)+1))}
 	if repeats {
 		// One bit a held log: 625 KB at five million logs, against SQLite sorting every
 		// id into a temporary index to drop the repeats.
@@ -206,18 +211,22 @@ func (d *heldDevices) counts(ctx context.Context, tx rowQueryer, keys *heldKeys,
 		return nil, false, nil
 	}
 	d.used.Add(1)
+	// v.counts holds each key's successful logs, then its failed ones.
 	out := map[int64]int64{}
-	for k, c := range v.counts {
-		if c > 0 {
-			out[int64(k)] = c
+	for k := 0; k < len(v.counts); k += 2 {
+		if ok, failed := v.counts[k], v.counts[k+1]; ok+failed > 0 {
+			out[int64(k/2)] = ok + failed
+			if failed > 0 {
+				out[failedKey(int64(k/2))] = failed
+			}
 		}
 	}
 	return out, true, nil
 }
 
-// deviceView is one count's keys and its counts by key; missing says an id was not
-// among the keys. seen, when set, holds a bit for each id counted, by its offset from
-// the keys' base.
+// deviceView is one count's keys and its counts by held key (a device key and outcome);
+// missing says an id was not among the keys. seen, when set, holds a bit for each id
+// counted, by its offset from the keys' base.
 type deviceView struct {
 	keys    *heldKeys
 	counts  []int64
@@ -276,7 +285,7 @@ func (c *deviceCounter) Step(_ *sqlite.FunctionContext, args []driver.Value) err
 		}
 		seen[i/64] |= 1 << (i % 64)
 	}
-	c.v.counts[k.keys[id-k.base]]++
+	c.v.counts[k.keys[id-k.base]]++ // the key's successful logs, then its failed ones
 	c.n++
 	return nil
 }
@@ -294,9 +303,9 @@ func (c *deviceCounter) WindowValue(*sqlite.FunctionContext) (driver.Value, erro
 
 func (c *deviceCounter) Final(*sqlite.FunctionContext) {}
 
-// deviceReader is the aggregate fieldkit_log_devices_read(view, id, key): it sets each
-// log's key in the view's keys, and is the number of logs, or NULL when a key was past
-// deviceKeysCap.
+// deviceReader is the aggregate fieldkit_log_devices_read(view, id, key, success): it
+// sets each log's key and outcome in the view's keys, and is the number of logs, or
+// NULL when a key was past deviceKeysCap.
 type deviceReader struct{ deviceCounter }
 
 func (c *deviceReader) Step(_ *sqlite.FunctionContext, args []driver.Value) error {
@@ -305,8 +314,9 @@ func (c *deviceReader) Step(_ *sqlite.FunctionContext, args []driver.Value) erro
 	}
 	id, _ := args[1].(int64)
 	key, _ := args[2].(int64)
+	ok, _ := args[3].(int64)
 	k := c.v.keys
-	if id < k.base || id > k.upto || !k.set(id, key) {
+	if id < k.base || id > k.upto || !k.set(id, key, ok != 0) {
 		c.v.missing = true
 		return nil
 	}
@@ -322,7 +332,7 @@ func init() {
 		},
 	})
 	sqlite.MustRegisterFunction("fieldkit_log_devices_read", &sqlite.FunctionImpl{
-		NArgs: 3,
+		NArgs: 4,
 		MakeAggregate: func(sqlite.FunctionContext) (sqlite.AggregateFunction, error) {
 			return &deviceReader{}, nil
 		},

@@ -26,7 +26,7 @@ func TestLogDevicesFollowMoves(t *testing.T) {
 	add := func(db *DB, n int, device any) {
 		t.Helper()
 		for i := range n {
-			v := Values{"command_name": "show version", "device_name": "r1", "username": "u", "success": true,
+			v := Values{"command_name": "show version", "device_name": "r1", "username": "u", "success": i%3 > 0,
 				"output": fmt.Sprintf("Interface Gi0/%d is up", i), "created": time.Date(2026, 6, 1, 0, 0, i, 0, time.UTC)}
 			if device != nil {
 				v["device"] = device
@@ -92,6 +92,9 @@ func TestLogDevicesFollowMoves(t *testing.T) {
 
 	exec(`UPDATE command_logs SET device_id = ? WHERE id = (SELECT min(id) FROM command_logs)`, d[2])
 	reread("a log's device changed")
+
+	exec(`UPDATE command_logs SET success = NOT success WHERE id = (SELECT min(id) FROM command_logs)`)
+	reread("a log's outcome changed")
 
 	if err := db.Delete(ctx, Devices, d[0]); err != nil {
 		t.Fatal(err)
@@ -198,19 +201,25 @@ func checkHeld(t *testing.T, db *DB, when string) bool {
 	if keys == nil {
 		return false
 	}
-	rows, err := tx.Query(`SELECT id, coalesce(device_id, 0) FROM command_logs`)
+	rows, err := tx.Query(`SELECT id, coalesce(device_id, 0), success FROM command_logs`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := map[int64]int64{}
 	for rows.Next() {
 		var id, key int64
-		if err := rows.Scan(&id, &key); err != nil {
+		var ok bool
+		if err := rows.Scan(&id, &key, &ok); err != nil {
 			t.Fatal(err)
 		}
 		want[key]++
-		if id < keys.base || id > keys.upto || int64(keys.keys[id-keys.base]) != key {
-			t.Fatalf("%s: log %d of device %d not held so (held %d..%d)", when, id, key, keys.base, keys.upto)
+		held := key << 1
+		if !ok {
+			want[failedKey(key)]++
+			held |= 1
+		}
+		if id < keys.base || id > keys.upto || int64(keys.keys[id-keys.base]) != held {
+			t.Fatalf("%s: log %d of device %d (success %v) not held so (held %d..%d)", when, id, key, ok, keys.base, keys.upto)
 		}
 	}
 	if err := rows.Err(); err != nil {

@@ -12,11 +12,20 @@ import (
 )
 
 // Keys of command_log_search_counts besides the devices' counter keys: the count over
-// every log, and the mark that the per-device counts were taken (holding their sum).
+// every log, and the mark that the per-device counts were taken (holding their sum). A
+// device's failed matches are kept under failedKey of its key (migration 0069).
 const (
 	searchCountAll     = -1
 	searchCountDevices = -2
+	searchCountFailed  = -16
 )
+
+// failedKey is the key of the failed matches of the device of counter key key.
+func failedKey(key int64) int64 { return searchCountFailed - key }
+
+// matchKey says whether a kept count's key counts matches (a device's, or every log's),
+// not the failed ones among them.
+func matchKey(key int64) bool { return key > searchCountFailed }
 
 // searchTuning are the thresholds of a log search.
 type searchTuning struct {
@@ -103,11 +112,11 @@ func (db *DB) planLogSearch(ctx context.Context, q Query) ([]Expr, int, bool, er
 	if r := And(rest...); r.SQL != True.SQL {
 		set, ok := db.logDevices(ctx, db.reader(ctx), r)
 		if !ok {
-			return q.Where, 0, false, nil
+			return db.planPairsSearch(ctx, q, search, rest, r)
 		}
 		devices = set
 	}
-	total, everyTotal, err := db.countLogSearch(ctx, search, devices)
+	total, everyTotal, err := db.countLogSearch(ctx, search, searchScope{devices: devices})
 	if err != nil || total == 0 {
 		return q.Where, total, err == nil, err
 	}
@@ -150,7 +159,7 @@ func (db *DB) planLogSearch(ctx context.Context, q Query) ([]Expr, int, bool, er
 			if everyTotal >= 0 {
 				return everyTotal, nil
 			}
-			n, _, err := db.countLogSearch(ctx, search, "")
+			n, _, err := db.countLogSearch(ctx, search, searchScope{})
 			return n, err
 		})
 		wordsCost := sync.OnceValues(func() (int64, error) { return db.wordsCost(ctx, search, every) })
@@ -267,6 +276,33 @@ func (db *DB) planLogSearch(ctx context.Context, q Query) ([]Expr, int, bool, er
 	}
 	sets, args := logSearchSets(search, devices, 0)
 	return append(rest, Expr{SQL: `t.id IN (` + strings.Join(sets, " UNION ALL ") + `)`, Args: args}), total, true, nil
+}
+
+// planPairsSearch is planLogSearch for a search whose other conditions (where) depend on
+// the log's device and outcome: a viewer's failed logs, a device's successful ones. The
+// search is counted over the (device, outcome) pairs where keeps (logPairs), from the
+// kept counts. When every log of the list matches, the page is the list's own without
+// the search; else it is read with every condition as it was. False, to be counted
+// plainly, when where depends on more.
+func (db *DB) planPairsSearch(ctx context.Context, q Query, search string, rest []Expr, where Expr) ([]Expr, int, bool, error) {
+	pairs, ok := db.logPairs(ctx, db.reader(ctx), where)
+	if !ok {
+		return q.Where, 0, false, nil
+	}
+	// The list's own count, from the per-user counters, before and after the search's:
+	// a write between them that changes the list shows in one or the other.
+	own, byUser := db.countByUser(ctx, db.reader(ctx), where)
+	total, _, err := db.countLogSearch(ctx, search, searchScope{pairs: pairs, where: where})
+	if err != nil || total == 0 {
+		return q.Where, total, err == nil, err
+	}
+	if byUser && own == total {
+		if again, ok := db.countByUser(ctx, db.reader(ctx), where); ok && again == own {
+			db.pairsDropped.Add(1)
+			return rest, total, true, nil
+		}
+	}
+	return q.Where, total, true, nil
 }
 
 // tailReadMost bounds the word index's matches tailPage reads for a page, each read with
@@ -441,10 +477,11 @@ func logSearchRow(q string, window [2]int64, named bool) Expr {
 }
 
 // countLogSearch is the number of logs that match q (three characters or more), among
-// those of devices (a JSON array of counter keys; "" for every log).
+// those of scope.
 //
 // A count that read many matches is kept (command_log_search_counts): every log up to
-// the newest at the time, for every log or per device. A later count adds to it the
+// the newest at the time, for every log or per device, with each device's failed
+// matches (the count among pairs sums each pair's). A later count adds to it the
 // matches after that log only, and keeps the sum again once those are many. The kept
 // counts, the logs after them, the newest log and the epoch are read in one snapshot,
 // and a count is stored only if no log was deleted or changed since that snapshot.
@@ -454,26 +491,28 @@ func logSearchRow(q string, window [2]int64, named bool) Expr {
 // per-device counters. Without the held devices they read every match's row for its
 // device, and are taken only for a search that matches many logs in all (a count from
 // the indexes alone, kept in its turn); one that matches few is counted among the
-// devices' logs alone.
+// scope's logs alone.
 //
 // every is the count over every log when it was learnt on the way (-1 when not): the
 // per-device counts sum to it. A count kept after it returns (keepLater) is not yet
 // there for the caller's next count, which takes every instead.
-func (db *DB) countLogSearch(ctx context.Context, q, devices string) (n, every int, err error) {
+func (db *DB) countLogSearch(ctx context.Context, q string, scope searchScope) (n, every int, err error) {
 	if tx := db.batchTx(ctx); tx != nil {
 		// Inside a write: counted plainly, nothing kept.
-		n, err := countSearchSets(ctx, tx, q, devices)
-		if devices == "" {
+		n, err := countSearchSets(ctx, tx, q, scope)
+		if scope.every() {
 			return n, n, err
 		}
 		return n, -1, err
 	}
-	if devices == "" {
-		return db.countKept(ctx, q, searchCountAll, nil, true)
+	if scope.every() {
+		return db.countKept(ctx, q, searchCountAll, nil, nil, true)
 	}
 	var keys []int64
-	if err := json.Unmarshal([]byte(devices), &keys); err != nil {
-		return 0, -1, fmt.Errorf("store: count command_logs: devices %s: %w", devices, err)
+	if scope.devices != "" {
+		if err := json.Unmarshal([]byte(scope.devices), &keys); err != nil {
+			return 0, -1, fmt.Errorf("store: count command_logs: devices %s: %w", scope.devices, err)
+		}
 	}
 	var kept int
 	if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM command_log_search_counts WHERE q = ? AND device_id = ?`,
@@ -481,22 +520,49 @@ func (db *DB) countLogSearch(ctx context.Context, q, devices string) (n, every i
 		return 0, -1, fmt.Errorf("store: count command_logs: %w", err)
 	}
 	if kept == 0 && db.devices.cur.Load() == nil {
-		all, _, err := db.countKept(ctx, q, searchCountAll, nil, true)
+		all, _, err := db.countKept(ctx, q, searchCountAll, nil, nil, true)
 		if err != nil || int64(all) < db.search.keep {
 			if err != nil {
 				return 0, -1, err
 			}
-			n, err := countSearchSets(ctx, db.r, q, devices)
+			n, err := countSearchSets(ctx, db.r, q, scope)
 			return n, all, err
 		}
 	}
-	return db.countKept(ctx, q, searchCountDevices, keys, true)
+	return db.countKept(ctx, q, searchCountDevices, keys, scope.pairs, true)
 }
 
-// countSearchSets counts the logs of devices that match q from the sets of their ids.
-func countSearchSets(ctx context.Context, rq rowQueryer, q, devices string) (int, error) {
-	sets, args := logSearchSets(q, devices, 0)
+// searchScope is the logs a search is counted among: every log (the zero value); those
+// of devices (a JSON array of counter keys); or those of pairs, the (device, outcome)
+// pairs whose logs where keeps (a condition on the log's device and outcome alone).
+type searchScope struct {
+	devices string
+	pairs   []logPair
+	where   Expr
+}
+
+func (s searchScope) every() bool { return s.devices == "" && s.pairs == nil }
+
+// logPair is a device's counter key and an outcome: that device's successful logs (ok),
+// or its failed ones.
+type logPair struct {
+	key int64
+	ok  bool
+}
+
+// countSearchSets counts the logs of scope that match q from the sets of their ids; for
+// pairs, with the scope's condition tested on each match's row.
+func countSearchSets(ctx context.Context, rq rowQueryer, q string, scope searchScope) (int, error) {
 	var n int
+	if scope.pairs != nil {
+		sets, args := logSearchSets(q, "", 0)
+		if err := rq.QueryRowContext(ctx, `SELECT count(*) FROM command_logs t WHERE t.id IN (`+strings.Join(sets, " UNION ALL ")+`) AND `+
+			scope.where.SQL, append(args, scope.where.Args...)...).Scan(&n); err != nil {
+			return 0, fmt.Errorf("store: count command_logs: %w", err)
+		}
+		return n, nil
+	}
+	sets, args := logSearchSets(q, scope.devices, 0)
 	if err := rq.QueryRowContext(ctx, `SELECT count(*) FROM (`+strings.Join(sets, " UNION ")+`)`, args...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("store: count command_logs: %w", err)
 	}
@@ -504,11 +570,11 @@ func countSearchSets(ctx context.Context, rq rowQueryer, q, devices string) (int
 }
 
 // countKept is the count of kind mark of the logs that match q (with
-// searchCountDevices, those of the devices keys), from what is kept and the logs
-// after it, and the count over every log (the sum of the per-device counts); it keeps
-// the sum when those were many: with later, after it returns (keepLater), so that a
-// search's page does not wait for the write.
-func (db *DB) countKept(ctx context.Context, q string, mark int64, keys []int64, later bool) (n, every int, err error) {
+// searchCountDevices, those of the devices keys and of the (device, outcome) pairs), from
+// what is kept and the logs after it, and the count over every log (the sum of the
+// per-device counts); it keeps the sum when those were many: with later, after it
+// returns (keepLater), so that a search's page does not wait for the write.
+func (db *DB) countKept(ctx context.Context, q string, mark int64, keys []int64, pairs []logPair, later bool) (n, every int, err error) {
 	tx, err := db.r.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, -1, fmt.Errorf("store: count command_logs: %w", err)
@@ -531,14 +597,25 @@ func (db *DB) countKept(ctx context.Context, q string, mark int64, keys []int64,
 	var grown, sum int64
 	for k, n := range tail {
 		s.totals[k] += n
-		grown += n
+		if matchKey(k) {
+			grown += n
+		}
 	}
-	for _, n := range s.totals {
-		sum += n
+	for k, n := range s.totals {
+		if matchKey(k) {
+			sum += n
+		}
 	}
 	count := s.totals[searchCountAll]
 	for _, k := range keys {
 		count += s.totals[k]
+	}
+	for _, p := range pairs {
+		if failed := s.totals[failedKey(p.key)]; p.ok {
+			count += s.totals[p.key] - failed
+		} else {
+			count += failed
+		}
 	}
 	if err := tx.Rollback(); err != nil {
 		return 0, -1, fmt.Errorf("store: count command_logs: %w", err)
@@ -614,7 +691,7 @@ func readSearchCount(ctx context.Context, tx *sql.Tx, q string, mark int64) (sea
 		return s, err
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT device_id, upto, total FROM command_log_search_counts
-		WHERE q = ?1 AND (device_id = ?2 OR (?2 = -2 AND device_id >= 0))`, q, mark)
+		WHERE q = ?1 AND (device_id = ?2 OR (?2 = -2 AND (device_id >= 0 OR device_id <= -16)))`, q, mark)
 	if err != nil {
 		return s, err
 	}
@@ -640,8 +717,8 @@ func readSearchCount(ctx context.Context, tx *sql.Tx, q string, mark int64) (sea
 	return s, nil
 }
 
-// everyLogMatches is, when q matches every log, the number of logs of each device
-// (from the per-device counters, without reading a log); else nil.
+// everyLogMatches is, when q matches every log, the number of logs of each device and of
+// its failed ones (from the per-device counters, without reading a log); else nil.
 //
 // The newest everyLogProbe logs are tested first: a search most logs do not match is
 // told apart without counting its matches.
@@ -677,16 +754,17 @@ func (db *DB) everyLogMatches(ctx context.Context, tx *sql.Tx, q string) (map[in
 	if s.totals[searchCountAll]+tail[searchCountAll] != int64(total) {
 		return nil, nil
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT device_id, total FROM command_log_device_totals WHERE total > 0`)
+	rows, err := tx.QueryContext(ctx, `SELECT device_id, total, total - successful FROM command_log_device_totals WHERE total > 0`)
 	if err != nil {
 		return nil, err
 	}
-	return scanCounts(rows)
+	return scanDeviceCounts(rows)
 }
 
 // searchCountAfter counts the logs after upto, up to newest (the newest in tx's
-// snapshot), that match q: with searchCountAll in all, else by device counter key (from
-// the devices held, or each log read for its device). A count from the word index
+// snapshot), that match q: with searchCountAll in all, else by device counter key and
+// the failed ones by failedKey (from the devices held, or each log read for its device
+// and outcome). A count from the word index
 // alone is taken in halves at once (countHalves).
 func (db *DB) searchCountAfter(ctx context.Context, tx *sql.Tx, q string, mark, upto, newest int64) (map[int64]int64, error) {
 	// The matches: with no name holding q, the word index's alone; else the sets of the
@@ -746,19 +824,22 @@ func (db *DB) searchCountAfter(ctx context.Context, tx *sql.Tx, q string, mark, 
 		err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (`+strings.Join(sets, " UNION ")+`)`, setArgs...).Scan(&n)
 		return map[int64]int64{searchCountAll: n}, err
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT coalesce(x.device_id, 0), count(*) FROM command_logs x
+	rows, err := tx.QueryContext(ctx, `SELECT coalesce(x.device_id, 0), count(*), count(*) - sum(x.success) FROM command_logs x
 		WHERE x.id IN (`+strings.Join(sets, " UNION ALL ")+`) GROUP BY 1`, setArgs...)
 	if err != nil {
 		return nil, err
 	}
-	return scanCounts(rows)
+	return scanDeviceCounts(rows)
 }
 
-// countsInAll is the sum of counts by key, as the count over every log.
+// countsInAll is the sum of the matches of counts by device key, as the count over every
+// log.
 func countsInAll(counts map[int64]int64) map[int64]int64 {
 	var n int64
-	for _, c := range counts {
-		n += c
+	for k, c := range counts {
+		if matchKey(k) {
+			n += c
+		}
 	}
 	return map[int64]int64{searchCountAll: n}
 }
@@ -790,7 +871,7 @@ func (db *DB) keepSearchCount(ctx context.Context, q string, mark int64, s searc
 	// The per-device counts cover every log: their sum is kept as the count over every
 	// log too.
 	if _, err := tx.ExecContext(ctx, `DELETE FROM command_log_search_counts
-		WHERE q = ?1 AND (device_id = ?2 OR (?2 = -2 AND device_id >= -1))`, q, mark); err != nil {
+		WHERE q = ?1 AND (device_id = ?2 OR (?2 = -2 AND (device_id >= -1 OR device_id <= -16)))`, q, mark); err != nil {
 		return err
 	}
 	var taken int64
@@ -800,7 +881,9 @@ func (db *DB) keepSearchCount(ctx context.Context, q string, mark int64, s searc
 	var sum int64
 	rows := [][2]int64{}
 	for k, n := range s.totals {
-		sum += n
+		if matchKey(k) {
+			sum += n
+		}
 		if k != mark {
 			rows = append(rows, [2]int64{k, n})
 		}
@@ -876,22 +959,25 @@ func lessSearchCounts(ctx context.Context, tx *sql.Tx, ids []int64, list string)
 			return err
 		}
 		row := logSearchRow(q, [2]int64{lo, hi}, named)
-		rows, err := tx.QueryContext(ctx, `SELECT coalesce(t.device_id, 0), sum(t.id <= ?), sum(t.id <= ?) FROM command_logs t
-			WHERE t.id IN (SELECT value FROM json_each(?)) AND `+row.SQL+` GROUP BY 1`,
+		rows, err := tx.QueryContext(ctx, `SELECT coalesce(t.device_id, 0), sum(t.id <= ?1), sum(t.id <= ?2), sum(t.id <= ?2 AND NOT t.success)
+			FROM command_logs t WHERE t.id IN (SELECT value FROM json_each(?3)) AND `+row.SQL+` GROUP BY 1`,
 			append([]any{upto[0], upto[1], list}, row.Args...)...)
 		if err != nil {
 			return err
 		}
 		var every, devices int64
 		for rows.Next() {
-			var key, e, d int64
-			if err := rows.Scan(&key, &e, &d); err != nil {
+			var key, e, d, f int64
+			if err := rows.Scan(&key, &e, &d, &f); err != nil {
 				rows.Close()
 				return err
 			}
 			every, devices = every+e, devices+d
 			if d > 0 {
 				less = append(less, [3]any{q, key, d})
+			}
+			if f > 0 {
+				less = append(less, [3]any{q, failedKey(key), f})
 			}
 		}
 		rows.Close()
@@ -916,21 +1002,25 @@ func lessSearchCounts(ctx context.Context, tx *sql.Tx, ids []int64, list string)
 		FROM json_each(?1) j WHERE q = j.value ->> 0 AND device_id = j.value ->> 1`, string(b)); err != nil {
 		return err
 	}
-	_, err = tx.ExecContext(ctx, `DELETE FROM command_log_search_counts WHERE total <= 0 AND device_id >= 0
+	_, err = tx.ExecContext(ctx, `DELETE FROM command_log_search_counts WHERE total <= 0 AND (device_id >= 0 OR device_id <= -16)
 		AND (q, device_id) IN (SELECT value ->> 0, value ->> 1 FROM json_each(?))`, string(b))
 	return err
 }
 
-// scanCounts reads rows of (counter key, count) into a map and closes them.
-func scanCounts(rows *sql.Rows) (map[int64]int64, error) {
+// scanDeviceCounts reads rows of (counter key, count, failed count) into a map, the
+// failed ones under failedKey, and closes them.
+func scanDeviceCounts(rows *sql.Rows) (map[int64]int64, error) {
 	defer rows.Close()
 	out := map[int64]int64{}
 	for rows.Next() {
-		var key, n int64
-		if err := rows.Scan(&key, &n); err != nil {
+		var key, n, failed int64
+		if err := rows.Scan(&key, &n, &failed); err != nil {
 			return nil, err
 		}
 		out[key] = n
+		if failed > 0 {
+			out[failedKey(key)] = failed
+		}
 	}
 	return out, rows.Err()
 }

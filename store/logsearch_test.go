@@ -201,6 +201,29 @@ func testLogSearchWays(t *testing.T, held bool) {
 			}
 		}
 		db.search.way, db.search.namedRows = searchByCost, 0
+		// With an outcome filter: counted over the (device, outcome) pairs.
+		for _, q := range queries {
+			for _, scope := range scopes {
+				for _, outcome := range []string{"true", "false"} {
+					f, err := CommandLogs.FilterExpr("success", []string{outcome})
+					if err != nil {
+						t.Fatal(err)
+					}
+					all := And(scope, f, logSearch(q))
+					want := plainIDs(t, db, `SELECT t.id FROM command_logs t WHERE `+all.SQL+` ORDER BY t.created DESC, t.id DESC`, all.Args...)
+					for _, offset := range []int{0, len(want) / 2} {
+						query := Query{Model: TypeCommandLog, Where: []Expr{scope, f, CommandLogs.Search(q)},
+							Order: []Order{{SQL: "t.created", Desc: true, NotNull: true}}, Limit: 5, Offset: offset}
+						got, n, err := db.ListIDs(ctx, query)
+						page := want[min(offset, len(want)):min(offset+5, len(want))]
+						if err != nil || n != len(want) || !slices.Equal(got, page) {
+							t.Errorf("%s: q %q, scope %s, success %s, offset %d: %v, count %d (%v); want %v, count %d",
+								when, q, scope.SQL, outcome, offset, got, n, err, page, len(want))
+						}
+					}
+				}
+			}
+		}
 	}
 	kept := func() int {
 		// The pages' counts are kept after they answered.
@@ -219,6 +242,10 @@ func testLogSearchWays(t *testing.T, held bool) {
 	compare("keeping")
 	if kept() == 0 {
 		t.Fatalf("no count kept")
+	}
+	var failedKept int
+	if err := db.r.QueryRow(`SELECT count(*) FROM command_log_search_counts WHERE device_id <= ?`, searchCountFailed).Scan(&failedKept); err != nil || failedKept == 0 {
+		t.Fatalf("no device's failed matches kept: %d (%v)", failedKept, err)
 	}
 	compare("from the kept counts")
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -280,6 +307,11 @@ func testLogSearchWays(t *testing.T, held bool) {
 		t.Fatal(err)
 	}
 	compare("after a device's deletion")
+	// Outcomes changed: the kept counts go, and the devices held are read again.
+	if _, err := db.w.Exec(`UPDATE command_logs SET success = NOT success WHERE id % 9 = 4`); err != nil {
+		t.Fatal(err)
+	}
+	compare("after outcomes changed")
 	if held {
 		readDevices()
 		compare("with the devices read again")
@@ -289,6 +321,11 @@ func testLogSearchWays(t *testing.T, held bool) {
 	}
 	if db.help.split.Load() == 0 {
 		t.Errorf("no count taken in halves")
+	}
+	// Every failed log holds "Invalid", every log "Interface": with the outcome that
+	// keeps them, such a page is its list's own.
+	if db.pairsDropped.Load() == 0 {
+		t.Errorf("no search with an outcome filter read as its list's own")
 	}
 }
 
@@ -346,7 +383,7 @@ func TestLogSearchHalvesSnapshot(t *testing.T) {
 			}
 			split, stale := db.help.split.Load(), db.help.stale.Load()
 			db.help.before = w.write
-			got, _, err := db.countLogSearch(ctx, q, c.devices)
+			got, _, err := db.countLogSearch(ctx, q, searchScope{devices: c.devices})
 			db.help.before = nil
 			if err != nil || got != want {
 				t.Errorf("%s, %s: count %d (%v), want %d as it was asked", c.name, w.name, got, err, want)
@@ -358,7 +395,7 @@ func TestLogSearchHalvesSnapshot(t *testing.T) {
 			if after := count(c.devices); after == want {
 				t.Fatalf("%s, %s: the write changed nothing", c.name, w.name)
 			}
-			if got, _, err := db.countLogSearch(ctx, q, c.devices); err != nil || got != count(c.devices) {
+			if got, _, err := db.countLogSearch(ctx, q, searchScope{devices: c.devices}); err != nil || got != count(c.devices) {
 				t.Errorf("%s, %s: count after %d (%v), want %d", c.name, w.name, got, err, count(c.devices))
 			}
 		}
@@ -508,7 +545,7 @@ func TestLogSearchKeptAfterAnswer(t *testing.T) {
 	db.search.keep = 1
 	// The keep starts only once the close is under way.
 	db.keeps.before = func() { time.Sleep(100 * time.Millisecond) }
-	n, _, err := db.countLogSearch(ctx, "Interface", "")
+	n, _, err := db.countLogSearch(ctx, "Interface", searchScope{})
 	if err != nil || n == 0 {
 		t.Fatalf("count %d %v", n, err)
 	}

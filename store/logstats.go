@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -137,6 +138,47 @@ func (db *DB) deviceKeys(ctx context.Context, q rowQueryer, where Expr) (string,
 	return cached(ctx, db, fmt.Sprintf("devicekeys\x00%s\x00%#v", where.SQL, where.Args), load)
 }
 
+// logPairs is the set of (device counter key, outcome) pairs whose logs all match where,
+// a condition on the log's device and outcome alone, as deviceKeys is for the device
+// alone; false if where depends on more. It is kept in the check cache as the device
+// keys are.
+func (db *DB) logPairs(ctx context.Context, q rowQueryer, where Expr) ([]logPair, bool) {
+	if notByPair.has(where.SQL) {
+		return nil, false
+	}
+	query := `SELECT coalesce(json_group_array(json_array(k.device_id, k.success)), '[]')
+		FROM (SELECT d.device_id, s.success FROM (SELECT id AS device_id FROM devices UNION ALL SELECT 0) d,
+			(SELECT 0 AS success UNION ALL SELECT 1) s) k
+		WHERE EXISTS (SELECT 1 FROM (SELECT nullif(k.device_id, 0) AS device_id, k.success AS success) t WHERE ` + where.SQL + `)`
+	load := func() (string, error) {
+		var pairs string
+		err := q.QueryRowContext(ctx, query, where.Args...).Scan(&pairs)
+		return pairs, err
+	}
+	var list string
+	var err error
+	if uncounted(where.SQL) {
+		list, err = load()
+	} else {
+		list, err = cached(ctx, db, fmt.Sprintf("devicepairs\x00%s\x00%#v", where.SQL, where.Args), load)
+	}
+	var rows [][2]int64
+	if err == nil {
+		err = json.Unmarshal([]byte(list), &rows)
+	}
+	if err != nil {
+		if ctx.Err() == nil {
+			notByPair.add(where.SQL)
+		}
+		return nil, false
+	}
+	pairs := make([]logPair, len(rows))
+	for i, r := range rows {
+		pairs[i] = logPair{key: r[0], ok: r[1] != 0}
+	}
+	return pairs, true
+}
+
 // notByDevice remembers the conditions that read more than the log's device, so that
 // they are not tried against the counters again. The text of a condition has its
 // values as parameters, so the set stays as small as the kinds of filters used; past
@@ -145,6 +187,9 @@ var notByDevice = sqlSet{m: map[string]bool{}}
 
 // notByUser is notByDevice for the per-user counters (countByUser).
 var notByUser = sqlSet{m: map[string]bool{}}
+
+// notByPair is notByDevice for a log's device and outcome (logPairs).
+var notByPair = sqlSet{m: map[string]bool{}}
 
 type sqlSet struct {
 	mu sync.Mutex

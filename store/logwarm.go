@@ -42,14 +42,14 @@ func (db *DB) WarmSearchCounts(ctx context.Context) ([]string, error) {
 	var warmed []string
 	for _, w := range words {
 		q := searchKey(w)
-		n, _, err := db.countKept(ctx, q, searchCountAll, nil, false)
+		n, _, err := db.countKept(ctx, q, searchCountAll, nil, nil, false)
 		if err != nil {
 			return warmed, err
 		}
 		if int64(n) < t.keep {
 			continue // a count this small is taken again cheaply, and is not kept
 		}
-		if _, _, err := db.countKept(ctx, q, searchCountDevices, nil, false); err != nil {
+		if _, _, err := db.countKept(ctx, q, searchCountDevices, nil, nil, false); err != nil {
 			return warmed, err
 		}
 		warmed = append(warmed, q)
