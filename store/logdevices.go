@@ -23,8 +23,9 @@ import (
 type heldDevices struct {
 	mu  sync.Mutex // one catch-up at a time
 	cur atomic.Pointer[heldKeys]
-	// used counts the counts taken from the held devices (for tests).
-	used atomic.Int64
+	// used counts the counts taken from the held devices, picked the sets of matches
+	// picked by them (for tests).
+	used, picked atomic.Int64
 }
 
 // heldKeys are the keys of the logs base..upto as read at moves: keys[id-base] is the
@@ -224,14 +225,42 @@ func (d *heldDevices) counts(ctx context.Context, tx rowQueryer, keys *heldKeys,
 	return out, true, nil
 }
 
+// pick is the ids the query ids selects (one column of ids, with repeats) whose logs are
+// of the devices keys (counter keys), each once, from held; false when an id is not
+// among them, as counts.
+func (d *heldDevices) pick(ctx context.Context, tx rowQueryer, held *heldKeys, ids string, args []any, keys []int64) ([]int64, bool, error) {
+	v := &deviceView{keys: held, counts: make([]int64, 2*(int(held.maxKey)+1)), seen: make([]uint64, (held.upto-held.base)/64+1),
+		visible: make([]bool, int(held.maxKey)+1)}
+	for _, k := range keys {
+		if k >= 0 && k < int64(len(v.visible)) {
+			v.visible[k] = true
+		}
+	}
+	h := addDeviceView(v)
+	defer deviceViews.Delete(h)
+	var n sql.NullInt64
+	if err := tx.QueryRowContext(ctx, `WITH m(i) AS (`+ids+`) SELECT fieldkit_log_devices(?, i) FROM m`,
+		append(slices.Clip(args), h)...).Scan(&n); err != nil {
+		return nil, false, err
+	}
+	if !n.Valid {
+		return nil, false, nil
+	}
+	d.picked.Add(1)
+	return v.picked, true, nil
+}
+
 // deviceView is one count's keys and its counts by held key (a device key and outcome);
 // missing says an id was not among the keys. seen, when set, holds a bit for each id
-// counted, by its offset from the keys' base.
+// counted, by its offset from the keys' base. visible, when set, says which device keys
+// to pick: the ids counted under them are appended to picked.
 type deviceView struct {
 	keys    *heldKeys
 	counts  []int64
 	missing bool
 	seen    []uint64
+	visible []bool
+	picked  []int64
 }
 
 // deviceViews hands each count's view to the SQL function by a number (SQLite passes
@@ -285,8 +314,12 @@ func (c *deviceCounter) Step(_ *sqlite.FunctionContext, args []driver.Value) err
 		}
 		seen[i/64] |= 1 << (i % 64)
 	}
-	c.v.counts[k.keys[id-k.base]]++ // the key's successful logs, then its failed ones
+	held := k.keys[id-k.base]
+	c.v.counts[held]++ // the key's successful logs, then its failed ones
 	c.n++
+	if vis := c.v.visible; vis != nil && int(held>>1) < len(vis) && vis[held>>1] {
+		c.v.picked = append(c.v.picked, id)
+	}
 	return nil
 }
 
