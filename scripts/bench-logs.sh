@@ -14,7 +14,7 @@
 # process to the first statistics and first log page of a constrained viewer answered.
 # Nothing else may open the database while the script runs: the server opens it under
 # another name, so with a write-ahead log of its own, and two logs of one file corrupt
-# it. Start from a checkpointed file (no $db-wal, or an empty one).
+# it. The script checkpoints the file first, and stops if it cannot.
 # BENCH_RATES_ONLY=1 stops after the request rates; BENCH_UNCACHED_ONLY=1 measures
 # only the pages without output (the log list, with and without a device_id filter),
 # the commands list and the device list, each from the cache and uncached. Run it with
@@ -30,6 +30,11 @@ esac
 db=${TMPDIR:-/tmp}/fieldkit-bench-$name.db
 [ -f "$db" ] || { echo "no $db: run the Go benchmarks with FIELDKIT_BENCH_LOGS=$logs first" >&2; exit 1; }
 command -v wrk >/dev/null || { echo "wrk is not installed" >&2; exit 1; }
+# The server opens a link under another name, so the write-ahead log beside the file is
+# not its own: pages left there would be missed, and its writes would corrupt the file.
+# Write them into the file first (the benchmarks may exit without doing so).
+python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall(); c.close()' "$db"
+[ -s "$db-wal" ] && { echo "$db-wal is not empty after a checkpoint: is the database open elsewhere?" >&2; exit 1; }
 admin=0000000000000000000000000000000000b3nc4a
 viewer=0000000000000000000000000000000000b3nc4b
 work=$(mktemp -d)
