@@ -56,14 +56,14 @@ func windowByHours(ctx context.Context, tx *sql.Tx, devices string, where Expr, 
 
 // hourStart finds where a page at offset starts in a list of logs ordered by created
 // (descending when desc), those of devices (see deviceSetSQL) that r keeps within s:
-// the hourly counters of devices are summed from that end until the hour holding the
-// offset's log. It returns s narrowed to leave out the hours before that one, and the
+// the hourly counters of devices (their counted column: every log, or the one outcome
+// r keeps) are summed from that end until the hour holding the offset's log. It returns s narrowed to leave out the hours before that one, and the
 // offset within what remains; false when the offset is past every log. The hours s's
 // bounds fall in hold logs outside s: the one at the start is counted from its logs,
 // the one at the far end is where the page starts once every whole hour is passed.
 // Conditions carry one bound on each side (span.conds): given two, SQLite reads the
 // created index between one pair and tests the other on every log there.
-func hourStart(ctx context.Context, q snapshotReader, devices string, r Expr, s span, desc bool, offset int) (span, int, bool, error) {
+func hourStart(ctx context.Context, q snapshotReader, devices string, counted hourCount, r Expr, s span, desc bool, offset int) (span, int, bool, error) {
 	near, far := s.from, s.to
 	if desc {
 		near, far = s.to, s.from
@@ -93,7 +93,7 @@ func hourStart(ctx context.Context, q snapshotReader, devices string, r Expr, s 
 		cond, args = cond+" AND hour "+map[bool]string{true: ">", false: "<"}[desc]+" ?", append(args, farKey)
 	}
 	dir := orderDir(desc)
-	rows, err := q.QueryContext(ctx, `SELECT hour, sum(total) FROM command_log_device_hours WHERE 1`+cond+`
+	rows, err := q.QueryContext(ctx, `SELECT hour, sum(`+string(counted)+`) FROM command_log_device_hours WHERE 1`+cond+`
 		GROUP BY hour ORDER BY hour `+dir, args...)
 	if err != nil {
 		return span{}, 0, false, err
@@ -120,6 +120,30 @@ func hourStart(ctx context.Context, q snapshotReader, devices string, r Expr, s 
 		return s.within(hourStamp(farKey), desc), offset - skipped, true, nil
 	}
 	return span{}, 0, false, nil
+}
+
+// hourCount is what a walk of the hourly counters sums: every log, or one outcome's
+// (the per-device totals have the same columns).
+type hourCount string
+
+const (
+	hourTotal      hourCount = "total"
+	hourSuccessful hourCount = "successful"
+	hourFailed     hourCount = "total - successful"
+)
+
+// logCountOf is the number of logs of devices (see deviceSetSQL) counted, from the
+// counters.
+func logCountOf(ctx context.Context, q rowQueryer, devices string, counted hourCount) (int, error) {
+	if counted == hourTotal {
+		return logCount(ctx, q, devices)
+	}
+	var n int
+	if devices == "" {
+		return n, q.QueryRowContext(ctx, `SELECT `+string(counted)+` FROM command_log_totals WHERE id = 1`).Scan(&n)
+	}
+	return n, q.QueryRowContext(ctx, `SELECT coalesce(sum(`+string(counted)+`), 0) FROM command_log_device_totals
+		WHERE device_id IN (SELECT value FROM json_each(?))`, devices).Scan(&n)
 }
 
 // logCount is the number of logs of devices (see deviceSetSQL), from the counters.

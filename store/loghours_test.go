@@ -91,6 +91,8 @@ func buildHours(t *testing.T, db *DB) []Expr {
 		`{"device__isnull": true}`,
 		`{"device__site__slug": "nowhere"}`,
 		`{"success": false}`,
+		`{"device__isnull": false, "success": true}`,
+		fmt.Sprintf(`[{"device": %d, "success": false}, {"device": %d}]`, devices[1], devices[2]),
 		`[{"device__site__slug": "s2"}, {"username": "u1"}]`,
 	} {
 		where, err := CompileConstraints(CommandLogs, c, 1)
@@ -155,15 +157,20 @@ func TestLogPageByHoursAgree(t *testing.T) {
 	db, wheres := hoursFixture(t)
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(7, 8))
+	byOutcomes := 0
 	for _, where := range wheres {
 		var total int
 		if err := db.r.QueryRow(`SELECT count(*) FROM command_logs t WHERE `+where.SQL, where.Args...).Scan(&total); err != nil {
 			t.Fatal(err)
 		}
 		_, byDevice := db.logDevices(ctx, db.r, where)
+		_, _, byOutcome := db.outcomeDevices(ctx, db.r, where)
+		if byOutcome && !byDevice {
+			byOutcomes++
+		}
 		if _, _, done, err := db.logPageByHours(ctx, CommandLogs, where, true, Query{Limit: 7, Offset: hourWalkFrom}); err != nil ||
-			done != (byDevice || where.SQL == True.SQL) {
-			t.Errorf("%s: page through the hourly counters: %v (%v), want %v", where.SQL, done, err, byDevice || where.SQL == True.SQL)
+			done != (byDevice || byOutcome || where.SQL == True.SQL) {
+			t.Errorf("%s: page through the hourly counters: %v (%v), want %v", where.SQL, done, err, byDevice || byOutcome || where.SQL == True.SQL)
 		}
 		offsets := []int{0, 1, hourWalkFrom - 1, hourWalkFrom, hourWalkFrom + 1, total - 1, total, total + 3}
 		random := 15
@@ -201,6 +208,9 @@ func TestLogPageByHoursAgree(t *testing.T) {
 				}
 			}
 		}
+	}
+	if byOutcomes != 2 {
+		t.Errorf("%d conditions paged through the counters of one outcome, want 2", byOutcomes)
 	}
 }
 

@@ -277,7 +277,7 @@ func TestLogSpanPagesAgree(t *testing.T) {
 							t.Fatal(err)
 						}
 						_, s, _ := splitSpan(conds)
-						bound, skip, ok, err := hourStart(ctx, rq, devices, where, s, desc, offset)
+						bound, skip, ok, err := hourStart(ctx, rq, devices, hourTotal, where, s, desc, offset)
 						if found && (err != nil || !ok && offset < len(all) || ok && offset < len(all) && skip > mostInHour) {
 							t.Errorf("%q, %s %v, offset %d: %d left to skip (%v, %v), more than an hour's %d logs", spec, cond.SQL, cond.Args, offset, skip, ok, err, mostInHour)
 						}

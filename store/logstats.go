@@ -179,6 +179,32 @@ func (db *DB) logPairs(ctx context.Context, q rowQueryer, where Expr) ([]logPair
 	return pairs, true
 }
 
+// outcomeDevices is, for a condition on the log's device and one outcome (a viewer's
+// failed logs), the set of counter keys whose logs of that outcome it keeps, and the
+// counters' column that counts them; false for a condition on more, or on both
+// outcomes of some device and one of another.
+func (db *DB) outcomeDevices(ctx context.Context, q rowQueryer, where Expr) (string, hourCount, bool) {
+	pairs, ok := db.logPairs(ctx, q, where)
+	if !ok {
+		return "", "", false
+	}
+	keys := make([]int64, 0, len(pairs))
+	for _, p := range pairs {
+		if p.ok != pairs[0].ok {
+			return "", "", false
+		}
+		keys = append(keys, p.key)
+	}
+	list, err := json.Marshal(keys)
+	if err != nil {
+		return "", "", false
+	}
+	if len(pairs) > 0 && pairs[0].ok {
+		return string(list), hourSuccessful, true
+	}
+	return string(list), hourFailed, true
+}
+
 // notByDevice remembers the conditions that read more than the log's device, so that
 // they are not tried against the counters again. The text of a condition has its
 // values as parameters, so the set stays as small as the kinds of filters used; past

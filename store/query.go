@@ -827,10 +827,11 @@ func (db *DB) walkLogs(ctx context.Context, where string, args []any, desc bool,
 }
 
 // logPageByHours is a page of logs ordered by created, deep in the list, for a
-// condition on the log's device alone, or on the device and bounds on created (a
-// span): the hourly counters say which hour the page starts in, so SQLite skips only
-// inside that hour instead of every row before it. The counters and the page are read
-// in one snapshot. It reports false, having done nothing, for a condition on more.
+// condition on the log's device alone, on the device and one outcome (a viewer's failed
+// logs), or on the device and bounds on created (a span): the hourly counters say which
+// hour the page starts in, so SQLite skips only inside that hour instead of every row
+// before it. The counters and the page are read in one snapshot. It reports false,
+// having done nothing, for a condition on more.
 func (db *DB) logPageByHours(ctx context.Context, m *Model, where Expr, desc bool, q Query) ([]int64, []any, bool, error) {
 	rq, done, err := db.snapshot(ctx)
 	if err != nil {
@@ -838,10 +839,14 @@ func (db *DB) logPageByHours(ctx context.Context, m *Model, where Expr, desc boo
 	}
 	defer done()
 	// where is r, on the device, within s.
-	devices, r, s := "", where, span{}
+	devices, r, s, counted := "", where, span{}, hourTotal
 	if where.SQL != True.SQL {
 		set, ok := db.logDevices(ctx, rq, where)
 		if !ok {
+			set, counted, ok = db.outcomeDevices(ctx, rq, where)
+		}
+		if !ok {
+			counted = hourTotal
 			var rest []Expr
 			if rest, s, ok = splitSpan(q.Where); !ok {
 				return nil, nil, false, nil
@@ -856,7 +861,7 @@ func (db *DB) logPageByHours(ctx context.Context, m *Model, where Expr, desc boo
 	}
 	var total int
 	if s == (span{}) {
-		total, err = logCount(ctx, rq, devices)
+		total, err = logCountOf(ctx, rq, devices, counted)
 	} else {
 		total, err = spanCount(ctx, rq, devices, r, s)
 	}
@@ -872,17 +877,17 @@ func (db *DB) logPageByHours(ctx context.Context, m *Model, where Expr, desc boo
 		first := max(0, total-q.Offset-q.Limit)
 		q.Limit, q.Order = total-q.Offset-first, []Order{{SQL: "t.created", Desc: !desc, NotNull: true}}
 		q.Offset, desc = first, !desc
-		ids, _, found, err := db.logPageFrom(ctx, rq, m, r, devices, s, desc, q)
+		ids, _, found, err := db.logPageFrom(ctx, rq, m, r, devices, counted, s, desc, q)
 		slices.Reverse(ids)
 		return ids, nil, found, err
 	}
-	return db.logPageFrom(ctx, rq, m, r, devices, s, desc, q)
+	return db.logPageFrom(ctx, rq, m, r, devices, counted, s, desc, q)
 }
 
-// logPageFrom is the page of q through the hourly counters of devices, those r keeps,
-// within s.
-func (db *DB) logPageFrom(ctx context.Context, rq snapshotReader, m *Model, r Expr, devices string, s span, desc bool, q Query) ([]int64, []any, bool, error) {
-	from, skip, found, err := hourStart(ctx, rq, devices, r, s, desc, q.Offset)
+// logPageFrom is the page of q through the hourly counters of devices (the counted
+// column's sums), those r keeps, within s.
+func (db *DB) logPageFrom(ctx context.Context, rq snapshotReader, m *Model, r Expr, devices string, counted hourCount, s span, desc bool, q Query) ([]int64, []any, bool, error) {
+	from, skip, found, err := hourStart(ctx, rq, devices, counted, r, s, desc, q.Offset)
 	if err != nil {
 		return nil, nil, false, fmt.Errorf("store: list %s: %w", m.Table, err)
 	}
