@@ -206,6 +206,19 @@ func TestLogPageByHoursAgree(t *testing.T) {
 						t.Errorf("%s %s offset %d: cursor %v, want one ending in %d", where.SQL, dir, offset, next, want[len(want)-1])
 					}
 				}
+				// Ordered by the outcome, then created: for a list of one outcome, the
+				// page ordered by created.
+				spec := map[bool]string{false: "success", true: "-success"}[desc]
+				order, err := CommandLogs.Ordering(spec)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want = plainIDs(t, db, `SELECT t.id FROM command_logs t WHERE `+where.SQL+` ORDER BY `+orderBy(keyTerms(order))+` LIMIT 7 OFFSET ?`,
+					append(slices.Clone(where.Args), offset)...)
+				got, n, err := db.ListIDs(ctx, Query{Model: TypeCommandLog, Where: []Expr{where}, Order: order, Limit: 7, Offset: offset})
+				if err != nil || n != total || !slices.Equal(got, want) {
+					t.Errorf("%s ordering %s offset %d: %v (count %d, %v), want %v (count %d)", where.SQL, spec, offset, got, n, err, want, total)
+				}
 			}
 		}
 	}

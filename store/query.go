@@ -511,6 +511,16 @@ func (db *DB) ListKeyed(ctx context.Context, q Query) ([]int64, int, []any, erro
 			q.Order = []Order{{SQL: "t.created", Desc: q.Order[0].Desc, NotNull: true}}
 		}
 	}
+	if m.Table == "command_logs" && !q.Keyed && len(q.Order) == 2 && q.Order[0].SQL == "t.success" && q.Order[1].SQL == "t.created" {
+		// Every log of a list of one outcome has the same success: ordered by it, then
+		// created, the page is the one ordered by created, whose hours serve it.
+		rest := slices.DeleteFunc(slices.Clone(q.Where), func(e Expr) bool { return e.logQ != "" })
+		if r := And(rest...); r.SQL != True.SQL {
+			if _, _, one := db.outcomeDevices(ctx, db.reader(ctx), r); one {
+				q.Order = []Order{{SQL: "t.created", Desc: q.Order[0].Desc, NotNull: true}}
+			}
+		}
+	}
 	var total int
 	counted := false
 	if m.Table == "command_logs" {
