@@ -201,15 +201,8 @@ func (d *heldDevices) counts(ctx context.Context, tx rowQueryer, keys *heldKeys,
 		// id into a temporary index to drop the repeats.
 		v.seen = make([]uint64, (keys.upto-keys.base)/64+1)
 	}
-	h := addDeviceView(v)
-	defer deviceViews.Delete(h)
-	var n sql.NullInt64
-	if err := tx.QueryRowContext(ctx, `WITH m(i) AS (`+ids+`) SELECT fieldkit_log_devices(?, i) FROM m`,
-		append(slices.Clip(args), h)...).Scan(&n); err != nil {
+	if ok, err := v.run(ctx, tx, ids, args); err != nil || !ok {
 		return nil, false, err
-	}
-	if !n.Valid {
-		return nil, false, nil
 	}
 	d.used.Add(1)
 	// v.counts holds each key's successful logs, then its failed ones.
@@ -236,18 +229,24 @@ func (d *heldDevices) pick(ctx context.Context, tx rowQueryer, held *heldKeys, i
 			v.visible[k] = true
 		}
 	}
+	if ok, err := v.run(ctx, tx, ids, args); err != nil || !ok {
+		return nil, false, err
+	}
+	d.picked.Add(1)
+	return v.picked, true, nil
+}
+
+// run counts the ids the query ids selects into v (fieldkit_log_devices); false when an
+// id was not held.
+func (v *deviceView) run(ctx context.Context, tx rowQueryer, ids string, args []any) (bool, error) {
 	h := addDeviceView(v)
 	defer deviceViews.Delete(h)
 	var n sql.NullInt64
 	if err := tx.QueryRowContext(ctx, `WITH m(i) AS (`+ids+`) SELECT fieldkit_log_devices(?, i) FROM m`,
 		append(slices.Clip(args), h)...).Scan(&n); err != nil {
-		return nil, false, err
+		return false, err
 	}
-	if !n.Valid {
-		return nil, false, nil
-	}
-	d.picked.Add(1)
-	return v.picked, true, nil
+	return n.Valid, nil
 }
 
 // deviceView is one count's keys and its counts by held key (a device key and outcome);

@@ -57,8 +57,9 @@ func windowByHours(ctx context.Context, tx *sql.Tx, devices string, where Expr, 
 // hourStart finds where a page at offset starts in a list of logs ordered by created
 // (descending when desc), those of devices (see deviceSetSQL) that r keeps within s:
 // the hourly counters of devices (their counted column: every log, or the one outcome
-// r keeps) are summed from that end until the hour holding the offset's log. It returns s narrowed to leave out the hours before that one, and the
-// offset within what remains; false when the offset is past every log. The hours s's
+// r keeps) are summed from that end until the hour holding the offset's log. It
+// returns s narrowed to leave out the hours before that one, and the offset within
+// what remains; false when the offset is past every log. The hours s's
 // bounds fall in hold logs outside s: the one at the start is counted from its logs,
 // the one at the far end is where the page starts once every whole hour is passed.
 // Conditions carry one bound on each side (span.conds): given two, SQLite reads the
