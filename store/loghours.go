@@ -134,15 +134,13 @@ const (
 )
 
 // logCountOf is the number of logs of devices (see deviceSetSQL) counted, from the
-// counters.
+// counters; one outcome's are counted for a set of devices (outcomeDevices), never for
+// every log.
 func logCountOf(ctx context.Context, q rowQueryer, devices string, counted hourCount) (int, error) {
 	if counted == hourTotal {
 		return logCount(ctx, q, devices)
 	}
 	var n int
-	if devices == "" {
-		return n, q.QueryRowContext(ctx, `SELECT `+string(counted)+` FROM command_log_totals WHERE id = 1`).Scan(&n)
-	}
 	return n, q.QueryRowContext(ctx, `SELECT coalesce(sum(`+string(counted)+`), 0) FROM command_log_device_totals
 		WHERE device_id IN (SELECT value FROM json_each(?))`, devices).Scan(&n)
 }

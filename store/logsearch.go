@@ -27,6 +27,10 @@ func failedKey(key int64) int64 { return searchCountFailed - key }
 // not the failed ones among them.
 func matchKey(key int64) bool { return key > searchCountFailed }
 
+// perDeviceKeys selects the rows of the per-device counts of command_log_search_counts:
+// a device's matches and its failed ones.
+var perDeviceKeys = "(device_id >= 0 OR device_id <= " + strconv.Itoa(searchCountFailed) + ")"
+
 // searchTuning are the thresholds of a log search.
 type searchTuning struct {
 	// keep is the fewest new matches whose count is kept: a count that reads fewer ids
@@ -274,7 +278,7 @@ func (db *DB) planLogSearch(ctx context.Context, q Query) ([]Expr, int, bool, er
 	if devices == "" {
 		return q.Where, total, true, nil
 	}
-	ids, ok, err := db.pickSearch(ctx, search, devices)
+	ids, ok, err := db.pickSearch(ctx, search, devices, everyTotal)
 	if err != nil {
 		return nil, 0, false, fmt.Errorf("store: list command_logs: %w", err)
 	}
@@ -298,13 +302,20 @@ const pickMost = 100_000
 // q, picked from every log's matches by the devices held (heldDevices), which reads the
 // indexes alone; a viewer's own sets read each match's row for its device: 37,500 rows
 // for a phrase at five million logs, most of a column-sorted page's 250 ms. False when
-// the devices are not held, or q matches more than pickMost logs in all.
-func (db *DB) pickSearch(ctx context.Context, q, devices string) ([]int64, bool, error) {
+// the devices are not held, or q matches more than pickMost logs in all. every is that
+// count when the caller learnt it (-1 when not).
+func (db *DB) pickSearch(ctx context.Context, q, devices string, every int) ([]int64, bool, error) {
 	if db.devices.cur.Load() == nil {
 		return nil, false, nil
 	}
-	if every, _, err := db.countLogSearch(ctx, q, searchScope{}); err != nil || every > pickMost {
-		return nil, false, err
+	if every < 0 {
+		var err error
+		if every, _, err = db.countLogSearch(ctx, q, searchScope{}); err != nil {
+			return nil, false, err
+		}
+	}
+	if every > pickMost {
+		return nil, false, nil
 	}
 	var keys []int64
 	if err := json.Unmarshal([]byte(devices), &keys); err != nil {
@@ -736,7 +747,7 @@ func readSearchCount(ctx context.Context, tx *sql.Tx, q string, mark int64) (sea
 		return s, err
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT device_id, upto, total FROM command_log_search_counts
-		WHERE q = ?1 AND (device_id = ?2 OR (?2 = -2 AND (device_id >= 0 OR device_id <= -16)))`, q, mark)
+		WHERE q = ?1 AND (device_id = ?2 OR (?2 = -2 AND `+perDeviceKeys+`))`, q, mark)
 	if err != nil {
 		return s, err
 	}
@@ -916,7 +927,7 @@ func (db *DB) keepSearchCount(ctx context.Context, q string, mark int64, s searc
 	// The per-device counts cover every log: their sum is kept as the count over every
 	// log too.
 	if _, err := tx.ExecContext(ctx, `DELETE FROM command_log_search_counts
-		WHERE q = ?1 AND (device_id = ?2 OR (?2 = -2 AND (device_id >= -1 OR device_id <= -16)))`, q, mark); err != nil {
+		WHERE q = ?1 AND (device_id = ?2 OR (?2 = -2 AND (device_id = -1 OR `+perDeviceKeys+`)))`, q, mark); err != nil {
 		return err
 	}
 	var taken int64
@@ -1047,7 +1058,7 @@ func lessSearchCounts(ctx context.Context, tx *sql.Tx, ids []int64, list string)
 		FROM json_each(?1) j WHERE q = j.value ->> 0 AND device_id = j.value ->> 1`, string(b)); err != nil {
 		return err
 	}
-	_, err = tx.ExecContext(ctx, `DELETE FROM command_log_search_counts WHERE total <= 0 AND (device_id >= 0 OR device_id <= -16)
+	_, err = tx.ExecContext(ctx, `DELETE FROM command_log_search_counts WHERE total <= 0 AND `+perDeviceKeys+`
 		AND (q, device_id) IN (SELECT value ->> 0, value ->> 1 FROM json_each(?))`, string(b))
 	return err
 }

@@ -127,15 +127,21 @@ func (db *DB) deviceKeys(ctx context.Context, q rowQueryer, where Expr) (string,
 	query := `SELECT coalesce(json_group_array(k.device_id), '[]')
 		FROM (SELECT id AS device_id FROM devices UNION ALL SELECT 0) k
 		WHERE EXISTS (SELECT 1 FROM (SELECT nullif(k.device_id, 0) AS device_id) t WHERE ` + where.SQL + `)`
+	return db.cachedSet(ctx, q, "devicekeys", query, where)
+}
+
+// cachedSet is the one value query reads, with where's arguments: kept in the check
+// cache under kind and where, unless where reads a table that moves no generation.
+func (db *DB) cachedSet(ctx context.Context, q rowQueryer, kind, query string, where Expr) (string, error) {
 	load := func() (string, error) {
-		var keys string
-		err := q.QueryRowContext(ctx, query, where.Args...).Scan(&keys)
-		return keys, err
+		var set string
+		err := q.QueryRowContext(ctx, query, where.Args...).Scan(&set)
+		return set, err
 	}
 	if uncounted(where.SQL) {
 		return load()
 	}
-	return cached(ctx, db, fmt.Sprintf("devicekeys\x00%s\x00%#v", where.SQL, where.Args), load)
+	return cached(ctx, db, fmt.Sprintf("%s\x00%s\x00%#v", kind, where.SQL, where.Args), load)
 }
 
 // logPairs is the set of (device counter key, outcome) pairs whose logs all match where,
@@ -150,18 +156,7 @@ func (db *DB) logPairs(ctx context.Context, q rowQueryer, where Expr) ([]logPair
 		FROM (SELECT d.device_id, s.success FROM (SELECT id AS device_id FROM devices UNION ALL SELECT 0) d,
 			(SELECT 0 AS success UNION ALL SELECT 1) s) k
 		WHERE EXISTS (SELECT 1 FROM (SELECT nullif(k.device_id, 0) AS device_id, k.success AS success) t WHERE ` + where.SQL + `)`
-	load := func() (string, error) {
-		var pairs string
-		err := q.QueryRowContext(ctx, query, where.Args...).Scan(&pairs)
-		return pairs, err
-	}
-	var list string
-	var err error
-	if uncounted(where.SQL) {
-		list, err = load()
-	} else {
-		list, err = cached(ctx, db, fmt.Sprintf("devicepairs\x00%s\x00%#v", where.SQL, where.Args), load)
-	}
+	list, err := db.cachedSet(ctx, q, "devicepairs", query, where)
 	var rows [][2]int64
 	if err == nil {
 		err = json.Unmarshal([]byte(list), &rows)
