@@ -35,6 +35,7 @@ type heldKeys struct {
 	moves, base, upto int64
 	maxKey            int32
 	keys              []int32
+	heldCols
 }
 
 // deviceKeysCap bounds the counter keys heldDevices holds: a device with a greater id
@@ -75,6 +76,9 @@ func (db *DB) ReadLogDevices(ctx context.Context) error {
 	}
 	if !n.Valid {
 		return nil // a device id past deviceKeysCap: nothing held
+	}
+	if err := readHeldCols(ctx, tx, next); err != nil {
+		return fmt.Errorf("store: read log devices: %w", err)
 	}
 	// Catch-ups go on while this reads; what they hold is kept if it is newer.
 	db.devices.mu.Lock()
@@ -160,31 +164,47 @@ func (d *heldDevices) at(ctx context.Context, tx *sql.Tx, most int64) (*heldKeys
 	if n := int64(len(cur.keys)); lo-cur.base > n/4 && lo <= cur.upto {
 		// A prune deleted the front: keep the rest only.
 		next.keys = append(make([]int32, 0, cur.upto-lo+1+hi-cur.upto), cur.keys[lo-cur.base:]...)
+		next.heldCols = cur.heldCols.from(lo-cur.base, int(hi-cur.upto))
 		next.base = lo
 	} else if lo > cur.upto {
 		next.keys, next.base = nil, cur.upto+1
+		next.heldCols = cur.heldCols.from(int64(len(cur.keys)), int(hi-cur.upto))
 	}
 	for range hi - next.upto {
 		next.keys = append(next.keys, -1)
 	}
+	next.heldCols.grow(len(next.keys))
 	next.upto = hi
-	rows, err := tx.QueryContext(ctx, `SELECT id, coalesce(device_id, 0), success FROM command_logs WHERE id > ?`, cur.upto)
+	cols := ", 0.0, 0, 0, ''"
+	if next.held() {
+		cols = ", execution_duration, coalesce(command_id, 0), coalesce(user_id, 0), username"
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT id, coalesce(device_id, 0), success`+cols+` FROM command_logs WHERE id > ?`, cur.upto)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
+	own := false // next.classes are a clone of cur's
 	for rows.Next() {
-		var id, key int64
+		var id, key, command, user int64
 		var ok bool
-		if err := rows.Scan(&id, &key, &ok); err != nil {
+		var dur float64
+		var name string
+		if err := rows.Scan(&id, &key, &ok, &dur, &command, &user, &name); err != nil {
 			return nil, err
 		}
 		if !next.set(id, key, ok) {
 			return nil, nil
 		}
+		if next.held() && !next.setCols(id-next.base, dur, command, user, name, &own) {
+			next.heldCols = heldCols{} // past the held columns' bounds: the devices alone
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
+	}
+	if own && next.held() {
+		next.classes.seal()
 	}
 	d.cur.Store(&next)
 	return &next, nil
@@ -260,6 +280,10 @@ type deviceView struct {
 	seen    []uint64
 	visible []bool
 	picked  []int64
+	// cols and users are the held columns being read (readHeldCols), and the users
+	// read so far to pair with their names.
+	cols  *heldCols
+	users []int32
 }
 
 // deviceViews hands each count's view to the SQL function by a number (SQLite passes
@@ -361,6 +385,12 @@ func init() {
 		NArgs: 2,
 		MakeAggregate: func(sqlite.FunctionContext) (sqlite.AggregateFunction, error) {
 			return &deviceCounter{}, nil
+		},
+	})
+	sqlite.MustRegisterFunction("fieldkit_log_cols_read", &sqlite.FunctionImpl{
+		NArgs: 4,
+		MakeAggregate: func(sqlite.FunctionContext) (sqlite.AggregateFunction, error) {
+			return &colReader{}, nil
 		},
 	})
 	sqlite.MustRegisterFunction("fieldkit_log_devices_read", &sqlite.FunctionImpl{

@@ -226,11 +226,39 @@ func checkHeld(t *testing.T, db *DB, when string) bool {
 		t.Fatal(err)
 	}
 	rows.Close()
+	if keys.held() {
+		checkHeldCols(t, tx, keys, when)
+	}
 	got, ok, err := db.devices.counts(ctx, tx, keys, `SELECT id FROM command_logs`, nil, false)
 	if err != nil || !ok || !maps.Equal(got, want) {
 		t.Fatalf("%s: counts %v %v %v, want %v", when, got, ok, err, want)
 	}
 	return true
+}
+
+// checkHeldCols fails unless the held columns of keys are every log's in tx.
+func checkHeldCols(t *testing.T, tx *sql.Tx, keys *heldKeys, when string) {
+	t.Helper()
+	rows, err := tx.Query(`SELECT id, execution_duration, coalesce(command_id, 0), coalesce(user_id, 0), username FROM command_logs`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, command, user int64
+		var dur float64
+		var name string
+		if err := rows.Scan(&id, &dur, &command, &user, &name); err != nil {
+			t.Fatal(err)
+		}
+		i := id - keys.base
+		if c := keys.classes.list[keys.cls[i]]; keys.dur[i] != dur || int64(keys.cmd[i]) != command || c != (userClass{user, name}) {
+			t.Fatalf("%s: log %d (%v, %d, %d %q) held as %v, %d, %v", when, id, dur, command, user, name, keys.dur[i], keys.cmd[i], c)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // readTx is a read transaction on db's readers, with its snapshot taken.

@@ -289,7 +289,7 @@ func (db *DB) planLogSearch(ctx context.Context, q Query) ([]Expr, int, bool, er
 		}
 		// The unary + keeps SQLite from walking the devices' logs against the ids.
 		r := And(rest...)
-		return []Expr{{SQL: "+(" + r.SQL + ")", Args: r.Args}, {SQL: `t.id IN (SELECT value FROM json_each(?))`, Args: []any{string(list)}}}, total, true, nil
+		return []Expr{{SQL: "+(" + r.SQL + ")", Args: r.Args}, {SQL: `t.id IN (SELECT value FROM json_each(?))`, Args: []any{string(list)}, picked: ids}}, total, true, nil
 	}
 	sets, args := logSearchSets(search, devices, 0)
 	return append(rest, Expr{SQL: `t.id IN (` + strings.Join(sets, " UNION ALL ") + `)`, Args: args}), total, true, nil

@@ -23,6 +23,8 @@ type Expr struct {
 	// fromOffset says this condition holds the logs of a page from its offset on, in
 	// its order (tailPage): the page is read from the first of them.
 	fromOffset bool
+	// picked, when set, is the ids this condition holds (pickSearch's), for heldPage.
+	picked []int64
 }
 
 // True and False are the trivial conditions.
@@ -523,6 +525,7 @@ func (db *DB) ListKeyed(ctx context.Context, q Query) ([]int64, int, []any, erro
 	}
 	var total int
 	counted := false
+	searched := q.Where // before a search is planned
 	if m.Table == "command_logs" {
 		var err error
 		if q.Where, total, counted, err = db.planLogSearch(ctx, q); err != nil {
@@ -568,6 +571,13 @@ func (db *DB) ListKeyed(ctx context.Context, q Query) ([]int64, int, []any, erro
 	}
 	if total == 0 || q.Offset >= total {
 		return nil, total, nil, nil
+	}
+	if m.Table == "command_logs" && q.After == nil && !q.Keyed {
+		// Ordered by the duration, user name or outcome (or deep by created), under
+		// conditions on what the server holds of every log: found in memory.
+		if ids, ok, err := db.heldPage(ctx, q, searched, total, byDevice || bySpan); ok || err != nil {
+			return ids, total, nil, err
+		}
 	}
 	if len(q.Where) == 1 && q.Where[0].fromOffset {
 		q.Offset = 0
