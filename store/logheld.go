@@ -528,14 +528,8 @@ func classesOf(ctx context.Context, tx *sql.Tx, classes *userClasses, e Expr) ([
 	err := tx.QueryRowContext(ctx, `SELECT coalesce(json_group_array(j.key), '[]') FROM json_each(?) j
 		WHERE EXISTS (SELECT 1 FROM (SELECT nullif(j.value ->> 0, 0) AS user_id, j.value ->> 1 AS username) t WHERE `+e.SQL+`)`,
 		append([]any{classes.doc}, e.Args...)...).Scan(&list)
-	var in []int
-	if err == nil {
-		err = json.Unmarshal([]byte(list), &in)
-	}
-	if err != nil {
-		if ctx.Err() == nil {
-			notByClass.add(e.SQL)
-		}
+	in, ok := decodeSet[[]int](ctx, &notByClass, e.SQL, list, err)
+	if !ok {
 		return nil, false
 	}
 	set := make([]bool, len(classes.list))
@@ -561,14 +555,8 @@ func combosOf(ctx context.Context, tx *sql.Tx, keys *heldKeys, e Expr) ([]bool, 
 	var list string
 	err := tx.QueryRowContext(ctx, `SELECT coalesce(json_group_array(json_array(t.device_key, t.user_key, t.username, t.success)), '[]')
 		FROM command_log_user_counts t WHERE t.total > 0 AND `+e.SQL, e.Args...).Scan(&list)
-	var in [][4]any
-	if err == nil {
-		err = json.Unmarshal([]byte(list), &in)
-	}
-	if err != nil {
-		if ctx.Err() == nil {
-			notByUser.add(e.SQL)
-		}
+	in, ok := decodeSet[[][4]any](ctx, &notByUser, e.SQL, list, err)
+	if !ok {
 		return nil, false
 	}
 	set := make([]bool, 2*(int(keys.maxKey)+1)*classes)
@@ -600,14 +588,8 @@ func (db *DB) commandsOf(ctx context.Context, tx *sql.Tx, e Expr) ([]bool, bool)
 	list, err := db.cachedSet(ctx, tx, "commandkeys", `SELECT coalesce(json_group_array(k.command_id), '[]')
 		FROM (SELECT id AS command_id FROM commands UNION ALL SELECT 0) k
 		WHERE EXISTS (SELECT 1 FROM (SELECT nullif(k.command_id, 0) AS command_id) t WHERE `+e.SQL+`)`, e)
-	var in []int64
-	if err == nil {
-		err = json.Unmarshal([]byte(list), &in)
-	}
-	if err != nil {
-		if ctx.Err() == nil {
-			notByCommand.add(e.SQL)
-		}
+	in, ok := decodeSet[[]int64](ctx, &notByCommand, e.SQL, list, err)
+	if !ok {
 		return nil, false
 	}
 	set := []bool{}

@@ -157,14 +157,8 @@ func (db *DB) logPairs(ctx context.Context, q rowQueryer, where Expr) ([]logPair
 			(SELECT 0 AS success UNION ALL SELECT 1) s) k
 		WHERE EXISTS (SELECT 1 FROM (SELECT nullif(k.device_id, 0) AS device_id, k.success AS success) t WHERE ` + where.SQL + `)`
 	list, err := db.cachedSet(ctx, q, "devicepairs", query, where)
-	var rows [][2]int64
-	if err == nil {
-		err = json.Unmarshal([]byte(list), &rows)
-	}
-	if err != nil {
-		if ctx.Err() == nil {
-			notByPair.add(where.SQL)
-		}
+	rows, ok := decodeSet[[][2]int64](ctx, &notByPair, where.SQL, list, err)
+	if !ok {
 		return nil, false
 	}
 	pairs := make([]logPair, len(rows))
@@ -198,6 +192,23 @@ func (db *DB) outcomeDevices(ctx context.Context, q rowQueryer, where Expr) (str
 		return string(list), hourSuccessful, true
 	}
 	return string(list), hourFailed, true
+}
+
+// decodeSet is the JSON list a condition's set query read (err, its error), or false
+// when the query or the decoding failed: the condition reads more than the query's
+// row, and is remembered in not, unless the request ended meanwhile.
+func decodeSet[T any](ctx context.Context, not *sqlSet, cond, list string, err error) (T, bool) {
+	var v T
+	if err == nil {
+		err = json.Unmarshal([]byte(list), &v)
+	}
+	if err != nil {
+		if ctx.Err() == nil {
+			not.add(cond)
+		}
+		return v, false
+	}
+	return v, true
 }
 
 // notByDevice remembers the conditions that read more than the log's device, so that
