@@ -234,11 +234,12 @@ func (c *colReader) Step(_ *sqlite.FunctionContext, args []driver.Value) error {
 var heldPaged, heldRefused atomic.Int64
 
 // heldWalkCost is how many held logs a page scans (twice) in the time a walk along a
-// column's index passes one entry, looking its row up (about 1.5 µs against 5 ns at
-// five million logs); heldInIndex, how many times faster the walk passes an entry
-// whose test the index holds (the device, created). A page whose walk would cost less
-// is walked.
-var heldWalkCost, heldInIndex = 2000.0, 10.0
+// column's index passes one entry, looking its row up: 10 µs or more against 2-5 ns at
+// five million logs, and a row not in the page cache is read from the disk (a walk of a
+// viewer's failed logs took 23 ms warm, 140 ms after a restart). heldInIndex is how many
+// times faster the walk passes an entry whose test the index holds (the device,
+// created), reading no row. A page whose walk would cost less is walked.
+var heldWalkCost, heldInIndex = 10000.0, 50.0
 
 // heldCreatedFrom is the offset from which a page ordered by created is found in the
 // held columns (under a search, or a condition the hours do not count): nearer the
