@@ -74,8 +74,10 @@ type DB struct {
 	// matched (planPairsSearch; for tests).
 	pairsDropped atomic.Int64
 	// devices holds every log's device for the per-device counts of searches
-	// (logdevices.go).
+	// (logdevices.go); picks, the matches of the searches whose pages were found in
+	// the held columns (logheld.go).
 	devices heldDevices
+	picks   heldPicks
 	// recent holds the newest logs along the created index for the near pages of
 	// confined viewers (logrecent.go).
 	recent recentLogs

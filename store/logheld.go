@@ -462,8 +462,16 @@ func (db *DB) heldFilterOf(ctx context.Context, tx *sql.Tx, keys *heldKeys, wher
 }
 
 // pickAll is the ids, ascending, of the logs keys holds that match q, when they are at
-// most pickMost; false when more.
+// most pickMost; false when more. They are kept for the next pages of the same search
+// (heldPicks) while tx's snapshot holds the same logs.
 func (db *DB) pickAll(ctx context.Context, tx *sql.Tx, keys *heldKeys, q string) ([]int64, bool, error) {
+	epochs, err := readLogEpochs(ctx, tx)
+	if err != nil {
+		return nil, false, err
+	}
+	if ids, ok := db.picks.get(q, epochs); ok {
+		return ids, true, nil
+	}
 	every, _, err := db.countLogSearch(ctx, q, searchScope{})
 	if err != nil || every > pickMost {
 		return nil, false, err
@@ -478,7 +486,41 @@ func (db *DB) pickAll(ctx context.Context, tx *sql.Tx, keys *heldKeys, q string)
 		return nil, false, err
 	}
 	slices.Sort(ids)
+	db.picks.put(q, epochs, ids)
 	return ids, true, nil
+}
+
+// heldPicks keeps the matches pickAll read of a few searches, each under the epochs of
+// the snapshot it read them in: a log deleted or changed moves the search epoch, one
+// inserted below the newest the moves epoch, any other the newest id (readLogEpochs).
+// Equal epochs, the same logs, the same matches.
+type heldPicks struct {
+	mu sync.Mutex
+	m  map[heldPick][]int64
+}
+
+type heldPick struct {
+	q      string
+	epochs logEpochs
+}
+
+// heldPicksMost bounds the searches kept; past it, the kept ones go.
+const heldPicksMost = 16
+
+func (p *heldPicks) get(q string, e logEpochs) ([]int64, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ids, ok := p.m[heldPick{q, e}]
+	return ids, ok
+}
+
+func (p *heldPicks) put(q string, e logEpochs, ids []int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.m == nil || len(p.m) >= heldPicksMost {
+		p.m = map[heldPick][]int64{}
+	}
+	p.m[heldPick{q, e}] = ids
 }
 
 // both is the intersection of two sets (nil: every member).
