@@ -24,8 +24,9 @@ type heldDevices struct {
 	mu  sync.Mutex // one catch-up at a time
 	cur atomic.Pointer[heldKeys]
 	// used counts the counts taken from the held devices, picked the sets of matches
-	// picked by them (for tests).
-	used, picked atomic.Int64
+	// picked by them, paged the pages found in the held columns (heldPage) and refused
+	// those found there that the table did not confirm (for tests).
+	used, picked, paged, refused atomic.Int64
 }
 
 // heldKeys are the keys of the logs base..upto as read at moves: keys[id-base] is the
@@ -135,31 +136,38 @@ func (k *heldKeys) set(id, key int64, ok bool) bool {
 // tx when they are at most most; nil when none are held, when they were read at other
 // moves than tx's, or when the logs to read are more.
 func (d *heldDevices) at(ctx context.Context, tx *sql.Tx, most int64) (*heldKeys, error) {
+	keys, _, err := d.atOldest(ctx, tx, most)
+	return keys, err
+}
+
+// atOldest is at, with the oldest log's id in tx: the held logs before it are those a
+// prune deleted since, which a catch-up keeps until they are many.
+func (d *heldDevices) atOldest(ctx context.Context, tx *sql.Tx, most int64) (*heldKeys, int64, error) {
 	cur := d.cur.Load()
 	if cur == nil || most < 0 {
-		return nil, nil
+		return nil, 0, nil
 	}
 	moves, lo, hi, err := logSpan(ctx, tx)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if moves != cur.moves {
-		return nil, nil
+		return nil, 0, nil
 	}
 	if hi <= cur.upto {
-		return cur, nil
+		return cur, lo, nil
 	}
 	if hi-cur.upto > most {
-		return nil, nil
+		return nil, 0, nil
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	cur = d.cur.Load()
 	if cur == nil || moves != cur.moves {
-		return nil, nil
+		return nil, 0, nil
 	}
 	if hi <= cur.upto {
-		return cur, nil
+		return cur, lo, nil
 	}
 	next := *cur
 	if n := int64(len(cur.keys)); lo-cur.base > n/4 && lo <= cur.upto {
@@ -182,7 +190,7 @@ func (d *heldDevices) at(ctx context.Context, tx *sql.Tx, most int64) (*heldKeys
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT id, coalesce(device_id, 0), success`+cols+` FROM command_logs WHERE id > ?`, cur.upto)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer rows.Close()
 	own := false // next.classes are a clone of cur's
@@ -192,23 +200,23 @@ func (d *heldDevices) at(ctx context.Context, tx *sql.Tx, most int64) (*heldKeys
 		var dur float64
 		var name string
 		if err := rows.Scan(&id, &key, &ok, &dur, &command, &user, &name); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if !next.set(id, key, ok) {
-			return nil, nil
+			return nil, 0, nil
 		}
 		if next.held() && !next.setCols(id-next.base, dur, command, user, name, &own) {
 			next.heldCols = heldCols{} // past the held columns' bounds: the devices alone
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if own && next.held() {
 		next.classes.seal()
 	}
 	d.cur.Store(&next)
-	return &next, nil
+	return &next, lo, nil
 }
 
 // counts counts by device key the logs whose ids the query ids selects (one

@@ -10,9 +10,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
-	"sync/atomic"
 
 	"modernc.org/sqlite"
 )
@@ -229,10 +227,6 @@ func (c *colReader) Step(_ *sqlite.FunctionContext, args []driver.Value) error {
 	return nil
 }
 
-// heldPaged counts the pages found in the held columns, heldRefused those found there
-// that the table did not confirm (for tests).
-var heldPaged, heldRefused atomic.Int64
-
 // heldWalkCost is how many held logs a page scans (twice) in the time a walk along a
 // column's index passes one entry, looking its row up: 10 µs or more against 2-5 ns at
 // five million logs, and a row not in the page cache is read from the disk (a walk of a
@@ -288,8 +282,7 @@ type heldFilter struct {
 	pairs, users, cmds []bool
 	// combos, for a condition on the device, outcome, user and name together, holds
 	// the pairs of (device, outcome) key and user class it keeps, at key × classes + class.
-	combos  []bool
-	classes int
+	combos []bool
 }
 
 // notByClass and notByCommand are notByDevice for the user classes and commands.
@@ -347,15 +340,15 @@ func (db *DB) heldPage(ctx context.Context, q Query, searched []Expr, total int,
 		return nil, false, err
 	}
 	defer tx.Rollback()
-	keys, err := db.devices.at(ctx, tx, int64(alongMost))
+	keys, oldest, err := db.devices.atOldest(ctx, tx, int64(alongMost))
 	if err != nil || keys == nil || !keys.held() {
 		return nil, false, err
 	}
 	where := q.Where
-	f, ok, err := db.heldFilterOf(ctx, tx, keys, where)
+	f, ok, err := db.heldFilterOf(ctx, tx, keys, oldest, where)
 	if err == nil && !ok && search {
 		where = searched
-		f, ok, err = db.heldFilterOf(ctx, tx, keys, where)
+		f, ok, err = db.heldFilterOf(ctx, tx, keys, oldest, where)
 	}
 	if err != nil || !ok {
 		return nil, false, err
@@ -383,23 +376,19 @@ func (db *DB) heldPage(ctx context.Context, q Query, searched []Expr, total int,
 		return nil, false, err
 	}
 	if !slices.Equal(back, ids) {
-		heldRefused.Add(1)
+		db.devices.refused.Add(1)
 		return nil, false, nil
 	}
-	heldPaged.Add(1)
+	db.devices.paged.Add(1)
 	return ids, true, nil
 }
 
 // heldFilterOf is where as the held columns of keys test it, and false when it reads
 // more: bounds on created (splitSpan), which are bounds on the id while logs are in
 // created order, and conditions each on the device and outcome, the user and user name,
-// or the command alone.
-func (db *DB) heldFilterOf(ctx context.Context, tx *sql.Tx, keys *heldKeys, where []Expr) (heldFilter, bool, error) {
-	// The held logs before the oldest are those a prune deleted since they were read.
-	_, oldest, _, err := logSpan(ctx, tx)
-	if err != nil {
-		return heldFilter{}, false, err
-	}
+// or the command alone. The held logs before oldest, the oldest log's id, are those a
+// prune deleted since they were read.
+func (db *DB) heldFilterOf(ctx context.Context, tx *sql.Tx, keys *heldKeys, oldest int64, where []Expr) (heldFilter, bool, error) {
 	f := heldFilter{lo: max(keys.base, oldest), hi: keys.upto}
 	rest, s, spanned := splitSpan(where)
 	if !spanned {
@@ -449,7 +438,7 @@ func (db *DB) heldFilterOf(ctx context.Context, tx *sql.Tx, keys *heldKeys, wher
 			continue
 		}
 		if set, ok := combosOf(ctx, tx, keys, e); ok {
-			f.combos, f.classes = both(f.combos, set), len(keys.classes.list)
+			f.combos = both(f.combos, set)
 			continue
 		}
 		if set, ok := db.commandsOf(ctx, tx, e); ok {
@@ -472,16 +461,11 @@ func (db *DB) pickAll(ctx context.Context, tx *sql.Tx, keys *heldKeys, q string)
 	if ids, ok := db.picks.get(q, epochs); ok {
 		return ids, true, nil
 	}
-	every, _, err := db.countLogSearch(ctx, q, searchScope{})
-	if err != nil || every > pickMost {
-		return nil, false, err
-	}
 	devices := make([]int64, keys.maxKey+1)
 	for i := range devices {
 		devices[i] = int64(i)
 	}
-	sets, args := logSearchSets(q, "", 0)
-	ids, ok, err := db.devices.pick(ctx, tx, keys, strings.Join(sets, " UNION ALL "), args, devices)
+	ids, ok, err := db.pickIn(ctx, tx, keys, q, -1, devices)
 	if err != nil || !ok {
 		return nil, false, err
 	}
@@ -650,12 +634,8 @@ func (db *DB) commandsOf(ctx context.Context, tx *sql.Tx, e Expr) ([]bool, bool)
 // pageOfIDs is page for a filter with a search's matches (f.ids): those that match the
 // rest of f, sorted whole.
 func (k *heldKeys) pageOfIDs(f heldFilter, col heldColumn, desc bool, offset, limit, total int) ([]int64, bool) {
-	type entry struct {
-		v  float64
-		id int64
-	}
 	pairs, more := f.pairs, f.users != nil || f.cmds != nil || f.combos != nil
-	var es []entry
+	var es []heldEntry
 	for _, id := range f.ids {
 		if id < f.lo || id > f.hi || id < k.base || id > k.upto {
 			continue
@@ -668,23 +648,35 @@ func (k *heldKeys) pageOfIDs(f heldFilter, col heldColumn, desc bool, offset, li
 		if col == heldByDuration {
 			v = k.dur[i]
 		}
-		es = append(es, entry{v, id})
+		es = append(es, heldEntry{v, id})
 	}
 	if len(es) != total {
 		return nil, false
 	}
-	slices.SortFunc(es, func(a, b entry) int {
+	return sortedPage(es, desc, min(offset, len(es)), min(offset+limit, len(es))), true
+}
+
+// heldEntry is a log's id and its value of the ordering.
+type heldEntry struct {
+	v  float64
+	id int64
+}
+
+// sortedPage sorts es by value, then id (descending when desc), and is the ids of
+// es[from:to] then.
+func sortedPage(es []heldEntry, desc bool, from, to int) []int64 {
+	slices.SortFunc(es, func(a, b heldEntry) int {
 		c := cmp.Or(cmp.Compare(a.v, b.v), cmp.Compare(a.id, b.id))
 		if desc {
 			return -c
 		}
 		return c
 	})
-	var ids []int64
-	for _, e := range es[min(offset, len(es)):min(offset+limit, len(es))] {
+	ids := make([]int64, 0, to-from)
+	for _, e := range es[from:to] {
 		ids = append(ids, e.id)
 	}
-	return ids, true
+	return ids
 }
 
 // heldPartMin is the fewest logs a part of a scan of the held columns holds: a scan of
@@ -753,7 +745,7 @@ func (k *heldKeys) more(f *heldFilter, i int64) bool {
 	if f.users != nil && (int(k.cls[i]) >= len(f.users) || !f.users[k.cls[i]]) {
 		return false
 	}
-	if f.combos != nil && !f.combos[int(k.keys[i])*f.classes+int(k.cls[i])] {
+	if f.combos != nil && !f.combos[int(k.keys[i])*len(k.classes.list)+int(k.cls[i])] {
 		return false
 	}
 	return f.cmds == nil || int(k.cmd[i]) < len(f.cmds) && f.cmds[k.cmd[i]]
@@ -847,32 +839,16 @@ func (k *heldKeys) page(f heldFilter, col heldColumn, desc bool, offset, limit, 
 			return nil, false
 		}
 		// Every log of those buckets, sorted by duration, then id.
-		type entry struct {
-			d  float64
-			id int64
-		}
-		found := make([][]entry, len(parts))
+		found := make([][]heldEntry, len(parts))
 		inParts(parts, func(p int, lo, hi int64) {
 			durb := k.durb
 			for i := lo; i <= hi; i++ {
 				if b := uint32(durb[i]); b >= bmin && b <= bmax && keys[i] >= 0 && pairs[keys[i]] && (!more || k.more(&f, i)) {
-					found[p] = append(found[p], entry{k.dur[i], i + k.base})
+					found[p] = append(found[p], heldEntry{k.dur[i], i + k.base})
 				}
 			}
 		})
-		es := slices.Concat(found...)
-		slices.SortFunc(es, func(a, b entry) int {
-			c := cmp.Or(cmp.Compare(a.d, b.d), cmp.Compare(a.id, b.id))
-			if desc {
-				return -c
-			}
-			return c
-		})
-		ids := make([]int64, 0, end-offset)
-		for _, e := range es[skip : skip+end-offset] {
-			ids = append(ids, e.id)
-		}
-		return ids, true
+		return sortedPage(slices.Concat(found...), desc, skip, skip+end-offset), true
 	}
 	// Each value's logs in id order, in the ordering's direction: the first need of
 	// each, those of the first value from skip on.

@@ -142,9 +142,9 @@ func TestLogHeldPagesAgree(t *testing.T) {
 	}
 	check := func(stage string, wantHeld bool) {
 		t.Helper()
-		paged, refused, unsearched := heldPaged.Load(), heldRefused.Load(), int64(0)
+		paged, refused, unsearched := db.devices.paged.Load(), db.devices.refused.Load(), int64(0)
 		for name, where := range conds {
-			all, before, pages, maybe := And(where...), heldPaged.Load(), int64(0), int64(0)
+			all, before, pages, maybe := And(where...), db.devices.paged.Load(), int64(0), int64(0)
 			searched := slices.ContainsFunc(where, func(e Expr) bool { return e.logQ != "" })
 			for _, spec := range orderings {
 				order, err := CommandLogs.Ordering(spec)
@@ -175,19 +175,19 @@ func TestLogHeldPagesAgree(t *testing.T) {
 			}
 			// Each condition but these reads the held columns alone.
 			if !wantHeld && !searched {
-				unsearched += heldPaged.Load() - before
+				unsearched += db.devices.paged.Load() - before
 			}
 			if wantHeld && all.SQL != True.SQL && name != "not held (source)" {
-				if got := heldPaged.Load() - before; got < pages || got > pages+maybe {
+				if got := db.devices.paged.Load() - before; got < pages || got > pages+maybe {
 					t.Errorf("%s: %s: %d pages found in the held columns, want %d to %d", stage, name, got, pages, pages+maybe)
 				}
 			}
 		}
 		// A search's matches are never deleted logs: found, they may be held still.
-		if got := heldPaged.Load() - paged; wantHeld && got == 0 || !wantHeld && unsearched != 0 {
+		if got := db.devices.paged.Load() - paged; wantHeld && got == 0 || !wantHeld && unsearched != 0 {
 			t.Errorf("%s: %d pages found in the held columns (%d without a search), want them held: %v", stage, got, unsearched, wantHeld)
 		}
-		if got := heldRefused.Load() - refused; got != 0 {
+		if got := db.devices.refused.Load() - refused; got != 0 {
 			t.Errorf("%s: %d pages found in the held columns were refused by the table", stage, got)
 		}
 	}

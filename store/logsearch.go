@@ -308,15 +308,6 @@ func (db *DB) pickSearch(ctx context.Context, q, devices string, every int) ([]i
 	if db.devices.cur.Load() == nil {
 		return nil, false, nil
 	}
-	if every < 0 {
-		var err error
-		if every, _, err = db.countLogSearch(ctx, q, searchScope{}); err != nil {
-			return nil, false, err
-		}
-	}
-	if every > pickMost {
-		return nil, false, nil
-	}
 	var keys []int64
 	if err := json.Unmarshal([]byte(devices), &keys); err != nil {
 		return nil, false, fmt.Errorf("devices %s: %w", devices, err)
@@ -329,6 +320,22 @@ func (db *DB) pickSearch(ctx context.Context, q, devices string, every int) ([]i
 	held, err := db.devices.at(ctx, tx, db.search.keysInline)
 	if err != nil || held == nil {
 		return nil, false, err
+	}
+	return db.pickIn(ctx, tx, held, q, every, keys)
+}
+
+// pickIn is the ids of the logs of the device keys that match q, picked in tx from
+// every log's matches by the devices held; false when q matches more than pickMost logs
+// in all (every, when the caller learnt it; -1 when not).
+func (db *DB) pickIn(ctx context.Context, tx *sql.Tx, held *heldKeys, q string, every int, keys []int64) ([]int64, bool, error) {
+	if every < 0 {
+		var err error
+		if every, _, err = db.countLogSearch(ctx, q, searchScope{}); err != nil {
+			return nil, false, err
+		}
+	}
+	if every > pickMost {
+		return nil, false, nil
 	}
 	sets, args := logSearchSets(q, "", 0)
 	return db.devices.pick(ctx, tx, held, strings.Join(sets, " UNION ALL "), args, keys)
