@@ -2,9 +2,9 @@ package store
 
 import (
 	"context"
+	"database/sql/driver"
 	"fmt"
 	"slices"
-	"strings"
 )
 
 // Flat is a page of objects loaded without a map per object: object i's values are
@@ -79,42 +79,29 @@ func (db *DB) FlatRowsLeaving(ctx context.Context, m *Model, ids []int64, leave 
 	if len(ids) == 0 {
 		return fl, nil
 	}
-	rs, err := db.reader(ctx).QueryContext(ctx, "SELECT "+strings.Join(cols, ", ")+" FROM "+m.Table+
-		" t WHERE t.id IN ("+placeholders(len(ids))+")", int64Args(ids)...)
-	if err != nil {
-		return nil, fmt.Errorf("store: %s: %w", m.Table, err)
-	}
-	defer rs.Close()
 	n := len(fields)
 	vals := make([]any, len(ids)*n)
-	dest := make([]any, n)
 	idCol := fl.index["id"]
 	pos := make(map[int64]int, len(ids))
 	for i, id := range ids {
 		pos[id] = i
 	}
 	found := make([]bool, len(ids))
-	// One set of scan targets for every row: Scan copies what it hands over.
-	scratch := make([]any, n)
-	for i := range dest {
-		dest[i] = &scratch[i]
-	}
-	for rs.Next() {
-		if err := rs.Scan(dest...); err != nil {
-			return nil, fmt.Errorf("store: %s: %w", m.Table, err)
-		}
-		id, _ := scratch[idCol].(int64)
-		at, ok := pos[id]
-		if !ok || found[at] {
-			continue
-		}
-		found[at] = true
-		row := vals[at*n : (at+1)*n]
-		for i, f := range fields {
-			row[i] = fromColumn(f, scratch[i])
-		}
-	}
-	if err := rs.Err(); err != nil {
+	err := readRows(ctx, db.reader(ctx), cols, m.Table+" t WHERE t.id IN ("+placeholders(len(ids))+")", "",
+		int64Args(ids), func(got []driver.Value) error {
+			id, _ := got[idCol].(int64)
+			at, ok := pos[id]
+			if !ok || found[at] {
+				return nil
+			}
+			found[at] = true
+			row := vals[at*n : (at+1)*n]
+			for i, f := range fields {
+				row[i] = fromColumn(f, got[i])
+			}
+			return nil
+		})
+	if err != nil {
 		return nil, fmt.Errorf("store: %s: %w", m.Table, err)
 	}
 	// a row deleted between the page's ids and this load: close the gap

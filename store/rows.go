@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -106,32 +107,22 @@ func columnsLeaving(ctx context.Context, q querier, m *Model, where string, args
 	if m.Owner != "" {
 		// Children are loaded for many owners at once: each row keeps its owner's id.
 		fields, cols = append(fields, &Field{Name: m.Owner, Kind: KindInt}), append(cols, "t."+m.Owner)
-		order = " ORDER BY t." + m.Owner + ", t." + m.Position + ", t.id"
+		order = "t." + m.Owner + ", t." + m.Position + ", t.id"
 	}
-	rs, err := q.QueryContext(ctx, "SELECT "+strings.Join(cols, ", ")+" FROM "+m.Table+" t WHERE "+where+order, args...)
-	if err != nil {
-		return nil, fmt.Errorf("store: %s: %w", m.Table, err)
-	}
-	defer rs.Close()
 	var out []Row
-	// One set of scan targets for every row: Scan copies what it hands over.
-	vals := make([]any, len(fields))
-	dest := make([]any, len(fields))
-	for i := range dest {
-		dest[i] = &vals[i]
-	}
-	for rs.Next() {
-		if err := rs.Scan(dest...); err != nil {
-			return nil, fmt.Errorf("store: %s: %w", m.Table, err)
-		}
+	err := readRows(ctx, q, cols, m.Table+" t WHERE "+where, order, args, func(vals []driver.Value) error {
 		// room for the references, relations, computed values and display added later
 		r := make(Row, len(m.Fields)+2)
 		for i, f := range fields {
 			r[f.Name] = fromColumn(f, vals[i])
 		}
 		out = append(out, r)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: %s: %w", m.Table, err)
 	}
-	return out, rs.Err()
+	return out, nil
 }
 
 // fromColumn turns a column's stored value into the field's value.
