@@ -138,11 +138,11 @@ func (db *DB) loadCommands(ctx context.Context, ids []int64) ([]Command, error) 
 	if err != nil {
 		return nil, err
 	}
-	vars, err := grouped(ctx, db, "command variables", `SELECT command_id, name, display_name, variable_type, required,
-		help_text, default_value, pattern FROM command_variables WHERE command_id IN (`+placeholders(len(ids))+`)
-		ORDER BY command_id, position, id`, int64Args(ids), func(v *CommandVariable) []any {
-		return []any{&v.Name, &v.DisplayName, &v.VariableType, &v.Required, &v.HelpText, &v.DefaultValue, &v.Pattern}
-	})
+	vars, err := grouped(ctx, db, "command variables", []string{"command_id", "name", "display_name", "variable_type",
+		"required", "help_text", "default_value", "pattern"}, `command_variables WHERE command_id IN (`+placeholders(len(ids))+`)`,
+		"command_id, position, id", int64Args(ids), func(v *CommandVariable) []any {
+			return []any{&v.Name, &v.DisplayName, &v.VariableType, &v.Required, &v.HelpText, &v.DefaultValue, &v.Pattern}
+		})
 	if err != nil {
 		return nil, err
 	}

@@ -229,9 +229,9 @@ func (db *DB) loadRelation(ctx context.Context, m *Model, f *Field, rows []Row) 
 		ob += o.SQL + ", "
 	}
 	ids := rowIDs(rows)
-	links, err := grouped(ctx, db, f.Join.Table, `SELECT l.`+f.Join.Local+`, t.id FROM `+f.Join.Table+` l JOIN `+
-		rm.Table+` t ON t.id = l.`+f.Join.Remote+` WHERE l.`+f.Join.Local+` IN (`+placeholders(len(ids))+`)
-		ORDER BY l.`+f.Join.Local+`, `+ob+`t.id`, int64Args(ids), func(id *int64) []any { return []any{id} })
+	links, err := grouped(ctx, db, f.Join.Table, []string{`l.` + f.Join.Local, `t.id`}, f.Join.Table+` l JOIN `+
+		rm.Table+` t ON t.id = l.`+f.Join.Remote+` WHERE l.`+f.Join.Local+` IN (`+placeholders(len(ids))+`)`,
+		`l.`+f.Join.Local+`, `+ob+`t.id`, int64Args(ids), func(id *int64) []any { return []any{id} })
 	if err != nil {
 		return err
 	}

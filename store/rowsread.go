@@ -44,6 +44,46 @@ func readRows(ctx context.Context, q querier, cols []string, from, orderBy strin
 	return err
 }
 
+// assign stores v, a value readRows handed over, in dst, as Rows.Scan would for these
+// destinations: a *int64, *float64, *bool (from an integer), *string (from a text or
+// blob) or *any.
+func assign(dst any, v driver.Value) error {
+	switch d := dst.(type) {
+	case *any:
+		*d = v
+		return nil
+	case *int64:
+		if n, ok := v.(int64); ok {
+			*d = n
+			return nil
+		}
+	case *float64:
+		switch n := v.(type) {
+		case float64:
+			*d = n
+			return nil
+		case int64:
+			*d = float64(n)
+			return nil
+		}
+	case *bool:
+		if n, ok := v.(int64); ok {
+			*d = n != 0
+			return nil
+		}
+	case *string:
+		switch s := v.(type) {
+		case string:
+			*d = s
+			return nil
+		case []byte:
+			*d = string(s)
+			return nil
+		}
+	}
+	return fmt.Errorf("cannot store %T in %T", v, dst)
+}
+
 // rowSinks hands each read's sink to the SQL function by a number (SQLite passes it
 // integers, not Go values): handle → *rowSink.
 var (

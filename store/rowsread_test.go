@@ -219,3 +219,32 @@ func BenchmarkReadRows(b *testing.B) {
 		}
 	})
 }
+
+// TestAssign stores each kind of value in each destination grouped scans into, and
+// refuses what Rows.Scan would refuse for them.
+func TestAssign(t *testing.T) {
+	var i int64
+	var f float64
+	var b bool
+	var s string
+	var a any
+	for _, c := range []struct {
+		dst, v, want any
+	}{
+		{&i, int64(-7), int64(-7)}, {&f, 2.5, 2.5}, {&f, int64(3), float64(3)}, {&b, int64(1), true}, {&b, int64(0), false},
+		{&s, "é\x00x", "é\x00x"}, {&s, []byte("raw"), "raw"}, {&a, nil, nil}, {&a, []byte("x"), []byte("x")},
+	} {
+		if err := assign(c.dst, c.v); err != nil {
+			t.Errorf("%T ← %#v: %v", c.dst, c.v, err)
+			continue
+		}
+		if got := reflect.ValueOf(c.dst).Elem().Interface(); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%T ← %#v: got %#v, want %#v", c.dst, c.v, got, c.want)
+		}
+	}
+	for _, c := range []struct{ dst, v any }{{&i, "1"}, {&i, nil}, {&b, "true"}, {&s, int64(1)}, {&s, nil}, {&f, "1.5"}, {new(int), int64(1)}} {
+		if err := assign(c.dst, c.v); err == nil {
+			t.Errorf("%T ← %#v: stored, want an error", c.dst, c.v)
+		}
+	}
+}

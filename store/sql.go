@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	"strings"
 	"time"
@@ -112,28 +113,33 @@ func setLinks(ctx context.Context, tx *sql.Tx, table, local, remote string, id i
 
 // links loads a link table for many owners at once: owner id → related ids in order.
 func (db *DB) links(ctx context.Context, table, local, remote string, ids []int64) (map[int64][]int64, error) {
-	return grouped(ctx, db, table, `SELECT `+local+`, `+remote+` FROM `+table+
-		` WHERE `+local+` IN (`+placeholders(len(ids))+`) ORDER BY `+local+`, `+remote, int64Args(ids),
-		func(id *int64) []any { return []any{id} })
+	return grouped(ctx, db, table, []string{local, remote}, table+` WHERE `+local+` IN (`+placeholders(len(ids))+`)`,
+		local+`, `+remote, int64Args(ids), func(id *int64) []any { return []any{id} })
 }
 
-// grouped runs a query whose first column is an owner id and collects each row's other
-// columns, scanned through fields, under its owner, in the query's order. It is how a
-// page of objects loads its related rows (platforms, groups, VLANs…) in one query.
-func grouped[T any](ctx context.Context, db *DB, what, query string, args []any, fields func(*T) []any) (map[int64][]T, error) {
-	rows, err := db.reader(ctx).QueryContext(ctx, query, args...)
+// grouped reads cols FROM from in the order orderBy gives; the first column is an owner
+// id, and each row's other columns, assigned through fields (pointers to int64, float64,
+// bool, string or any), are collected under its owner in that order. It is how a page of
+// objects loads its related rows (platforms, groups, VLANs…) in one query.
+func grouped[T any](ctx context.Context, db *DB, what string, cols []string, from, orderBy string, args []any,
+	fields func(*T) []any) (map[int64][]T, error) {
+	out := map[int64][]T{}
+	err := readRows(ctx, db.reader(ctx), cols, from, orderBy, args, func(vals []driver.Value) error {
+		owner, ok := vals[0].(int64)
+		if !ok {
+			return fmt.Errorf("owner id %v is not an integer", vals[0])
+		}
+		var v T
+		for i, dst := range fields(&v) {
+			if err := assign(dst, vals[i+1]); err != nil {
+				return fmt.Errorf("column %s: %w", cols[i+1], err)
+			}
+		}
+		out[owner] = append(out[owner], v)
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("store: %s: %w", what, err)
 	}
-	defer rows.Close()
-	out := map[int64][]T{}
-	for rows.Next() {
-		var owner int64
-		var v T
-		if err := rows.Scan(append([]any{&owner}, fields(&v)...)...); err != nil {
-			return nil, fmt.Errorf("store: %s: %w", what, err)
-		}
-		out[owner] = append(out[owner], v)
-	}
-	return out, rows.Err()
+	return out, nil
 }
