@@ -25,7 +25,8 @@ import (
 // 102 µs this way (BenchmarkReadRows).
 //
 // A value each receives is what Rows would have given (int64, float64, string, []byte
-// or nil); the slice is each's only for the call.
+// or nil); the slice is each's only for the call. cols may name at most 999 columns
+// (SQLite's bound on a function's arguments, less the sink); a model has at most 24.
 func readRows(ctx context.Context, q querier, cols []string, from, orderBy string, args []any,
 	each func(vals []driver.Value) error) error {
 	s := &rowSink{each: each}

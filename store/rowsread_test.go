@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -116,6 +117,16 @@ func TestReadRowsAgrees(t *testing.T) {
 	if err := readRows(ctx, db.r, []string{"t.nothing"}, "zz_values t", "", nil, func([]driver.Value) error { return nil }); err == nil ||
 		!strings.Contains(err.Error(), "nothing") {
 		t.Errorf("a missing column: got %v", err)
+	}
+
+	// every model's columns fit in one call, with the owner's id of a child
+	for _, m := range models {
+		if _, c := loadedColumns(m, nil, true); len(c)+1 > 999 {
+			t.Errorf("%s: %d columns, more than fieldkit_rows takes", m.Type, len(c))
+		}
+	}
+	if err := readRows(ctx, db.r, slices.Repeat([]string{"1"}, 1000), "zz_values t", "", nil, func([]driver.Value) error { return nil }); err == nil {
+		t.Error("1,000 columns: read, want SQLite's error")
 	}
 
 	// concurrent reads each get their own rows
