@@ -141,12 +141,17 @@ func TestExportKilledLeavesNoTemps(t *testing.T) {
 	outDir := t.TempDir()
 	out := filepath.Join(outDir, "logs.csv")
 	args := []string{"export", "logs", "--data", data, "--output", out}
-	start := time.Now()
-	if !killDuring(t, time.Minute, args...) {
-		t.Fatal("an export did not finish in a minute")
+	// The second whole export is the one timed: the first also pays for what opening
+	// the freshly seeded file costs once, and kills timed from it came after the end.
+	var whole time.Duration
+	for range 2 {
+		start := time.Now()
+		if !killDuring(t, time.Minute, args...) {
+			t.Fatal("an export did not finish in a minute")
+		}
+		whole = time.Since(start)
+		os.Remove(out)
 	}
-	whole := time.Since(start)
-	os.Remove(out)
 	interrupted := 0
 	for i := range 5 {
 		killDuring(t, whole*time.Duration(i+3)/10, args...)

@@ -100,6 +100,17 @@ func TestReadRowsAgrees(t *testing.T) {
 		}
 	}
 
+	// a subquery's own order is the order rows are handed over in (the export's way):
+	// SQLite does not flatten an ordered subquery into an aggregate
+	var order []int64
+	if err := readRows(ctx, db.r, []string{"i"}, "(SELECT t.id AS i FROM zz_values t WHERE t.id > 1 ORDER BY t.s DESC, t.id)", "", nil,
+		func(v []driver.Value) error {
+			order = append(order, v[0].(int64))
+			return nil
+		}); err != nil || fmt.Sprint(order) != "[3 4 5 2]" {
+		t.Errorf("rows of an ordered subquery: %v (%v), want [3 4 5 2]", order, err)
+	}
+
 	// the callback's error comes back as itself, and no row is handed over after it
 	stop := errors.New("enough")
 	calls := 0
