@@ -156,7 +156,8 @@ func (db *DB) ExportLogs(ctx context.Context, w io.Writer, where Expr, format st
 // readRows hands them over: in the subquery's order, which SQLite keeps for an
 // aggregate over it (it never flattens an ordered subquery into an aggregate, so that
 // group_concat can be ordered), reading it row by row without holding the rows.
-// Through Rows, the driver's mutex around each column read took 40 % of an export.
+// Read through Rows, whose every column read takes the driver's mutex, 1M logs took 1.6×
+// as long.
 func copyRows(ctx context.Context, tx *sql.Tx, m *Model, cols []string, where Expr, enc rowEncoder, fields []exportField) (int, error) {
 	if err := enc.begin(); err != nil {
 		return 0, err
