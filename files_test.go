@@ -141,8 +141,9 @@ func TestExportKilledLeavesNoTemps(t *testing.T) {
 	outDir := t.TempDir()
 	out := filepath.Join(outDir, "logs.csv")
 	args := []string{"export", "logs", "--data", data, "--output", out}
-	// The second whole export is the one timed: the first also pays for what opening
-	// the freshly seeded file costs once, and kills timed from it came after the end.
+	// The second whole export is the one timed: the first, the test binary's first
+	// run on a file just written, took 2.05 s in one run against 0.38 s for the second,
+	// and every kill timed from it came after the end.
 	var whole time.Duration
 	for range 2 {
 		start := time.Now()
