@@ -167,8 +167,8 @@ func (db *DB) planLogSearch(ctx context.Context, q Query) ([]Expr, int, bool, er
 			return n, err
 		})
 		wordsCost := sync.OnceValues(func() (int64, error) { return db.wordsCost(ctx, search, every) })
-		if desc && q.After == nil && !named && (db.search.way == searchByCost || db.search.way == searchByTail) {
-			page, ok, err := db.tailPage(ctx, search, rest, int64(reach), q.Offset, int64(total), every)
+		if q.After == nil && !named && (db.search.way == searchByCost || db.search.way == searchByTail) {
+			page, ok, err := db.tailPage(ctx, search, rest, int64(reach), q.Offset, int64(total), every, desc)
 			if err != nil {
 				return nil, 0, false, fmt.Errorf("store: list command_logs: %w", err)
 			}
@@ -387,10 +387,16 @@ const (
 // log), every match is kept and none is read with its log: up to tailAloneMost of them
 // are read from the word index alone.
 //
+// Oldest first (desc false), it is the oldest reach such logs, read from the lowest id
+// up, when every log is in created order (the order's tail at or below the lowest id,
+// read in the same statement): else logs below the tail could come first, and no match
+// is read. A phrase's first page 10,000 in, oldest first, picked all its 37,500 matches
+// to find 10,050 of them: 37–56 ms.
+//
 // The condition holds the logs from offset on (fromOffset): in created order, the
 // page's own. Handing the page all reach of them to sort by created would read each
 // one's row: at 5,000,000 logs, 10,000 rows cost 90-140 ms.
-func (db *DB) tailPage(ctx context.Context, search string, rest []Expr, reach int64, offset int, total int64, every func() (int, error)) (Expr, bool, error) {
+func (db *DB) tailPage(ctx context.Context, search string, rest []Expr, reach int64, offset int, total int64, every func() (int, error), desc bool) (Expr, bool, error) {
 	words, ok := logWords(search)
 	if !ok || total < reach {
 		return Expr{}, false, nil
@@ -414,9 +420,13 @@ func (db *DB) tailPage(ctx context.Context, search string, rest []Expr, reach in
 	}
 	// One statement: the tail and the matches are read in one snapshot.
 	args := append(slices.Clip(keep.Args), words.Args...)
+	inOrder, dir := `m.rowid >= (SELECT tail FROM command_log_order WHERE id = 1)`, "DESC"
+	if !desc {
+		inOrder, dir = `(SELECT tail <= coalesce((SELECT min(id) FROM command_logs), tail) FROM command_log_order WHERE id = 1)`, "ASC"
+	}
 	rows, err := db.reader(ctx).QueryContext(ctx, query+`
-		WHERE m.command_logs_text MATCH ? AND m.rowid >= (SELECT tail FROM command_log_order WHERE id = 1)
-		ORDER BY m.rowid DESC LIMIT ?`, append(args, read)...)
+		WHERE m.command_logs_text MATCH ? AND `+inOrder+`
+		ORDER BY m.rowid `+dir+` LIMIT ?`, append(args, read)...)
 	if err != nil {
 		return Expr{}, false, err
 	}
