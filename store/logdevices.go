@@ -69,8 +69,8 @@ func (db *DB) ReadLogDevices(ctx context.Context) error {
 	// Each row goes to the aggregate fieldkit_log_devices_read rather than through
 	// database/sql: a fifth of the time at millions of logs.
 	v := &deviceView{keys: next}
-	h := addDeviceView(v)
-	defer deviceViews.Delete(h)
+	h := deviceViews.add(v)
+	defer deviceViews.drop(h)
 	var n sql.NullInt64
 	if err := tx.QueryRowContext(ctx, `SELECT fieldkit_log_devices_read(?, id, coalesce(device_id, 0), success)
 		FROM command_logs INDEXED BY command_logs_success`, h).Scan(&n); err != nil {
@@ -268,8 +268,8 @@ func (d *heldDevices) pick(ctx context.Context, tx rowQueryer, held *heldKeys, i
 // run counts the ids the query ids selects into v (fieldkit_log_devices); false when an
 // id was not held.
 func (v *deviceView) run(ctx context.Context, tx rowQueryer, ids string, args []any) (bool, error) {
-	h := addDeviceView(v)
-	defer deviceViews.Delete(h)
+	h := deviceViews.add(v)
+	defer deviceViews.drop(h)
 	var n sql.NullInt64
 	if err := tx.QueryRowContext(ctx, `WITH m(i) AS (`+ids+`) SELECT fieldkit_log_devices(?, i) FROM m`,
 		append(slices.Clip(args), h)...).Scan(&n); err != nil {
@@ -295,18 +295,8 @@ type deviceView struct {
 	users []int32
 }
 
-// deviceViews hands each count's view to the SQL function by a number (SQLite passes
-// it integers, not Go values): handle → *deviceView.
-var (
-	deviceViews    sync.Map
-	deviceViewNext atomic.Int64
-)
-
-func addDeviceView(v *deviceView) int64 {
-	h := deviceViewNext.Add(1)
-	deviceViews.Store(h, v)
-	return h
-}
+// deviceViews hands each count's view to the SQL functions.
+var deviceViews handles[deviceView]
 
 // deviceCounter is the aggregate fieldkit_log_devices(view, id): it counts each id
 // under its log's key in the view, and is the number of ids, or NULL when one was not
@@ -322,8 +312,7 @@ func (c *deviceCounter) view(args []driver.Value) error {
 		return nil
 	}
 	h, _ := args[0].(int64)
-	v, _ := deviceViews.Load(h)
-	if c.v, _ = v.(*deviceView); c.v == nil {
+	if c.v = deviceViews.get(h); c.v == nil {
 		return fmt.Errorf("fieldkit_log_devices: no view %d", h)
 	}
 	return nil

@@ -139,8 +139,8 @@ func readHeldCols(ctx context.Context, tx *sql.Tx, keys *heldKeys) error {
 	n := len(keys.keys)
 	cols := heldCols{dur: make([]float64, n), durb: make([]uint16, n), cmd: make([]int32, n), cls: make([]uint16, n), classes: newClasses()}
 	v := &deviceView{keys: keys, cols: &cols, users: make([]int32, n)}
-	h := addDeviceView(v)
-	defer deviceViews.Delete(h)
+	h := deviceViews.add(v)
+	defer deviceViews.drop(h)
 	for _, read := range []string{
 		`SELECT fieldkit_log_cols_read(?, 0, id, execution_duration) FROM command_logs INDEXED BY command_logs_duration`,
 		`SELECT fieldkit_log_cols_read(?, 1, id, coalesce(command_id, 0)) FROM command_logs INDEXED BY command_logs_command`,
@@ -311,12 +311,6 @@ func (db *DB) heldPage(ctx context.Context, q Query, searched []Expr, total int,
 		return nil, false, nil
 	}
 	if cur := db.devices.cur.Load(); cur == nil || !cur.held() {
-		return nil, false, nil
-	}
-	if len(q.Where) == 1 && q.Where[0].fromOffset {
-		// The search's newest matches, read from the word index down to the page's end
-		// (tailPage), are the page's own logs: picking every match again to find them
-		// cost a phrase's first page 10,000 in 25 ms more.
 		return nil, false, nil
 	}
 	search := slices.ContainsFunc(searched, func(e Expr) bool { return e.logQ != "" })

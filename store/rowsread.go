@@ -30,9 +30,8 @@ import (
 func readRows(ctx context.Context, q querier, cols []string, from, orderBy string, args []any,
 	each func(vals []driver.Value) error) error {
 	s := &rowSink{each: each}
-	h := rowSinkNext.Add(1)
-	rowSinks.Store(h, s)
-	defer rowSinks.Delete(h)
+	h := rowSinks.add(s)
+	defer rowSinks.drop(h)
 	if orderBy != "" {
 		orderBy = " ORDER BY " + orderBy
 	}
@@ -85,12 +84,31 @@ func assign(dst any, v driver.Value) error {
 	return fmt.Errorf("cannot store %T in %T", v, dst)
 }
 
-// rowSinks hands each read's sink to the SQL function by a number (SQLite passes it
-// integers, not Go values): handle → *rowSink.
-var (
-	rowSinks    sync.Map
-	rowSinkNext atomic.Int64
-)
+// rowSinks hands each read's sink to the SQL function.
+var rowSinks handles[rowSink]
+
+// handles hands Go values to SQL functions by a number, which SQLite passes where it
+// could not pass a Go value: a function's first argument names the value its calls
+// work on.
+type handles[T any] struct {
+	m    sync.Map // handle → *T
+	next atomic.Int64
+}
+
+func (h *handles[T]) add(v *T) int64 {
+	n := h.next.Add(1)
+	h.m.Store(n, v)
+	return n
+}
+
+// get is the value of handle n, or nil.
+func (h *handles[T]) get(n int64) *T {
+	v, _ := h.m.Load(n)
+	p, _ := v.(*T)
+	return p
+}
+
+func (h *handles[T]) drop(n int64) { h.m.Delete(n) }
 
 type rowSink struct {
 	each func([]driver.Value) error
@@ -107,8 +125,7 @@ type rowFeeder struct {
 func (f *rowFeeder) Step(_ *sqlite.FunctionContext, args []driver.Value) error {
 	if f.s == nil {
 		h, _ := args[0].(int64)
-		v, _ := rowSinks.Load(h)
-		if f.s, _ = v.(*rowSink); f.s == nil {
+		if f.s = rowSinks.get(h); f.s == nil {
 			return fmt.Errorf("fieldkit_rows: no sink %d", h)
 		}
 	}
