@@ -25,8 +25,9 @@ type heldDevices struct {
 	cur atomic.Pointer[heldKeys]
 	// used counts the counts taken from the held devices, picked the sets of matches
 	// picked by them, paged the pages found in the held columns (heldPage) and refused
-	// those found there that the table did not confirm (for tests).
-	used, picked, paged, refused atomic.Int64
+	// those found there that the table did not confirm, and spans the spans counted in
+	// them (heldSpanCount) (for tests).
+	used, picked, paged, refused, spans atomic.Int64
 }
 
 // heldKeys are the keys of the logs base..upto as read at moves: keys[id-base] is the

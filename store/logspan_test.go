@@ -317,3 +317,91 @@ func TestLogSpanPagesAgree(t *testing.T) {
 		t.Errorf("only %d pages sought by value, %d through the hours", byValues, byHours)
 	}
 }
+
+// TestLogHeldSpanCount checks the counts of logs within bounds on created for a set of
+// devices, taken from the held keys (heldSpanCount), against a count of the logs: with
+// nothing held, once read, after logs are added (and caught up), after a prune, after
+// logs are deleted midway (which the keys still hold: not taken from them), once read
+// again, and inside a Batch, whose uncommitted logs the keys never hold. The bounds
+// fall before, on and between the logs' stamps, open and closed, and past either end.
+func TestLogHeldSpanCount(t *testing.T) {
+	ctx := context.Background()
+	db, devices, users, commands := heldFixture(t)
+	at := func(minute int) string { return Stamp(time.Date(2026, 5, 1, 0, minute, 0, 0, time.UTC)) }
+	filter := func(key, val string) Expr {
+		e, err := CommandLogs.FilterExpr(key, []string{val})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	var spans [][]Expr
+	for _, m := range []int{-5, 0, 1, 299, 700, 1500} {
+		spans = append(spans, []Expr{filter("created__gte", at(m))}, []Expr{filter("created__lt", at(m))})
+		for _, m2 := range []int{0, 450, 1000, 2000} {
+			spans = append(spans, []Expr{filter("created__gt", at(m)), filter("created__lte", at(m2))})
+		}
+	}
+	sets := []string{"", "[]", fmt.Sprintf("[%d]", devices[1]), fmt.Sprintf("[0, %d, %d]", devices[0], devices[3]), "[0]"}
+	check := func(stage string, batch context.Context, wantHeld bool) {
+		t.Helper()
+		before := db.devices.spans.Load()
+		for _, set := range sets {
+			r := True
+			if set != "" {
+				r = Expr{SQL: "coalesce(t.device_id, 0) IN (SELECT value FROM json_each(?))", Args: []any{set}}
+			}
+			for _, conds := range spans {
+				_, s, ok := splitSpan(conds)
+				if !ok {
+					t.Fatalf("%v: not a span", conds)
+				}
+				cond := And(append([]Expr{r}, conds...)...)
+				var want int
+				if err := db.reader(batch).QueryRowContext(batch, `SELECT count(*) FROM command_logs t WHERE `+cond.SQL, cond.Args...).Scan(&want); err != nil {
+					t.Fatal(err)
+				}
+				if n, err := db.countSpan(batch, db.reader(batch), set, r, s); err != nil || n != want {
+					t.Errorf("%s: devices %q, %s %v: counted %d (%v), want %d", stage, set, cond.SQL, cond.Args, n, err, want)
+				}
+			}
+		}
+		if got, all := db.devices.spans.Load()-before, int64(len(sets)*len(spans)); wantHeld && got != all || !wantHeld && got != 0 {
+			t.Errorf("%s: %d of %d counts taken from the held keys, want them held: %v", stage, got, all, wantHeld)
+		}
+	}
+	check("nothing held", ctx, false)
+	if err := db.ReadLogDevices(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("read", ctx, true)
+	addHeldLogs(t, db, 700, 620, devices, users, commands)
+	check("added", ctx, true)
+	if _, err := db.PruneLogs(ctx, time.Date(2026, 5, 1, 3, 0, 0, 0, time.UTC)); err != nil {
+		t.Fatal(err)
+	}
+	check("pruned", ctx, true)
+	if err := db.Write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM command_logs WHERE id % 11 = 0 AND id < (SELECT max(id) FROM command_logs)`)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	check("deleted midway", ctx, false)
+	if err := db.ReadLogDevices(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("read again", ctx, true)
+	stop := fmt.Errorf("rolled back")
+	if err := db.Batch(ctx, func(ctx context.Context) error {
+		if _, err := db.CreateLog(ctx, Values{"command_name": "show c", "device": devices[1], "device_name": "d", "username": "ghost",
+			"success": true, "created": time.Date(2026, 5, 1, 0, 1400, 0, 0, time.UTC)}); err != nil {
+			t.Fatal(err)
+		}
+		check("in a batch", ctx, false)
+		return stop
+	}); err != stop {
+		t.Fatal(err)
+	}
+	check("after the batch", ctx, true)
+}

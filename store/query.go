@@ -887,7 +887,7 @@ func (db *DB) logPageByHours(ctx context.Context, m *Model, where Expr, desc boo
 	if s == (span{}) {
 		total, err = logCountOf(ctx, rq, devices, counted)
 	} else {
-		total, err = spanCount(ctx, rq, devices, r, s)
+		total, err = db.countSpan(ctx, rq, devices, r, s)
 	}
 	if err != nil {
 		return nil, nil, false, fmt.Errorf("store: list %s: %w", m.Table, err)
