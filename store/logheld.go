@@ -751,11 +751,20 @@ func (k *heldKeys) more(f *heldFilter, i int64) bool {
 	return f.cmds == nil || int(k.cmd[i]) < len(f.cmds) && f.cmds[k.cmd[i]]
 }
 
+// cmdOut reports whether the log at offset i is of a command that cmds (nil: any)
+// does not keep.
+func cmdOut(cmd []int32, cmds []bool, i int64) bool {
+	return cmds != nil && (int(cmd[i]) >= len(cmds) || !cmds[cmd[i]])
+}
+
 // page finds the page of the logs matching f, ordered by col (descending when desc),
 // then by id, from offset, limit long; false when they are not total.
 func (k *heldKeys) page(f heldFilter, col heldColumn, desc bool, offset, limit, total int) ([]int64, bool) {
 	lo, hi := max(f.lo, k.base)-k.base, min(f.hi, k.upto)-k.base
 	keys, pairs, more := k.keys, f.pairs, f.users != nil || f.cmds != nil || f.combos != nil
+	// A command filter is tested first: it keeps a few logs of many (one command's of
+	// five million), and the other tests then run on those few.
+	cmd, cmds := k.cmd, f.cmds
 	if pairs == nil {
 		pairs = make([]bool, 2*(int(k.maxKey)+1))
 		for i := range pairs {
@@ -782,13 +791,13 @@ func (k *heldKeys) page(f heldFilter, col heldColumn, desc bool, offset, limit, 
 		if col == heldByDuration {
 			durb := k.durb
 			for i := lo; i <= hi; i++ {
-				if key := keys[i]; key >= 0 && pairs[key] && (!more || k.more(&f, i)) {
+				if key := keys[i]; !cmdOut(cmd, cmds, i) && key >= 0 && pairs[key] && (!more || k.more(&f, i)) {
 					hist[durb[i]]++
 				}
 			}
 		} else {
 			for i := lo; i <= hi; i++ {
-				if key := keys[i]; key >= 0 && pairs[key] && (!more || k.more(&f, i)) {
+				if key := keys[i]; !cmdOut(cmd, cmds, i) && key >= 0 && pairs[key] && (!more || k.more(&f, i)) {
 					hist[k.bucket(col, i)]++
 				}
 			}
@@ -843,7 +852,7 @@ func (k *heldKeys) page(f heldFilter, col heldColumn, desc bool, offset, limit, 
 		inParts(parts, func(p int, lo, hi int64) {
 			durb := k.durb
 			for i := lo; i <= hi; i++ {
-				if b := uint32(durb[i]); b >= bmin && b <= bmax && keys[i] >= 0 && pairs[keys[i]] && (!more || k.more(&f, i)) {
+				if b := uint32(durb[i]); b >= bmin && b <= bmax && !cmdOut(cmd, cmds, i) && keys[i] >= 0 && pairs[keys[i]] && (!more || k.more(&f, i)) {
 					found[p] = append(found[p], heldEntry{k.dur[i], i + k.base})
 				}
 			}
@@ -864,7 +873,7 @@ func (k *heldKeys) page(f heldFilter, col heldColumn, desc bool, offset, limit, 
 		step, i, stop = -1, hi, lo-1
 	}
 	for ; i != stop && left > 0; i += step {
-		if key := keys[i]; key < 0 || !pairs[key] || more && !k.more(&f, i) {
+		if key := keys[i]; cmdOut(cmd, cmds, i) || key < 0 || !pairs[key] || more && !k.more(&f, i) {
 			continue
 		}
 		if b := k.bucket(col, i); b >= bmin && b <= bmax && seen[b] < need[b] {
