@@ -658,7 +658,10 @@ func pagesForBoth(b *testing.B, pages []benchPage) {
 // pages took over the 50 ms limit and the slowest; FIELDKIT_SWEEP_OUT names a file that
 // gets every page's time, slowest first; FIELDKIT_SWEEP_MATCH, a regular expression,
 // keeps the pages whose viewer and path ("constrained /api/…") it matches. Counts kept
-// between writes are kept here too, as on a server between two executions.
+// between writes are kept here too, as on a server between two executions; with
+// FIELDKIT_SWEEP_WRITE=1, a log is written before each page (untimed), as on a site
+// where executions never stop, and nothing kept outlives it. That adds a log to the
+// data set for each page: run it on a copy of the data set.
 func BenchmarkLogPageSweep(b *testing.B) {
 	a := benchAPI(b)
 	orders := []string{"", "created", "id", "-id", "execution_duration", "-execution_duration", "success", "-success", "username", "-username"}
@@ -675,6 +678,17 @@ func BenchmarkLogPageSweep(b *testing.B) {
 		match = regexp.MustCompile(expr)
 	}
 	var pages []page
+	write, written, after := os.Getenv("FIELDKIT_SWEEP_WRITE") == "1", 0, benchEnd
+	if write {
+		// After the newest log, which an earlier run's writes may have moved.
+		var newest string
+		if err := bench.db.Reader().QueryRow(`SELECT max(created) FROM command_logs`).Scan(&newest); err != nil {
+			b.Fatal(err)
+		}
+		if t, err := time.Parse(store.TimeFormat, newest); err == nil && t.After(after) {
+			after = t
+		}
+	}
 	for b.Loop() {
 		pages = pages[:0]
 		for _, who := range benchViewers {
@@ -684,6 +698,10 @@ func BenchmarkLogPageSweep(b *testing.B) {
 						path := fmt.Sprintf("%s?limit=50&exclude=output&offset=%d&ordering=%s&%s", pathCommandLogs, offset, o, f)
 						if match != nil && !match.MatchString(who.name+" "+path) {
 							continue
+						}
+						if write {
+							written++
+							writeBenchLog(b, written, after)
 						}
 						req := httptest.NewRequest("GET", path, nil)
 						req.Header.Set("Authorization", "Token "+who.key)
@@ -717,6 +735,23 @@ func BenchmarkLogPageSweep(b *testing.B) {
 	b.ReportMetric(float64(len(pages)), "pages")
 	b.ReportMetric(float64(over), "over-50ms")
 	b.ReportMetric(float64(pages[0].took.Microseconds())/1000, "slowest-ms")
+}
+
+// writeBenchLog writes the nth log of a sweep's writes, as the generator makes them, a
+// millisecond after each other and after: logs stay in created order.
+func writeBenchLog(b *testing.B, n int, after time.Time) {
+	b.Helper()
+	dev, cmd, ok := n*7919%benchDevices+1, n*104729%benchCommands+1, n%7 != 0
+	v := store.Values{"command": int64(cmd), "command_name": fmt.Sprintf("command %03d", cmd-1), "device": int64(dev),
+		"device_name": fmt.Sprintf("dev-%03d", dev-1), "user": int64(1), "username": "bench", "success": ok,
+		"output":             fmt.Sprintf("Interface GigabitEthernet0/1 is up, line protocol is up %d", n),
+		"execution_duration": float64(n%5000) / 1000, "created": after.Add(time.Duration(n) * time.Millisecond)}
+	if !ok {
+		v["error_message"] = fmt.Sprintf("%% Invalid input detected at '^' marker (case %d)", n%20)
+	}
+	if _, err := bench.db.CreateLog(context.Background(), v); err != nil {
+		b.Fatal(err)
+	}
 }
 
 // BenchmarkPruneHour is the retention job deleting the oldest hour of logs from a copy
