@@ -274,3 +274,20 @@ func readTx(t *testing.T, db *DB) *sql.Tx {
 	}
 	return tx
 }
+
+// TestReadersMapTheFile checks that the readers' connections map the database file,
+// and the writer's does not: a commit empties every reader's page cache, which is then
+// read back from the map rather than a system call a page.
+func TestReadersMapTheFile(t *testing.T) {
+	db := testDB(t)
+	var reader, writer int64
+	if err := db.r.QueryRow(`PRAGMA mmap_size`).Scan(&reader); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.w.QueryRow(`PRAGMA mmap_size`).Scan(&writer); err != nil {
+		t.Fatal(err)
+	}
+	if reader < 1<<30 || writer != 0 {
+		t.Errorf("mmap_size: readers %d, writer %d; want at least 1 GiB and 0", reader, writer)
+	}
+}
