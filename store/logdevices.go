@@ -61,7 +61,7 @@ func (db *DB) ReadLogDevices(ctx context.Context) error {
 	}
 	next := &heldKeys{moves: moves, base: lo, upto: lo - 1}
 	if hi >= lo {
-		next.keys = make([]int32, hi-lo+1)
+		next.keys = make([]int32, hi-lo+1, heldRoom(int(hi-lo+1)))
 		for i := range next.keys {
 			next.keys[i] = -1
 		}
@@ -173,7 +173,7 @@ func (d *heldDevices) atOldest(ctx context.Context, tx *sql.Tx, most int64) (*he
 	next := *cur
 	if n := int64(len(cur.keys)); lo-cur.base > n/4 && lo <= cur.upto {
 		// A prune deleted the front: keep the rest only.
-		next.keys = append(make([]int32, 0, cur.upto-lo+1+hi-cur.upto), cur.keys[lo-cur.base:]...)
+		next.keys = append(make([]int32, 0, heldRoom(int(hi-lo+1))), cur.keys[lo-cur.base:]...)
 		next.heldCols = cur.heldCols.from(lo-cur.base, int(hi-cur.upto))
 		next.base = lo
 	} else if lo > cur.upto {

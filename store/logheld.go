@@ -96,7 +96,7 @@ func (c heldCols) from(off int64, extra int) heldCols {
 		return heldCols{}
 	}
 	off = min(off, int64(len(c.dur)))
-	n := len(c.dur) - int(off) + max(extra, 0)
+	n := heldRoom(len(c.dur) - int(off) + max(extra, 0))
 	return heldCols{
 		dur:     append(make([]float64, 0, n), c.dur[off:]...),
 		durb:    append(make([]uint16, 0, n), c.durb[off:]...),
@@ -105,6 +105,12 @@ func (c heldCols) from(off int64, extra int) heldCols {
 		classes: c.classes,
 	}
 }
+
+// heldRoom is the capacity the held keys and columns of n logs are made with: room for
+// the logs written next, so that the first catch-ups append in place. Without it the
+// first catch-up after a read copied every column (100 MB at five million logs) inside
+// the request that made it: 128–164 ms for a page that takes 6 ms at a million.
+func heldRoom(n int) int { return n + n/8 + 1024 }
 
 // grow makes the held columns n long.
 func (c *heldCols) grow(n int) {
@@ -136,8 +142,9 @@ func (c *heldCols) setCols(i int64, dur float64, command, user int64, name strin
 // five million logs). Past their bounds (a command id, more pairs of user and name than
 // uint16 holds), none are held.
 func readHeldCols(ctx context.Context, tx *sql.Tx, keys *heldKeys) error {
-	n := len(keys.keys)
-	cols := heldCols{dur: make([]float64, n), durb: make([]uint16, n), cmd: make([]int32, n), cls: make([]uint16, n), classes: newClasses()}
+	n, room := len(keys.keys), heldRoom(len(keys.keys))
+	cols := heldCols{dur: make([]float64, n, room), durb: make([]uint16, n, room), cmd: make([]int32, n, room), cls: make([]uint16, n, room),
+		classes: newClasses()}
 	v := &deviceView{keys: keys, cols: &cols, users: make([]int32, n)}
 	h := deviceViews.add(v)
 	defer deviceViews.drop(h)
