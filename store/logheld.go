@@ -10,7 +10,9 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 
 	"modernc.org/sqlite"
 )
@@ -416,7 +418,7 @@ func (db *DB) heldFilterOf(ctx context.Context, tx *sql.Tx, keys *heldKeys, olde
 			continue
 		}
 		if e.logQ != "" && f.ids == nil {
-			ids, ok, err := db.pickAll(ctx, tx, keys, e.logQ)
+			ids, ok, err := db.pickAll(ctx, tx, keys, e.logQ, -1)
 			if err != nil || !ok {
 				return f, false, err
 			}
@@ -458,21 +460,39 @@ func (db *DB) heldFilterOf(ctx context.Context, tx *sql.Tx, keys *heldKeys, olde
 }
 
 // pickAll is the ids, ascending, of the logs keys holds that match q, when they are at
-// most pickMost; false when more. They are kept for the next pages of the same search
-// (heldPicks) while tx's snapshot holds the same logs.
-func (db *DB) pickAll(ctx context.Context, tx *sql.Tx, keys *heldKeys, q string) ([]int64, bool, error) {
+// most pickMost (every is their number when the caller learnt it, -1 when not); false
+// when more. They are kept for the next pages of the same search (heldPicks) while tx's
+// snapshot holds the same logs, and only the logs written since are searched when it
+// holds more.
+func (db *DB) pickAll(ctx context.Context, tx *sql.Tx, keys *heldKeys, q string, every int) ([]int64, bool, error) {
 	epochs, err := readLogEpochs(ctx, tx)
 	if err != nil {
 		return nil, false, err
-	}
-	if ids, ok := db.picks.get(q, epochs); ok {
-		return ids, true, nil
 	}
 	devices := make([]int64, keys.maxKey+1)
 	for i := range devices {
 		devices[i] = int64(i)
 	}
-	ids, ok, err := db.pickIn(ctx, tx, keys, q, -1, devices)
+	if ids, upto, ok := db.picks.get(q, epochs); ok {
+		if upto == epochs.newest {
+			return ids, true, nil
+		}
+		// Only logs above upto were written since: their matches are added to those
+		// kept, rather than every match picked again after each execution.
+		sets, args := logSearchSets(q, "", upto)
+		more, ok, err := db.devices.pick(ctx, tx, keys, strings.Join(sets, " UNION ALL "), args, devices)
+		if err != nil {
+			return nil, false, err
+		}
+		if ok && len(ids)+len(more) <= pickMost {
+			slices.Sort(more)
+			ids = append(slices.Clip(ids), more...)
+			db.picks.put(q, epochs, ids)
+			db.picks.added.Add(1)
+			return ids, true, nil
+		}
+	}
+	ids, ok, err := db.pickIn(ctx, tx, keys, q, every, devices)
 	if err != nil || !ok {
 		return nil, false, err
 	}
@@ -484,10 +504,14 @@ func (db *DB) pickAll(ctx context.Context, tx *sql.Tx, keys *heldKeys, q string)
 // heldPicks keeps the matches pickAll read of a few searches, each under the epochs of
 // the snapshot it read them in: a log deleted or changed moves the search epoch, one
 // inserted below the newest the moves epoch, any other the newest id (readLogEpochs).
-// Equal epochs, the same logs, the same matches.
+// Equal epochs, the same logs, the same matches; equal but for a newer newest id, the
+// same matches up to the kept newest, and only the logs above it to search.
 type heldPicks struct {
 	mu sync.Mutex
 	m  map[heldPick][]int64
+	// added counts the picks made by adding the matches of the logs written since to
+	// those kept (for tests).
+	added atomic.Int64
 }
 
 type heldPick struct {
@@ -498,16 +522,32 @@ type heldPick struct {
 // heldPicksMost bounds the searches kept; past it, the kept ones go.
 const heldPicksMost = 16
 
-func (p *heldPicks) get(q string, e logEpochs) ([]int64, bool) {
+// get is q's matches kept under epochs e, or under e's search and moves epochs and the
+// newest newest id below e's; upto is that newest id.
+func (p *heldPicks) get(q string, e logEpochs) (ids []int64, upto int64, ok bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	ids, ok := p.m[heldPick{q, e}]
-	return ids, ok
+	if ids, ok := p.m[heldPick{q, e}]; ok {
+		return ids, e.newest, true
+	}
+	for k, v := range p.m {
+		if k.q == q && k.epochs.search == e.search && k.epochs.moves == e.moves && k.epochs.newest < e.newest &&
+			(!ok || k.epochs.newest > upto) {
+			ids, upto, ok = v, k.epochs.newest, true
+		}
+	}
+	return ids, upto, ok
 }
 
+// put keeps q's matches under e, in place of those of q that e's newer ones replace.
 func (p *heldPicks) put(q string, e logEpochs, ids []int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	for k := range p.m {
+		if k.q == q && k.epochs.search == e.search && k.epochs.moves == e.moves && k.epochs.newest < e.newest {
+			delete(p.m, k)
+		}
+	}
 	if p.m == nil || len(p.m) >= heldPicksMost {
 		p.m = map[heldPick][]int64{}
 	}

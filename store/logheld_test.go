@@ -254,3 +254,61 @@ func TestLogHeldPagesAgree(t *testing.T) {
 	}
 	check("deleted midway", false)
 }
+
+// TestHeldPicksAdded checks that a search's matches picked for a page under a column
+// sort are kept across writes: after logs are added, only the new logs are searched and
+// their matches added to those kept, and the pages still equal the table's; a log
+// deleted (the search epoch moves) makes the next page pick every match again.
+func TestHeldPicksAdded(t *testing.T) {
+	ctx := context.Background()
+	defer func(cost float64, part int64, created int) {
+		heldWalkCost, heldPartMin, heldCreatedFrom = cost, part, created
+	}(heldWalkCost, heldPartMin, heldCreatedFrom)
+	heldWalkCost, heldPartMin, heldCreatedFrom = 1e12, 64, 0
+	db, devices, users, commands := heldFixture(t)
+	if err := db.ReadLogDevices(ctx); err != nil {
+		t.Fatal(err)
+	}
+	where := []Expr{CommandLogs.Search("case 3")}
+	all := And(where...)
+	check := func(stage string, wantAdded int64) {
+		t.Helper()
+		added, paged := db.picks.added.Load(), db.devices.paged.Load()
+		for _, spec := range []string{"execution_duration", "-username", "success"} {
+			order, err := CommandLogs.Ordering(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := plainIDs(t, db, `SELECT t.id FROM command_logs t WHERE `+all.SQL+` ORDER BY `+orderBy(keyTerms(order)), all.Args...)
+			for _, offset := range []int{0, 5, len(want) / 2} {
+				got, n, err := db.ListIDs(ctx, Query{Model: TypeCommandLog, Where: where, Order: order, Limit: 7, Offset: offset})
+				page := want[min(offset, len(want)):min(offset+7, len(want))]
+				if err != nil || n != len(want) || fmt.Sprint(got) != fmt.Sprint(page) {
+					t.Errorf("%s: ordering %s, offset %d: %v of %d (%v), want %v of %d", stage, spec, offset, got, n, err, page, len(want))
+				}
+			}
+		}
+		if got := db.picks.added.Load() - added; got != wantAdded {
+			t.Errorf("%s: %d picks made by adding the new logs' matches, want %d", stage, got, wantAdded)
+		}
+		// Every page is found in the held columns from the picked matches: one missing
+		// from them would leave the count short, and the page to the table.
+		if got := db.devices.paged.Load() - paged; got != 9 {
+			t.Errorf("%s: %d pages of 9 found in the held columns", stage, got)
+		}
+	}
+	check("first", 0)
+	addHeldLogs(t, db, 700, 60, devices, users, commands)
+	check("logs added", 1)
+	addHeldLogs(t, db, 760, 25, devices, users, commands)
+	check("more logs added", 1)
+	if err := db.Write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM command_logs WHERE id = (SELECT min(t.id) FROM command_logs t WHERE `+all.SQL+`)`, all.Args...)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	check("a match deleted", 0)
+	addHeldLogs(t, db, 785, 10, devices, users, commands)
+	check("added after the delete", 1)
+}
