@@ -224,8 +224,11 @@ func dsn(path string, writer bool, pragmas ...string) string {
 		// deep page at a million logs took 50-150 ms. Mapped, the file's first 2 GB (the
 		// most SQLite maps) are read in place instead. A disk error under a mapped read
 		// stops the process (SIGBUS) rather than failing the request: the write-ahead log
-		// keeps what was committed, and the service manager starts it again.
-		q.Add("_pragma", "mmap_size(2147418112)")
+		// keeps what was committed, and the service manager starts it again. Not on
+		// Windows (readerMapSize).
+		if readerMapSize > 0 {
+			q.Add("_pragma", fmt.Sprintf("mmap_size(%d)", readerMapSize))
+		}
 	}
 	// A pragma given replaces the one of the same name: the driver runs busy_timeout
 	// first and sorts the rest, so two of one name would not run in a known order.
