@@ -327,6 +327,38 @@ func BenchmarkStatistics(b *testing.B) {
 	}
 }
 
+// BenchmarkStatisticsWritten is BenchmarkStatistics with a log written before each
+// request (untimed), as on a site whose executions never stop: nothing kept for one
+// data version serves the next request. It reports the slowest request beside the
+// mean. It adds a log to the data set for each request: run it on a copy.
+func BenchmarkStatisticsWritten(b *testing.B) {
+	a := benchAPI(b)
+	var after time.Time
+	var newest string
+	if err := bench.db.Reader().QueryRow(`SELECT max(created) FROM command_logs`).Scan(&newest); err != nil {
+		b.Fatal(err)
+	}
+	if t, err := time.Parse(store.TimeFormat, newest); err == nil {
+		after = t
+	}
+	written := 0
+	for _, c := range benchViewers {
+		b.Run(c.name, func(b *testing.B) {
+			var slowest time.Duration
+			for b.Loop() {
+				b.StopTimer()
+				written++
+				writeBenchLog(b, written, after)
+				b.StartTimer()
+				start := time.Now()
+				serve(b, a, httptest.NewRecorder(), pathCommandLogs+"statistics/", c.key)
+				slowest = max(slowest, time.Since(start))
+			}
+			b.ReportMetric(float64(slowest.Microseconds())/1000, "slowest-ms")
+		})
+	}
+}
+
 func BenchmarkExportCSV(b *testing.B) {
 	a := benchAPI(b)
 	// Reset the peak-RSS mark so that it measures the export, not the generation.
