@@ -185,7 +185,7 @@ func spanCount(ctx context.Context, q rowQueryer, devices string, r Expr, s span
 
 // countSpan is spanCount, taken from the held keys when they can say it exactly
 // (heldSpanCount): at five million logs, a confined viewer's logs before a date were
-// counted in 25 ms from the hourly counters, and in a few from the keys.
+// counted in 25 ms from the hourly counters, and in half a millisecond from the keys.
 func (db *DB) countSpan(ctx context.Context, q rowQueryer, devices string, r Expr, s span) (int, error) {
 	if n, ok, err := db.heldSpanCount(ctx, q, devices, s); ok || err != nil {
 		return n, err
