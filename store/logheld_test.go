@@ -35,6 +35,15 @@ func heldFixture(t *testing.T) (*DB, []int64, []int64, []int64) {
 	return db, devices, users, commands
 }
 
+// heldEverywhere makes every page the held columns can find be found there (not
+// walked), in parts of a few logs each, until the test ends.
+func heldEverywhere(t *testing.T) {
+	t.Helper()
+	cost, part, created := heldWalkCost, heldPartMin, heldCreatedFrom
+	t.Cleanup(func() { heldWalkCost, heldPartMin, heldCreatedFrom = cost, part, created })
+	heldWalkCost, heldPartMin, heldCreatedFrom = 1e12, 64, 0
+}
+
 // addHeldLogs writes n logs from the (from)th on, 600 in one transaction and the rest
 // one by one, a minute apart.
 func addHeldLogs(t *testing.T, db *DB, from, n int, devices, users, commands []int64) {
@@ -86,12 +95,7 @@ func addHeldLogs(t *testing.T, db *DB, from, n int, devices, users, commands []i
 // those of a search's matches.
 func TestLogHeldPagesAgree(t *testing.T) {
 	ctx := context.Background()
-	// Every page the held columns can find is found there (not walked), in parts of
-	// a few logs each.
-	defer func(cost float64, part int64, created int) {
-		heldWalkCost, heldPartMin, heldCreatedFrom = cost, part, created
-	}(heldWalkCost, heldPartMin, heldCreatedFrom)
-	heldWalkCost, heldPartMin, heldCreatedFrom = 1e12, 64, 0
+	heldEverywhere(t)
 	db, devices, users, commands := heldFixture(t)
 	compile := func(c string) Expr {
 		t.Helper()
@@ -261,10 +265,7 @@ func TestLogHeldPagesAgree(t *testing.T) {
 // deleted (the search epoch moves) makes the next page pick every match again.
 func TestHeldPicksAdded(t *testing.T) {
 	ctx := context.Background()
-	defer func(cost float64, part int64, created int) {
-		heldWalkCost, heldPartMin, heldCreatedFrom = cost, part, created
-	}(heldWalkCost, heldPartMin, heldCreatedFrom)
-	heldWalkCost, heldPartMin, heldCreatedFrom = 1e12, 64, 0
+	heldEverywhere(t)
 	db, devices, users, commands := heldFixture(t)
 	if err := db.ReadLogDevices(ctx); err != nil {
 		t.Fatal(err)

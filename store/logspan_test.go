@@ -25,13 +25,7 @@ func TestLogSpanCount(t *testing.T) {
 		// microsecond and another hour.
 		bounds = []string{points[1], points[2], points[3], points[6]}
 	}
-	filter := func(key, val string) Expr {
-		e, err := CommandLogs.FilterExpr(key, []string{val})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return e
-	}
+	filter := func(key, val string) Expr { return logFilter(t, key, val) }
 	var spans [][]Expr
 	for _, from := range bounds {
 		for _, low := range []string{"created__gte", "created__gt"} {
@@ -108,6 +102,16 @@ func TestLogSpanCount(t *testing.T) {
 			t.Errorf("%v: counted from the counters", conds)
 		}
 	}
+}
+
+// logFilter is the condition of the log list's filter key=val.
+func logFilter(t *testing.T, key, val string) Expr {
+	t.Helper()
+	e, err := CommandLogs.FilterExpr(key, []string{val})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
 }
 
 // mustByDevice reports whether where reads the log's device alone.
@@ -328,13 +332,7 @@ func TestLogHeldSpanCount(t *testing.T) {
 	ctx := context.Background()
 	db, devices, users, commands := heldFixture(t)
 	at := func(minute int) string { return Stamp(time.Date(2026, 5, 1, 0, minute, 0, 0, time.UTC)) }
-	filter := func(key, val string) Expr {
-		e, err := CommandLogs.FilterExpr(key, []string{val})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return e
-	}
+	filter := func(key, val string) Expr { return logFilter(t, key, val) }
 	var spans [][]Expr
 	for _, m := range []int{-5, 0, 1, 299, 700, 1500} {
 		spans = append(spans, []Expr{filter("created__gte", at(m))}, []Expr{filter("created__lt", at(m))})
