@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // logQueue commits the logs of concurrent executions together. The database has one
@@ -20,24 +21,56 @@ type logQueue struct {
 	mu      sync.Mutex
 	pending []*logWrite
 	leading bool // a caller is writing a batch; the others wait for it
+	// last is the newest stamp the queue gave a log (stamp).
+	last time.Time
+}
+
+// stampSlack is how far back of the newest stamp the queue gave the clock may read and
+// the log still take that newest stamp instead (stamp).
+const stampSlack = time.Second
+
+// stamp is the created stamp of a log the store's clock stamps, taken under q.mu as the
+// log joins the queue, so that the logs go in in the order of their stamps. Stamped
+// before they queued, executions finishing at once wrote logs out of created order, a
+// microsecond apart, and one such log leaves every list that relies on that order (the
+// held pages, a search's tail, a span's ids) to the slow plans until it is pruned. A
+// clock that reads up to stampSlack before the last stamp (two cores' clocks, a small
+// correction) gives the last stamp again; one set back further gives its own reading,
+// and the logs after it are then out of order.
+func (q *logQueue) stamp(now time.Time) time.Time {
+	if now.Before(q.last) && q.last.Sub(now) <= stampSlack {
+		return q.last
+	}
+	q.last = now
+	return now
 }
 
 // logWrite is one log waiting for its batch.
 type logWrite struct {
 	args []any
-	id   int64
-	err  error
+	// stampAt are the positions in args of the columns that take the log's created
+	// stamp, when the store's clock gives it (logArgs); nil when the caller gave it.
+	stampAt []int
+	id      int64
+	err     error
 	// done receives one signal: the log is written (id, err set), or, when lead is
 	// set, its caller is to write the next batch, this log in it.
 	done chan struct{}
 	lead bool
 }
 
-// insertLog records one log's column values through the queue.
-func (db *DB) insertLog(ctx context.Context, args []any) (int64, error) {
+// insertLog records one log's column values through the queue, stamping those at
+// stampAt (logArgs) as it joins.
+func (db *DB) insertLog(ctx context.Context, args []any, stampAt []int) (int64, error) {
 	q := &db.logs
-	w := &logWrite{args: args, done: make(chan struct{}, 1)}
+	w := &logWrite{args: args, stampAt: stampAt, done: make(chan struct{}, 1)}
 	q.mu.Lock()
+	if stampAt != nil {
+		at := Stamp(q.stamp(db.now()))
+		for _, i := range stampAt {
+			args[i] = at
+		}
+	}
 	q.pending = append(q.pending, w)
 	if q.leading {
 		q.mu.Unlock()

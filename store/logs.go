@@ -225,18 +225,25 @@ var insertLogSQL, logColumns = insertSQL(CommandLogs)
 // logArgs are the column values of one log: a field left out gets its Default, else
 // NULL if it is a reference or Null, else its kind's zero value; created is the store's
 // clock unless given, last_updated and execution_time default to created. A name that
-// is no field is an error, not a silent loss.
-func (db *DB) logArgs(v Values) ([]any, error) {
+// is no field is an error, not a silent loss. stampAt are the positions of the columns
+// that take created when the clock gives it (nil when given): the log queue stamps them
+// again as the log joins it (logQueue.stamp).
+func (db *DB) logArgs(v Values) ([]any, []int, error) {
 	created, _ := v["created"].(time.Time)
-	if created.IsZero() {
+	clocked := created.IsZero()
+	if clocked {
 		created = db.now()
 	}
 	args := make([]any, len(logColumns))
+	var stampAt []int
 	for i, f := range logColumns {
 		val, ok := v[f.Name]
 		switch {
 		case f.Name == "created" || f.Name == "last_updated" || (f.Name == "execution_time" && !ok):
 			val = created
+			if clocked {
+				stampAt = append(stampAt, i)
+			}
 		case !ok && f.Default != nil:
 			val = f.Default
 		case !ok && f.Rel == "" && !f.Null:
@@ -246,10 +253,10 @@ func (db *DB) logArgs(v Values) ([]any, error) {
 	}
 	for name := range v {
 		if _, ok := CommandLogs.Field(name); !ok {
-			return nil, fmt.Errorf("store: command log: unknown field %q", name)
+			return nil, nil, fmt.Errorf("store: command log: unknown field %q", name)
 		}
 	}
-	return args, nil
+	return args, stampAt, nil
 }
 
 // zeroOf is the value a log's column takes when the execution gave none.
@@ -271,7 +278,7 @@ func zeroOf(k Kind) any {
 // JSON as any value that marshals), and returns the log's id once it is committed. Logs
 // of concurrent executions are committed together (see logQueue).
 func (db *DB) CreateLog(ctx context.Context, v Values) (int64, error) {
-	args, err := db.logArgs(v)
+	args, stampAt, err := db.logArgs(v)
 	if err != nil {
 		return 0, err
 	}
@@ -282,7 +289,7 @@ func (db *DB) CreateLog(ctx context.Context, v Values) (int64, error) {
 			id, err = res.LastInsertId()
 		}
 	} else {
-		id, err = db.insertLog(ctx, args)
+		id, err = db.insertLog(ctx, args, stampAt)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("store: create log: %w", constraintErr(err, "command log"))
@@ -360,7 +367,7 @@ func (db *DB) insertLogRows(ctx context.Context, tx *sql.Tx, logs iter.Seq[Value
 	defer stmt.Close()
 	n := 0
 	for v := range logs {
-		args, err := db.logArgs(v)
+		args, _, err := db.logArgs(v)
 		if err != nil {
 			return n, err
 		}
