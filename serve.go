@@ -106,13 +106,15 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 	// A few seconds after the start rather than before or during it: after a start with
 	// the file out of the page cache, opening them beside the first requests slowed
 	// those (the first statistics and page 0.49-0.55 s against 0.44-0.50).
+	warmCtx, stopWarm := context.WithCancel(ctx)
+	defer stopWarm() // before db.Close, deferred earlier: never opened on a closed file
 	go func() {
 		select {
-		case <-ctx.Done():
+		case <-warmCtx.Done():
 			return
 		case <-time.After(warmReadersAfter):
 		}
-		if err := db.WarmReaders(ctx); err != nil && ctx.Err() == nil {
+		if err := db.WarmReaders(warmCtx); err != nil && warmCtx.Err() == nil {
 			logger.Warn("opening the database's readers ahead", "err", err)
 		}
 	}()
