@@ -333,15 +333,7 @@ func BenchmarkStatistics(b *testing.B) {
 // mean. It adds a log to the data set for each request: run it on a copy.
 func BenchmarkStatisticsWritten(b *testing.B) {
 	a := benchAPI(b)
-	var after time.Time
-	var newest string
-	if err := bench.db.Reader().QueryRow(`SELECT max(created) FROM command_logs`).Scan(&newest); err != nil {
-		b.Fatal(err)
-	}
-	if t, err := time.Parse(store.TimeFormat, newest); err == nil {
-		after = t
-	}
-	written := 0
+	after, written := benchNewest(b), 0
 	for _, c := range benchViewers {
 		b.Run(c.name, func(b *testing.B) {
 			var slowest time.Duration
@@ -710,16 +702,9 @@ func BenchmarkLogPageSweep(b *testing.B) {
 		match = regexp.MustCompile(expr)
 	}
 	var pages []page
-	write, written, after := os.Getenv("FIELDKIT_SWEEP_WRITE") == "1", 0, benchEnd
+	write, written, after := os.Getenv("FIELDKIT_SWEEP_WRITE") == "1", 0, time.Time{}
 	if write {
-		// After the newest log, which an earlier run's writes may have moved.
-		var newest string
-		if err := bench.db.Reader().QueryRow(`SELECT max(created) FROM command_logs`).Scan(&newest); err != nil {
-			b.Fatal(err)
-		}
-		if t, err := time.Parse(store.TimeFormat, newest); err == nil && t.After(after) {
-			after = t
-		}
+		after = benchNewest(b)
 	}
 	for b.Loop() {
 		pages = pages[:0]
@@ -767,6 +752,20 @@ func BenchmarkLogPageSweep(b *testing.B) {
 	b.ReportMetric(float64(len(pages)), "pages")
 	b.ReportMetric(float64(over), "over-50ms")
 	b.ReportMetric(float64(pages[0].took.Microseconds())/1000, "slowest-ms")
+}
+
+// benchNewest is the created stamp of the data set's newest log, which an earlier run's
+// writes (writeBenchLog) may have moved past benchEnd, and benchEnd at least.
+func benchNewest(b *testing.B) time.Time {
+	b.Helper()
+	var newest string
+	if err := bench.db.Reader().QueryRow(`SELECT max(created) FROM command_logs`).Scan(&newest); err != nil {
+		b.Fatal(err)
+	}
+	if t, err := time.Parse(store.TimeFormat, newest); err == nil && t.After(benchEnd) {
+		return t
+	}
+	return benchEnd
 }
 
 // writeBenchLog writes the nth log of a sweep's writes, as the generator makes them, a

@@ -253,17 +253,24 @@ func (d *heldDevices) counts(ctx context.Context, tx rowQueryer, keys *heldKeys,
 // among them, as counts.
 func (d *heldDevices) pick(ctx context.Context, tx rowQueryer, held *heldKeys, ids string, args []any, keys []int64) ([]int64, bool, error) {
 	v := &deviceView{keys: held, counts: make([]int64, 2*(int(held.maxKey)+1)), seen: make([]uint64, (held.upto-held.base)/64+1),
-		visible: make([]bool, int(held.maxKey)+1)}
-	for _, k := range keys {
-		if k >= 0 && k < int64(len(v.visible)) {
-			v.visible[k] = true
-		}
-	}
+		visible: held.keySet(keys)}
 	if ok, err := v.run(ctx, tx, ids, args); err != nil || !ok {
 		return nil, false, err
 	}
 	d.picked.Add(1)
 	return v.picked, true, nil
+}
+
+// keySet is the set of the counter keys keys, by key up to the greatest k holds: a
+// key past it has no log held.
+func (k *heldKeys) keySet(keys []int64) []bool {
+	set := make([]bool, int(k.maxKey)+1)
+	for _, key := range keys {
+		if key >= 0 && key < int64(len(set)) {
+			set[key] = true
+		}
+	}
+	return set
 }
 
 // run counts the ids the query ids selects into v (fieldkit_log_devices); false when an

@@ -519,6 +519,12 @@ type heldPick struct {
 	epochs logEpochs
 }
 
+// before reports whether k is q's matches under e's search and moves epochs and an
+// older newest id: the same logs as e's up to that id, and only logs above it since.
+func (k heldPick) before(q string, e logEpochs) bool {
+	return k.q == q && k.epochs.search == e.search && k.epochs.moves == e.moves && k.epochs.newest < e.newest
+}
+
 // heldPicksMost bounds the searches kept; past it, the kept ones go.
 const heldPicksMost = 16
 
@@ -531,8 +537,7 @@ func (p *heldPicks) get(q string, e logEpochs) (ids []int64, upto int64, ok bool
 		return ids, e.newest, true
 	}
 	for k, v := range p.m {
-		if k.q == q && k.epochs.search == e.search && k.epochs.moves == e.moves && k.epochs.newest < e.newest &&
-			(!ok || k.epochs.newest > upto) {
+		if k.before(q, e) && (!ok || k.epochs.newest > upto) {
 			ids, upto, ok = v, k.epochs.newest, true
 		}
 	}
@@ -544,7 +549,7 @@ func (p *heldPicks) put(q string, e logEpochs, ids []int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for k := range p.m {
-		if k.q == q && k.epochs.search == e.search && k.epochs.moves == e.moves && k.epochs.newest < e.newest {
+		if k.before(q, e) {
 			delete(p.m, k)
 		}
 	}

@@ -48,11 +48,8 @@ func (q *logQueue) stamp(now time.Time) time.Time {
 // logWrite is one log waiting for its batch.
 type logWrite struct {
 	args []any
-	// stampAt are the positions in args of the columns that take the log's created
-	// stamp, when the store's clock gives it (logArgs); nil when the caller gave it.
-	stampAt []int
-	id      int64
-	err     error
+	id   int64
+	err  error
 	// done receives one signal: the log is written (id, err set), or, when lead is
 	// set, its caller is to write the next batch, this log in it.
 	done chan struct{}
@@ -63,7 +60,7 @@ type logWrite struct {
 // stampAt (logArgs) as it joins.
 func (db *DB) insertLog(ctx context.Context, args []any, stampAt []int) (int64, error) {
 	q := &db.logs
-	w := &logWrite{args: args, stampAt: stampAt, done: make(chan struct{}, 1)}
+	w := &logWrite{args: args, done: make(chan struct{}, 1)}
 	q.mu.Lock()
 	if stampAt != nil {
 		at := Stamp(q.stamp(db.now()))

@@ -328,12 +328,7 @@ func (db *DB) pickSearch(ctx context.Context, q, devices string, every int) ([]i
 	if err != nil || !ok {
 		return nil, false, err
 	}
-	visible := make([]bool, held.maxKey+1)
-	for _, k := range keys {
-		if k >= 0 && k <= int64(held.maxKey) {
-			visible[k] = true
-		}
-	}
+	visible := held.keySet(keys)
 	ids := make([]int64, 0, len(all)/4)
 	for _, id := range all {
 		if id < held.base || id > held.upto {
@@ -444,7 +439,7 @@ func (db *DB) tailPage(ctx context.Context, search string, rest []Expr, reach in
 	args := append(slices.Clip(keep.Args), words.Args...)
 	inOrder, dir := `m.rowid >= (SELECT tail FROM command_log_order WHERE id = 1)`, "DESC"
 	if !desc {
-		inOrder, dir = `(SELECT tail <= coalesce((SELECT min(id) FROM command_logs), tail) FROM command_log_order WHERE id = 1)`, "ASC"
+		inOrder, dir = inOrderSQL, "ASC"
 	}
 	rows, err := db.reader(ctx).QueryContext(ctx, query+`
 		WHERE m.command_logs_text MATCH ? AND `+inOrder+`

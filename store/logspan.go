@@ -215,8 +215,7 @@ func (db *DB) heldSpanCount(ctx context.Context, q rowQueryer, devices string, s
 	}
 	var inOrder bool
 	var total, newest int64
-	if err := tx.QueryRowContext(ctx, `SELECT
-		(SELECT tail <= coalesce((SELECT min(id) FROM command_logs), tail) FROM command_log_order WHERE id = 1),
+	if err := tx.QueryRowContext(ctx, `SELECT `+inOrderSQL+`,
 		(SELECT total FROM command_log_totals WHERE id = 1), (SELECT coalesce(max(id), 0) FROM command_logs)`).
 		Scan(&inOrder, &total, &newest); err != nil || !inOrder {
 		return 0, false, err
@@ -231,12 +230,7 @@ func (db *DB) heldSpanCount(ctx context.Context, q rowQueryer, devices string, s
 		if err := json.Unmarshal([]byte(devices), &set); err != nil {
 			return 0, false, nil
 		}
-		want = make([]bool, keys.maxKey+1)
-		for _, k := range set {
-			if k >= 0 && k <= int64(keys.maxKey) {
-				want[k] = true
-			}
-		}
+		want = keys.keySet(set)
 	}
 	lo, hi, err := spanIDs(ctx, tx, s)
 	if err != nil {
@@ -320,13 +314,17 @@ func spanCountSQL(devices string, r Expr, s span) (string, []any) {
 	return query, args
 }
 
+// inOrderSQL is true while every log was written in created order (command_log_order,
+// migration 0065): the order's tail at or below the lowest id. A subquery, so that a
+// statement reads it in the same snapshot as what depends on it.
+const inOrderSQL = `(SELECT tail <= coalesce((SELECT min(id) FROM command_logs), tail) FROM command_log_order WHERE id = 1)`
+
 // logsInOrder reports whether every log was written in created order
 // (command_log_order, migration 0065): then the logs in id order are in the order of
 // their created stamps, ties by id, and a list ordered by id is the list ordered so.
 func (db *DB) logsInOrder(ctx context.Context) (bool, error) {
 	var in bool
-	if err := db.reader(ctx).QueryRowContext(ctx, `SELECT tail <= coalesce((SELECT min(id) FROM command_logs), tail)
-		FROM command_log_order WHERE id = 1`).Scan(&in); err != nil {
+	if err := db.reader(ctx).QueryRowContext(ctx, `SELECT `+inOrderSQL).Scan(&in); err != nil {
 		return false, fmt.Errorf("store: list command_logs: %w", err)
 	}
 	return in, nil
