@@ -13,7 +13,6 @@ import (
 	"log/slog"
 	"net/url"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -157,7 +156,7 @@ func open(ctx context.Context, path string, o openOptions, upTo string) (*DB, er
 		w.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	n := max(4, 2*runtime.NumCPU())
+	n := readerConns()
 	r.SetMaxOpenConns(n)
 	r.SetMaxIdleConns(n)
 	db.r = newPool(r)

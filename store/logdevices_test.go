@@ -321,3 +321,20 @@ func TestWarmReaders(t *testing.T) {
 		}
 	}
 }
+
+// TestPagePool checks that SQLite's page caches take their pages from the process's
+// pool (pagecache.go) rather than from malloc: installed before any connection, and
+// holding the pages a read brought in.
+func TestPagePool(t *testing.T) {
+	if pagePoolErr != nil {
+		t.Fatal(pagePoolErr)
+	}
+	db := testDB(t)
+	var n int
+	if err := db.r.QueryRow(`SELECT count(*) FROM sqlite_schema`).Scan(&n); err != nil || n == 0 {
+		t.Fatalf("reading the schema: %d tables, %v", n, err)
+	}
+	if slots, _ := pagePoolUse(); slots == 0 {
+		t.Error("no page cache slot is in use after a read")
+	}
+}
