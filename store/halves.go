@@ -8,19 +8,21 @@ import (
 )
 
 // helpers are read connections of their own, one per core past the first, each of
-// which counts the upper half of a long count while the connection that asked counts
-// the lower (countHalves): a search's first count at millions of logs is a walk
-// through the word index that one core takes tens of milliseconds over. They are a
-// pool apart from the readers, so a count never waits for a reader that another count
-// holds; when every helper is busy, a count runs whole where it is.
+// which counts the upper half of a long count, or picks the upper half of a search's
+// matches, while the connection that asked takes the lower (countHalves, pickHalves): a
+// search's first count or pick at millions of logs is a walk through the word index
+// that one core takes tens of milliseconds over. They are a pool apart from the
+// readers, so a count never waits for a reader that another count holds; when every
+// helper is busy, a count or pick runs whole where it is.
 type helpers struct {
 	db    *sql.DB
 	slots chan struct{}
-	// split counts the counts taken in halves, and stale those whose helper saw other
-	// logs below the count's end than the asking snapshot and were counted whole (for
-	// tests). before, when set, runs in the helper before it reads (tests).
-	split, stale atomic.Int64
-	before       func()
+	// split counts the counts taken in halves, picksSplit the picks, and stale those
+	// whose helper saw other logs below their end than the asking snapshot, and which
+	// were taken whole (for tests). before, when set, runs in the helper before it
+	// reads (tests).
+	split, picksSplit, stale atomic.Int64
+	before                   func()
 }
 
 // openHelpers opens the helpers of the database file at abs: none on one core.
@@ -46,29 +48,60 @@ func (h *helpers) close() error {
 // in rq's snapshot; false when it cannot be counted so (heldDevices.counts).
 type rangeCount func(ctx context.Context, rq rowQueryer, lo, hi int64) (map[int64]int64, bool, error)
 
-// countHalves is count over (lo, hi] in tx's snapshot. When the span holds at least
-// halvesMin ids and a helper is free, the helper counts (mid, hi] meanwhile, in a
+// countHalves is count over (lo, hi] in tx's snapshot, in halves (inHalves).
+func (db *DB) countHalves(ctx context.Context, tx *sql.Tx, lo, hi int64, count rangeCount) (map[int64]int64, bool, error) {
+	counts, ok, split, err := inHalves(ctx, db, tx, lo, hi, count, func(lower, upper map[int64]int64) map[int64]int64 {
+		if lower == nil {
+			lower = map[int64]int64{}
+		}
+		for k, n := range upper {
+			lower[k] += n
+		}
+		return lower
+	})
+	if split {
+		db.help.split.Add(1)
+	}
+	return counts, ok, err
+}
+
+// pickHalves is pick over (lo, hi] in tx's snapshot, in halves (inHalves): the ids of
+// both, the lower half's first.
+func (db *DB) pickHalves(ctx context.Context, tx *sql.Tx, lo, hi int64, pick func(ctx context.Context, rq rowQueryer, lo, hi int64) ([]int64, bool, error)) ([]int64, bool, error) {
+	ids, ok, split, err := inHalves(ctx, db, tx, lo, hi, pick, func(lower, upper []int64) []int64 { return append(lower, upper...) })
+	if split {
+		db.help.picksSplit.Add(1)
+	}
+	return ids, ok, err
+}
+
+// inHalves is run over (lo, hi] in tx's snapshot. When the span holds at least
+// halvesMin ids and a helper is free, the helper runs it over (mid, hi] meanwhile, in a
 // snapshot of its own that is used only when it holds the same logs up to hi: no log
 // was deleted or changed (the search epoch) and none was inserted below the newest or
-// moved (command_log_moves) in between; else tx counts that half too.
-func (db *DB) countHalves(ctx context.Context, tx *sql.Tx, lo, hi int64, count rangeCount) (map[int64]int64, bool, error) {
+// moved (command_log_moves) in between; else tx runs that half too. join puts the
+// halves' results together, the lower's first. split says whether a helper ran one.
+func inHalves[T any](ctx context.Context, db *DB, tx *sql.Tx, lo, hi int64, run func(ctx context.Context, rq rowQueryer, lo, hi int64) (T, bool, error), join func(lower, upper T) T) (_ T, ok, split bool, _ error) {
 	h := db.help
 	if h == nil || hi-lo < db.search.halvesMin {
-		return count(ctx, tx, lo, hi)
+		got, ok, err := run(ctx, tx, lo, hi)
+		return got, ok, false, err
 	}
 	select {
 	case h.slots <- struct{}{}:
 	default:
-		return count(ctx, tx, lo, hi)
+		got, ok, err := run(ctx, tx, lo, hi)
+		return got, ok, false, err
 	}
+	var none T
 	want, err := readLogEpochs(ctx, tx)
 	if err != nil {
 		<-h.slots
-		return nil, false, err
+		return none, false, false, err
 	}
 	mid := lo + (hi-lo)/2
 	type half struct {
-		counts    map[int64]int64
+		got       T
 		ok, stale bool
 		err       error
 	}
@@ -76,28 +109,26 @@ func (db *DB) countHalves(ctx context.Context, tx *sql.Tx, lo, hi int64, count r
 	go func() {
 		defer func() { <-h.slots }()
 		var r half
-		r.counts, r.ok, r.stale, r.err = h.countAt(ctx, want, hi, func(rq rowQueryer) (map[int64]int64, bool, error) {
-			return count(ctx, rq, mid, hi)
+		r.stale, r.err = h.runAt(ctx, want, hi, func(rq rowQueryer) error {
+			var err error
+			r.got, r.ok, err = run(ctx, rq, mid, hi)
+			return err
 		})
 		upper <- r
 	}()
-	counts, ok, err := count(ctx, tx, lo, mid)
+	got, ok, err := run(ctx, tx, lo, mid)
 	up := <-upper
 	if err != nil {
-		return nil, false, err
+		return none, false, false, err
 	}
 	if up.err == nil && up.stale {
 		h.stale.Add(1)
-		up.counts, up.ok, up.err = count(ctx, tx, mid, hi)
+		up.got, up.ok, up.err = run(ctx, tx, mid, hi)
 	}
 	if up.err != nil {
-		return nil, false, up.err
+		return none, false, false, up.err
 	}
-	h.split.Add(1)
-	for k, n := range up.counts {
-		counts[k] += n
-	}
-	return counts, ok && up.ok, nil
+	return join(got, up.got), ok && up.ok, true, nil
 }
 
 // logEpochs are, in one snapshot, the search epoch (a log deleted or changed), the
@@ -112,24 +143,23 @@ func readLogEpochs(ctx context.Context, rq rowQueryer) (logEpochs, error) {
 	return e, err
 }
 
-// countAt runs count in a read transaction of a helper, when its snapshot holds the
-// logs up to hi that want's did; stale when it does not.
-func (h *helpers) countAt(ctx context.Context, want logEpochs, hi int64, count func(rowQueryer) (map[int64]int64, bool, error)) (map[int64]int64, bool, bool, error) {
+// runAt runs run in a read transaction of a helper, when its snapshot holds the logs
+// up to hi that want's did; stale, without running it, when it does not.
+func (h *helpers) runAt(ctx context.Context, want logEpochs, hi int64, run func(rowQueryer) error) (stale bool, err error) {
 	if h.before != nil {
 		h.before()
 	}
 	tx, err := h.db.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, false, false, err
+		return false, err
 	}
 	defer tx.Rollback()
 	got, err := readLogEpochs(ctx, tx)
 	if err != nil {
-		return nil, false, false, err
+		return false, err
 	}
 	if got.search != want.search || got.moves != want.moves || got.newest < hi {
-		return nil, false, true, nil
+		return true, nil
 	}
-	counts, ok, err := count(tx)
-	return counts, ok, false, err
+	return false, run(tx)
 }

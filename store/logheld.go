@@ -492,7 +492,7 @@ func (db *DB) pickAll(ctx context.Context, tx *sql.Tx, keys *heldKeys, q string,
 			return ids, true, nil
 		}
 	}
-	ids, ok, err := db.pickIn(ctx, tx, keys, q, every, devices)
+	ids, ok, err := db.pickIn(ctx, tx, keys, q, every, devices, epochs.newest)
 	if err != nil || !ok {
 		return nil, false, err
 	}

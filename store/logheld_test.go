@@ -264,11 +264,23 @@ func TestLogHeldPagesAgree(t *testing.T) {
 // their matches added to those kept, and the pages still equal the table's; a log
 // deleted (the search epoch moves) makes the next page pick every match again.
 func TestHeldPicksAdded(t *testing.T) {
+	for _, halves := range []bool{false, true} {
+		t.Run(fmt.Sprintf("halves=%v", halves), func(t *testing.T) { testHeldPicksAdded(t, halves) })
+	}
+}
+
+// testHeldPicksAdded is TestHeldPicksAdded, with every first pick taken in halves on a
+// helper (pickHalves) when halves is set, even on one core, and never when not.
+func testHeldPicksAdded(t *testing.T, halves bool) {
 	ctx := context.Background()
 	heldEverywhere(t)
 	db, devices, users, commands := heldFixture(t)
 	if err := db.ReadLogDevices(ctx); err != nil {
 		t.Fatal(err)
+	}
+	db.search.halvesMin = 1 << 62
+	if halves {
+		db.search.halvesMin, db.help.slots = 1, make(chan struct{}, 1)
 	}
 	where := []Expr{CommandLogs.Search("case 3")}
 	all := And(where...)
@@ -298,7 +310,11 @@ func TestHeldPicksAdded(t *testing.T) {
 			t.Errorf("%s: %d pages of 9 found in the held columns", stage, got)
 		}
 	}
+	split := db.help.picksSplit.Load()
 	check("first", 0)
+	if got := db.help.picksSplit.Load() - split; (got > 0) != halves {
+		t.Errorf("%d picks taken in halves, want them %v", got, halves)
+	}
 	addHeldLogs(t, db, 700, 60, devices, users, commands)
 	check("logs added", 1)
 	addHeldLogs(t, db, 760, 25, devices, users, commands)
