@@ -714,21 +714,61 @@ type heldEntry struct {
 	id int64
 }
 
-// sortedPage sorts es by value, then id (descending when desc), and is the ids of
-// es[from:to] then.
+// sortedPage is the ids of es[from:to] once es is sorted by value, then id (descending
+// when desc). Only es[:to] is sorted when it is a small part of es: the first page of a
+// search's 37,000 matches by duration took 11 ms to sort them all.
 func sortedPage(es []heldEntry, desc bool, from, to int) []int64 {
-	slices.SortFunc(es, func(a, b heldEntry) int {
+	order := func(a, b heldEntry) int {
 		c := cmp.Or(cmp.Compare(a.v, b.v), cmp.Compare(a.id, b.id))
 		if desc {
 			return -c
 		}
 		return c
-	})
+	}
+	if to < len(es)/4 {
+		selectFirst(es, to, order)
+		es = es[:to]
+	}
+	slices.SortFunc(es, order)
 	ids := make([]int64, 0, to-from)
 	for _, e := range es[from:to] {
 		ids = append(ids, e.id)
 	}
 	return ids
+}
+
+// selectFirst moves the k first entries of es by order to es[:k], in no order
+// (quickselect). order must not find two entries equal (heldEntry's ids differ).
+func selectFirst(es []heldEntry, k int, order func(a, b heldEntry) int) {
+	lo, hi := 0, len(es)-1
+	for lo < hi && k > lo && k <= hi {
+		// The median of the first, middle and last entries as the pivot, kept at hi.
+		mid := lo + (hi-lo)/2
+		if order(es[mid], es[lo]) < 0 {
+			es[mid], es[lo] = es[lo], es[mid]
+		}
+		if order(es[hi], es[lo]) < 0 {
+			es[hi], es[lo] = es[lo], es[hi]
+		}
+		if order(es[mid], es[hi]) < 0 {
+			es[mid], es[hi] = es[hi], es[mid]
+		}
+		p := lo
+		for i := lo; i < hi; i++ {
+			if order(es[i], es[hi]) < 0 {
+				es[i], es[p] = es[p], es[i]
+				p++
+			}
+		}
+		es[p], es[hi] = es[hi], es[p]
+		// es[lo:p] come before es[p], es[p+1:hi+1] after it.
+		switch {
+		case k <= p:
+			hi = p - 1
+		default:
+			lo = p + 1
+		}
+	}
 }
 
 // heldPartMin is the fewest logs a part of a scan of the held columns holds: a scan of

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -328,4 +329,51 @@ func testHeldPicksAdded(t *testing.T, halves bool) {
 	check("a match deleted", 0)
 	addHeldLogs(t, db, 785, 10, devices, users, commands)
 	check("added after the delete", 1)
+}
+
+// TestSortedPage checks a page of entries sorted in part (selectFirst) against the
+// same page of all of them sorted, on values with many repeats, sorted, reversed and
+// shuffled, both ways, at the start, middle and end.
+func TestSortedPage(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{0, 1, 2, 3, 7, 50, 201, 1000, 5000} {
+		for _, shape := range []string{"random", "sorted", "reversed", "one value"} {
+			es := make([]heldEntry, n)
+			for i := range es {
+				es[i] = heldEntry{float64(rnd.IntN(max(1, n/10))), int64(i)}
+				switch shape {
+				case "sorted":
+					es[i] = heldEntry{float64(i), int64(i)}
+				case "reversed":
+					es[i] = heldEntry{float64(n - i), int64(n - i)}
+				case "one value":
+					es[i].v = 1
+				}
+			}
+			if shape == "random" || shape == "one value" {
+				rnd.Shuffle(len(es), func(i, j int) { es[i], es[j] = es[j], es[i] })
+			}
+			for _, desc := range []bool{false, true} {
+				all := slices.Clone(es)
+				slices.SortFunc(all, func(a, b heldEntry) int {
+					c := cmp.Or(cmp.Compare(a.v, b.v), cmp.Compare(a.id, b.id))
+					if desc {
+						return -c
+					}
+					return c
+				})
+				for _, r := range [][2]int{{0, 1}, {0, 50}, {5, 55}, {len(es) / 2, len(es)/2 + 50}, {len(es) - 1, len(es) + 49}} {
+					from, to := min(max(r[0], 0), len(es)), min(r[1], len(es))
+					var want []int64
+					for _, e := range all[from:to] {
+						want = append(want, e.id)
+					}
+					got := sortedPage(slices.Clone(es), desc, from, to)
+					if len(got) != len(want) || !slices.Equal(got, want) && len(want) > 0 {
+						t.Fatalf("%d %s entries, desc %v, [%d:%d]: %v, want %v", len(es), shape, desc, from, to, got, want)
+					}
+				}
+			}
+		}
+	}
 }
