@@ -185,7 +185,7 @@ func open(ctx context.Context, path string, o openOptions, upTo string) (*DB, er
 // them, each cost its request 7-19 ms at five million logs, and a constrained viewer's
 // first statistics after a start, which run several statements at once, took 154-165
 // ms against 62-80 ms with the connections open (18 ms to open them). The server calls
-// it once, beside its start-up.
+// it once, five seconds after its start (serve.go).
 func (db *DB) WarmReaders(ctx context.Context) error {
 	pools := []*sql.DB{db.r.DB}
 	if db.help != nil {

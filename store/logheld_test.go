@@ -1,7 +1,6 @@
 package store
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -355,13 +354,7 @@ func TestSortedPage(t *testing.T) {
 			}
 			for _, desc := range []bool{false, true} {
 				all := slices.Clone(es)
-				slices.SortFunc(all, func(a, b heldEntry) int {
-					c := cmp.Or(cmp.Compare(a.v, b.v), cmp.Compare(a.id, b.id))
-					if desc {
-						return -c
-					}
-					return c
-				})
+				slices.SortFunc(all, entryOrder(desc))
 				for _, r := range [][2]int{{0, 1}, {0, 50}, {5, 55}, {len(es) / 2, len(es)/2 + 50}, {len(es) - 1, len(es) + 49}} {
 					from, to := min(max(r[0], 0), len(es)), min(r[1], len(es))
 					var want []int64

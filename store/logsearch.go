@@ -356,16 +356,15 @@ func (db *DB) pickIn(ctx context.Context, tx *sql.Tx, held *heldKeys, q string, 
 	if every > pickMost {
 		return nil, false, nil
 	}
-	if words, ok := logWords(q); ok {
-		named, err := searchNamed(ctx, tx, q)
-		if err != nil {
-			return nil, false, err
-		}
-		if !named {
-			return db.pickHalves(ctx, tx, 0, newest, func(ctx context.Context, rq rowQueryer, lo, hi int64) ([]int64, bool, error) {
-				return db.devices.pick(ctx, rq, held, words.SQL+` AND rowid > ? AND rowid <= ?`, append(slices.Clip(words.Args), lo, hi), keys)
-			})
-		}
+	words, only, err := wordsOnly(ctx, tx, q)
+	if err != nil {
+		return nil, false, err
+	}
+	if only {
+		return db.pickHalves(ctx, tx, 0, newest, func(ctx context.Context, rq rowQueryer, lo, hi int64) ([]int64, bool, error) {
+			ids, args := wordsIn(words, lo, hi)
+			return db.devices.pick(ctx, rq, held, ids, args, keys)
+		})
 	}
 	sets, args := logSearchSets(q, "", 0)
 	return db.devices.pick(ctx, tx, held, strings.Join(sets, " UNION ALL "), args, keys)
@@ -873,15 +872,11 @@ func (db *DB) searchCountAfter(ctx context.Context, tx *sql.Tx, q string, mark, 
 	// The matches: with no name holding q, the word index's alone; else the sets of the
 	// names' and the words' matches, which may hold a log twice (a log whose names both
 	// hold q, or whose text does too).
-	var words Expr
-	several := true
-	if w, ok := logWords(q); ok {
-		named, err := searchNamed(ctx, tx, q)
-		if err != nil {
-			return nil, err
-		}
-		words, several = w, named
+	words, only, err := wordsOnly(ctx, tx, q)
+	if err != nil {
+		return nil, err
 	}
+	several := !only
 	// With the devices held, the sets' repeats are dropped as they are counted rather
 	// than by a UNION.
 	var keys *heldKeys
@@ -893,7 +888,7 @@ func (db *DB) searchCountAfter(ctx context.Context, tx *sql.Tx, q string, mark, 
 	}
 	if !several && (keys != nil || mark == searchCountAll) {
 		counts, ok, err := db.countHalves(ctx, tx, upto, newest, func(ctx context.Context, rq rowQueryer, lo, hi int64) (map[int64]int64, bool, error) {
-			ids, args := words.SQL+` AND rowid > ? AND rowid <= ?`, append(slices.Clip(words.Args), lo, hi)
+			ids, args := wordsIn(words, lo, hi)
 			if keys != nil {
 				return db.devices.counts(ctx, rq, keys, ids, args, false)
 			}
@@ -945,6 +940,22 @@ func countsInAll(counts map[int64]int64) map[int64]int64 {
 		}
 	}
 	return map[int64]int64{searchCountAll: n}
+}
+
+// wordsOnly is the word index's matches of q (logWords), and true when they are all
+// of q's matches: q has a word and no name holds it (searchNamed).
+func wordsOnly(ctx context.Context, rq rowQueryer, q string) (Expr, bool, error) {
+	words, ok := logWords(q)
+	if !ok {
+		return words, false, nil
+	}
+	named, err := searchNamed(ctx, rq, q)
+	return words, err == nil && !named, err
+}
+
+// wordsIn is the query of words's matches whose ids are in (lo, hi], and its arguments.
+func wordsIn(words Expr, lo, hi int64) (string, []any) {
+	return words.SQL + ` AND rowid > ? AND rowid <= ?`, append(slices.Clip(words.Args), lo, hi)
 }
 
 // searchNamed is whether q is in a command, device or user name of some log.
