@@ -82,6 +82,25 @@ func (k *sink) close() {
 	k.signal()
 }
 
+// copyBufs are the buffers a channel's output is read with (pooledCopy). The SSH
+// library copies each of a session's two streams to its writer with io.Copy, which
+// made a 32 KB buffer for each: 64 KB for every shell a login opens and for every
+// command on the exec channel.
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 8<<10); return &b }}
+
+// pooledCopy is a stream's writer whose ReadFrom (what io.Copy calls) reads the
+// channel through a buffer of copyBufs.
+type pooledCopy struct{ io.Writer }
+
+// ReadFrom implements io.ReaderFrom.
+func (p pooledCopy) ReadFrom(r io.Reader) (int64, error) {
+	buf := copyBufs.Get().(*[]byte)
+	defer copyBufs.Put(buf)
+	// The struct hides this ReadFrom (and any of the writer's), so CopyBuffer
+	// reads into buf.
+	return io.CopyBuffer(struct{ io.Writer }{p.Writer}, r, *buf)
+}
+
 // capture keeps the first limit bytes of a command's output and a short
 // tail of everything for prompt matching.
 type capture struct {

@@ -1,10 +1,12 @@
 package exec
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
 	"log/slog"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -118,5 +120,31 @@ func TestCapOutput(t *testing.T) {
 	}
 	if out, cut := capOutput("short", 10, false); out != "short" || cut {
 		t.Errorf("got %q %v", out, cut)
+	}
+}
+
+// TestPooledCopy: a stream read through pooledCopy arrives whole, in order, across
+// more than one buffer, and io.Copy no longer makes its own 32 KB buffer for it.
+func TestPooledCopy(t *testing.T) {
+	src := []byte(strings.Repeat("Gi0/1 is up, line protocol is up\r\n", 3000)) // 102 KB
+	// The structs hide bytes.Reader's WriteTo and bytes.Buffer's ReadFrom, as an SSH
+	// channel and the sink have neither.
+	reader := func() io.Reader { return struct{ io.Reader }{bytes.NewReader(src)} }
+	var got bytes.Buffer
+	n, err := io.Copy(pooledCopy{struct{ io.Writer }{&got}}, reader())
+	if err != nil || n != int64(len(src)) || !bytes.Equal(got.Bytes(), src) {
+		t.Fatalf("copied %d of %d bytes (err %v), equal %v", n, len(src), err, bytes.Equal(got.Bytes(), src))
+	}
+	const runs = 200
+	discard := struct{ io.Writer }{io.Discard}
+	io.Copy(pooledCopy{discard}, reader()) // the pool's first buffer
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range runs {
+		io.Copy(pooledCopy{discard}, reader())
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / runs; per >= 8<<10 {
+		t.Errorf("%d bytes allocated a copy, want under 8 KB (io.Copy's own buffer is 32 KB)", per)
 	}
 }

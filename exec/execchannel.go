@@ -75,8 +75,8 @@ func (s *Session) execOne(ctx context.Context, command string) (execOut, error) 
 	defer sess.Close()
 	out := &lockedCapture{c: capture{limit: s.o.maxOutput() + rawSlack}, stream: s.stream}
 	errLine := &firstLine{}
-	sess.Stdout = out
-	sess.Stderr = io.MultiWriter(out, errLine)
+	sess.Stdout = pooledCopy{out}
+	sess.Stderr = pooledCopy{io.MultiWriter(out, errLine)}
 	done := make(chan error, 1)
 	go func() { done <- sess.Run(command) }()
 	select {

@@ -43,7 +43,7 @@ func (s *Session) startShell(ctx context.Context) error {
 		return refused("open shell", err)
 	}
 	s.sink = newSink()
-	sess.Stdout, sess.Stderr = s.sink, s.sink
+	sess.Stdout, sess.Stderr = pooledCopy{s.sink}, pooledCopy{s.sink}
 	if err := sess.Shell(); err != nil {
 		return refused("start shell", err)
 	}
