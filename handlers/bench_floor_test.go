@@ -107,16 +107,17 @@ func storeRecorder(b *testing.B, n int) func(int, string, string) error {
 	if err != nil {
 		b.Fatal(err)
 	}
-	devices := make([]int64, n)
+	devices, names := make([]int64, n), make([]string, n)
 	for i := range devices {
-		if devices[i], err = db.Create(ctx, store.Devices, store.Values{"name": "floor" + strconv.Itoa(i), "site": site}, store.All); err != nil {
+		names[i] = "floor" + strconv.Itoa(i)
+		if devices[i], err = db.Create(ctx, store.Devices, store.Values{"name": names[i], "site": site}, store.All); err != nil {
 			b.Fatal(err)
 		}
 	}
 	return func(device int, command, output string) error {
 		_, err := db.CreateLog(ctx, store.Values{
 			"command_name": "Version", "command_type": "show", "device": devices[device],
-			"device_name": "floor" + strconv.Itoa(device), "username": "floor", "output": output,
+			"device_name": names[device], "username": "floor", "output": output,
 			"success": true, "execution_time": time.Now(), "sent_command": command, "source": "api",
 			"client_address": "127.0.0.1"})
 		return err

@@ -37,6 +37,17 @@ func openHelpers(abs string) (*helpers, error) {
 	return &helpers{db: db, slots: make(chan struct{}, n)}, nil
 }
 
+// take takes a free helper's slot, given back with <-h.slots; false when every
+// helper is busy.
+func (h *helpers) take() bool {
+	select {
+	case h.slots <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
 func (h *helpers) close() error {
 	if h == nil {
 		return nil
@@ -44,9 +55,13 @@ func (h *helpers) close() error {
 	return h.db.Close()
 }
 
-// rangeCount counts something of the logs whose ids are in (lo, hi], by counter key,
-// in rq's snapshot; false when it cannot be counted so (heldDevices.counts).
-type rangeCount func(ctx context.Context, rq rowQueryer, lo, hi int64) (map[int64]int64, bool, error)
+// rangeRun is a count or pick over the logs whose ids are in (lo, hi], in rq's
+// snapshot; false when it cannot be taken so.
+type rangeRun[T any] func(ctx context.Context, rq rowQueryer, lo, hi int64) (T, bool, error)
+
+// rangeCount counts something of the logs in the range by counter key
+// (heldDevices.counts).
+type rangeCount = rangeRun[map[int64]int64]
 
 // countHalves is count over (lo, hi] in tx's snapshot, in halves (inHalves).
 func (db *DB) countHalves(ctx context.Context, tx *sql.Tx, lo, hi int64, count rangeCount) (map[int64]int64, bool, error) {
@@ -67,7 +82,7 @@ func (db *DB) countHalves(ctx context.Context, tx *sql.Tx, lo, hi int64, count r
 
 // pickHalves is pick over (lo, hi] in tx's snapshot, in halves (inHalves): the ids of
 // both, the lower half's first.
-func (db *DB) pickHalves(ctx context.Context, tx *sql.Tx, lo, hi int64, pick func(ctx context.Context, rq rowQueryer, lo, hi int64) ([]int64, bool, error)) ([]int64, bool, error) {
+func (db *DB) pickHalves(ctx context.Context, tx *sql.Tx, lo, hi int64, pick rangeRun[[]int64]) ([]int64, bool, error) {
 	ids, ok, split, err := inHalves(ctx, db, tx, lo, hi, pick, func(lower, upper []int64) []int64 { return append(lower, upper...) })
 	if split {
 		db.help.picksSplit.Add(1)
@@ -81,15 +96,9 @@ func (db *DB) pickHalves(ctx context.Context, tx *sql.Tx, lo, hi int64, pick fun
 // was deleted or changed (the search epoch) and none was inserted below the newest or
 // moved (command_log_moves) in between; else tx runs that half too. join puts the
 // halves' results together, the lower's first. split says whether a helper ran one.
-func inHalves[T any](ctx context.Context, db *DB, tx *sql.Tx, lo, hi int64, run func(ctx context.Context, rq rowQueryer, lo, hi int64) (T, bool, error), join func(lower, upper T) T) (_ T, ok, split bool, _ error) {
+func inHalves[T any](ctx context.Context, db *DB, tx *sql.Tx, lo, hi int64, run rangeRun[T], join func(lower, upper T) T) (_ T, ok, split bool, _ error) {
 	h := db.help
-	if h == nil || hi-lo < db.search.halvesMin {
-		got, ok, err := run(ctx, tx, lo, hi)
-		return got, ok, false, err
-	}
-	select {
-	case h.slots <- struct{}{}:
-	default:
+	if h == nil || hi-lo < db.search.halvesMin || !h.take() {
 		got, ok, err := run(ctx, tx, lo, hi)
 		return got, ok, false, err
 	}

@@ -767,10 +767,9 @@ func selectFirst(es []heldEntry, k int, order func(a, b heldEntry) int) {
 		}
 		es[p], es[hi] = es[hi], es[p]
 		// es[lo:p] come before es[p], es[p+1:hi+1] after it.
-		switch {
-		case k <= p:
+		if k <= p {
 			hi = p - 1
-		default:
+		} else {
 			lo = p + 1
 		}
 	}
