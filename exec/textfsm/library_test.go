@@ -129,7 +129,7 @@ func TestLookupOrder(t *testing.T) {
 		t.Fatal(errs)
 	}
 	p := lib.Parse([]string{"cisco_ios"}, "show version", "r1 uptime is 2 days\n")
-	if !p.Success || *p.Template != filepath.Join(dir, "mine_version.textfsm") || p.Data[0]["uptime"] != "2 days" {
+	if !p.Success || *p.Template != "mine_version.textfsm" || p.Data[0]["uptime"] != "2 days" {
 		t.Errorf("directory row not used: %+v", p)
 	}
 	m, err := lib.Lookup([]string{"cisco_ftd", "cisco_ios"}, "sh ver")
@@ -242,8 +242,21 @@ func TestMergeTemplates(t *testing.T) {
 	p := lib.Parse([]string{"linux"}, "keyed", out)
 	if !p.Success || !slices.Equal(p.Data[0]["speed"].([]string), []string{"1G"}) || !slices.Equal(p.Data[1]["speed"].([]string), []string{"10G"}) ||
 		p.Data[2]["speed"] != "" || strings.Join(p.Columns, ",") != "port,state,speed" ||
-		*p.Template != filepath.Join(dir, "state.textfsm:speed.textfsm") {
+		*p.Template != "state.textfsm:speed.textfsm" {
 		t.Errorf("keyed merge: %+v", p)
+	}
+	// The Key values of the template a parse names, for comparing two parses.
+	if keys, ok := lib.Keys(*p.Template); !ok || !slices.Equal(keys, []string{"port"}) {
+		t.Errorf("keys of %s: %v %v", *p.Template, keys, ok)
+	}
+	if keys, ok := lib.Keys(filepath.Join("/srv/old-path", "state.textfsm")); !ok || !slices.Equal(keys, []string{"port"}) {
+		t.Errorf("keys of a path an older version stored: %v %v", keys, ok)
+	}
+	if keys, ok := lib.Keys("builtin/cisco_ios_show_vlan.textfsm"); !ok || len(keys) != 0 {
+		t.Errorf("keys of a built-in without a Key value: %v %v", keys, ok)
+	}
+	if _, ok := lib.Keys("gone.textfsm"); ok {
+		t.Error("keys of a template the library does not hold")
 	}
 	// Without keys the records are zipped by position.
 	p = lib.Parse([]string{"linux"}, "zipped", out)

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -58,9 +59,10 @@ type lookupResult struct {
 type Parsed struct {
 	Success bool    `json:"success"`
 	Method  *string `json:"method"` // "textfsm", or null when nothing ran
-	// Template names the file that parsed and where it came from:
-	// "builtin/<file>" or "<templates directory>/<file>" (files of a
-	// multi-template row joined by ':'); null when nothing ran.
+	// Template names the file that parsed: "builtin/<file>" for a built-in
+	// template, the file's name alone for one of the templates directory
+	// (never the server's path to it); files of a multi-template row are
+	// joined by ':'; null when nothing ran.
 	Template *string `json:"template"`
 	// Data holds one map per record, keyed by the lower-cased Value names,
 	// exactly as ntc-templates' parse_output returns it: a value is a
@@ -83,13 +85,14 @@ type Match struct {
 	Line     int    // the row's line in its index file
 }
 
-// Name is the template's file prefixed with its source, as Parsed.Template
-// shows it.
+// Name is the template as Parsed.Template shows it: a built-in's file prefixed
+// with "builtin/", a file of the templates directory by its name alone, so that
+// no answer shows where the server keeps its files.
 func (m Match) Name() string {
 	if m.Source == SourceBuiltin {
 		return SourceBuiltin + "/" + m.Template
 	}
-	return filepath.Join(m.Source, m.Template)
+	return m.Template
 }
 
 // TemplateInfo describes one index row a Library can select.
@@ -275,4 +278,33 @@ func (l *Library) Check() []error {
 		}
 	}
 	return errs
+}
+
+// Keys names, lower-cased as Parsed.Data's keys are, the Key values of the
+// template that Parsed.Template names: what identifies one record, so that two
+// parses of the same command can be compared record by record. A name the
+// library no longer holds answers false; a template without a Key value
+// answers none (compare whole records then). A path that an older version put
+// in Parsed.Template is read by its file name.
+func (l *Library) Keys(name string) ([]string, bool) {
+	files, builtin := strings.CutPrefix(name, SourceBuiltin+"/")
+	for _, s := range l.sets {
+		if (s.idx.source == SourceBuiltin) != builtin {
+			continue
+		}
+		var keys []string
+		for _, f := range strings.Split(files, ":") {
+			t := s.tmpls[filepath.Base(f)]
+			if t == nil {
+				return nil, false
+			}
+			for _, k := range t.keys {
+				if k = strings.ToLower(k); !slices.Contains(keys, k) {
+					keys = append(keys, k)
+				}
+			}
+		}
+		return keys, true
+	}
+	return nil, false
 }
