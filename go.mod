@@ -3,6 +3,7 @@ module fieldkit
 go 1.26.8
 
 require (
+	github.com/aymanbagabas/go-udiff v0.4.2
 	github.com/dlclark/regexp2 v1.12.0
 	github.com/julienschmidt/httprouter v1.3.0
 	github.com/kardianos/service v1.3.0

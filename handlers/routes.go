@@ -116,6 +116,8 @@ func (a *API) routes(rt *web.Router) {
 	a.resource(rt, logResource)
 	get(pathCommandLogs+"statistics/", a.authed(a.logStatistics))
 	get(pathCommandLogs+"export/", a.authed(a.logExport))
+	get(pathCommandLogs+":id/diff/", a.authed(a.logDiff))
+	get(pathCommandLogs+"history/", a.authed(a.logHistory))
 
 	// Parsing without a device (template authors, tests).
 	rt.Handle(http.MethodPost, pathParse, a.authed(a.parseOutput))

@@ -125,6 +125,26 @@ var opDocs = []opDoc{
 		ID: "plugins_toolkit_command_logs_statistics_retrieve", Summary: "Command log statistics",
 		Desc: "Over the logs the user may view. It takes no query parameters (a 400 names any sent).",
 		OK:   jsonResponse("The statistics.", ref("CommandLogStatistics")), Errors: map[string]string{"400": "BadRequest"}},
+	{Method: http.MethodGet, Path: pathCommandLogs + ":id/diff/",
+		ID: "plugins_toolkit_command_logs_diff_retrieve", Summary: "Compare two command outputs",
+		Desc: "The unified diff from the output of the log `against` names to this log's, and, when both were parsed, " +
+			"their records compared by the template's Key values (every column when it has none). `against=previous` " +
+			"is the previous successful run of the same command on the same device. Two devices' outputs compare too. " +
+			"Both logs must be visible to the user (a 404 otherwise, as for any log).",
+		Query:  []any{queryParam("against", `A log id, or "previous".`, tStr, true)},
+		OK:     jsonResponse("The two logs and how their outputs differ.", ref("CommandLogDiff")),
+		Errors: map[string]string{"400": "BadRequest"}},
+	{Method: http.MethodGet, Path: pathCommandLogs + "history/",
+		ID: "plugins_toolkit_command_logs_history_retrieve", Summary: "A command's runs on a device",
+		Desc: "The newest runs of the command on the device that the user may view, newest first, each successful one " +
+			"marked `changed` when its output differs from the successful run before it.",
+		Query: []any{
+			queryParam("device_id", "The device.", obj{"type": "integer", "minimum": 1}, true),
+			queryParam("command_id", "The command.", obj{"type": "integer", "minimum": 1}, true),
+			queryParam("limit", "How many runs (default 50).", obj{"type": "integer", "minimum": 1, "maximum": historyMax}, false),
+		},
+		OK:     jsonResponse("The runs.", ref("CommandHistory")),
+		Errors: map[string]string{"400": "BadRequest"}},
 	{Method: http.MethodGet, Path: pathCommandLogs + "export/",
 		ID: "plugins_toolkit_command_logs_export_retrieve", Summary: "Export command logs",
 		Desc: "Streams every matching log (no page limit) as JSON or as a CSV download. Every filter of the log list applies.",

@@ -257,6 +257,9 @@ func opSchemas() obj {
 	s["CommandLogExport"] = props([]string{"count", "results"}, obj{
 		"count": tInt, "results": obj{"type": "array", "items": exportItemSchema(s)},
 	})
+	for k, v := range changeSchemas() {
+		s[k] = v
+	}
 	return s
 }
 

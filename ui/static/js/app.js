@@ -10,6 +10,7 @@ import { registerCommands } from './commands.js';
 import { registerDevice } from './device.js';
 import { registerCredentials } from './credentials.js';
 import { registerLogs } from './logs.js';
+import { registerDiff } from './diff.js';
 import { registerParse } from './parse.js';
 import { navItems, homePath, notAllowed, registerHome } from './home.js';
 import { searchBox, registerSearch } from './search.js';
@@ -158,6 +159,7 @@ registerResources();
 registerCommands();
 registerDevice();
 registerCredentials();
+registerDiff(); // before the logs: /ui/logs/history is not a log id
 registerLogs();
 registerParse();
 registerHome();

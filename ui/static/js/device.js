@@ -139,7 +139,8 @@ async function loadHistory(box, id) {
     const page = await get(`${T}/command-logs/?device_id=${id}&limit=10`);
     clear(box, head, page.results.length ? h('ul', { class: 'history' }, page.results.map((l) => h('li', {},
       okBadge(l.success), ' ', link(`/ui/logs/${l.id}`, l.command ? l.command.name : '(deleted command)'),
-      h('span', { class: 'muted' }, ` · ${l.username} · `, fmtAgo(l.created))))) : h('p', { class: 'muted' }, 'Nothing has run on this device yet.'),
+      h('span', { class: 'muted' }, ` · ${l.username} · `, fmtAgo(l.created)),
+      l.command && l.command.id ? [' · ', link(`/ui/logs/history?device_id=${id}&command_id=${l.command.id}`, 'history', { title: `Every run of ${l.command.name} here, marked where its output changed` })] : null))) : h('p', { class: 'muted' }, 'Nothing has run on this device yet.'),
     page.count > 10 ? link(`/ui/logs/?device_id=${id}`, `All ${page.count} logs →`) : null);
   } catch (err) {
     clear(box, head, errorBox(err));

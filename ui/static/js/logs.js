@@ -45,8 +45,11 @@ async function detailView(main, { id }) {
   const csv = `${LOGS}export/${qs({ format: 'csv', include_output: 'true', id: l.id })}`;
   clear(main,
     pageHead(`Log #${l.id}: ${l.command ? l.command.name : ''} on ${l.device ? l.device.name : ''}`,
+      l.success ? link(`/ui/logs/${l.id}/diff?against=previous`, 'Compare with previous', { class: 'btn' }) : null,
       h('a', { href: csv, class: 'btn', download: `command-log-${l.id}.csv` }, 'Download CSV')),
-    h('p', {}, link('/ui/logs/', '← all logs')),
+    h('p', {}, link('/ui/logs/', '← all logs'),
+      l.device && l.device.id && l.command && l.command.id
+        ? [' · ', link(`/ui/logs/history?device_id=${l.device.id}&command_id=${l.command.id}`, `history of ${l.command.name} on ${l.device.name}`)] : null),
     h('section', { class: 'card' }, dl([
       ['Result', okBadge(l.success)],
       ['Command', l.command && l.command.id ? link(`/ui/commands/${l.command.id}`, l.command.name) : l.command?.name],

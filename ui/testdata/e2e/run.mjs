@@ -11,6 +11,7 @@ import { liveRuns } from './runs.mjs';
 import { confirmAndSets } from './confirm.mjs';
 import { layoutSweep } from './layout.mjs';
 import { inventory } from './inventory.mjs';
+import { changes } from './changes.mjs';
 
 async function scenarios() {
   await workflow();
@@ -19,6 +20,7 @@ async function scenarios() {
   await finding();
   await liveRuns();
   await confirmAndSets();
+  await changes();
   await layoutSweep();
   check(pageErrors.length === 0, `page errors: ${pageErrors.join('; ')}`);
 }
