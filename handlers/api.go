@@ -117,10 +117,6 @@ func (a *API) authed(h web.HandlerFunc) web.HandlerFunc {
 	}
 }
 
-func safeMethod(m string) bool {
-	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
-}
-
 // authenticate reads "Authorization: Token <key>" (or Bearer), else the UI session.
 func (a *API) authenticate(r *http.Request) (store.Principal, error) {
 	h := strings.TrimSpace(r.Header.Get("Authorization"))
@@ -143,7 +139,7 @@ func (a *API) authenticate(r *http.Request) (store.Principal, error) {
 	case err != nil:
 		return p, err
 	}
-	if !p.WriteEnabled && !safeMethod(r.Method) {
+	if !p.WriteEnabled && !web.SafeMethod(r.Method) {
 		return p, web.Forbidden("This token does not have write permission.")
 	}
 	return p, nil
@@ -161,7 +157,7 @@ func (a *API) sessionPrincipal(r *http.Request) (store.Principal, error) {
 		return p, err
 	case !ok:
 		return p, web.NoCredentials()
-	case !safeMethod(r.Method) && !csrfOK:
+	case !web.SafeMethod(r.Method) && !csrfOK:
 		return p, web.CSRFFailed()
 	}
 	return p, nil

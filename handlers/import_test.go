@@ -2,8 +2,11 @@ package handlers
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+
+	"fieldkit/store"
 )
 
 // importBody posts a file to the import endpoint.
@@ -236,6 +239,21 @@ func TestImportMetadata(t *testing.T) {
 		r := e.importFile(e.admin, "x.csv", "name\n", map[string]any{"type": k, "dry_run": true})
 		if r.status == 400 && strings.Contains(string(r.body), "Unknown object type") {
 			t.Errorf("offered type %q is refused: %s", k, r.body)
+		}
+	}
+}
+
+// A NetBox column that FieldKit has a field for is imported, even while netboxOnly
+// still lists it: a field added to a model is never dropped by an import.
+func TestImportIgnoresOnlyWhatFieldKitLacks(t *testing.T) {
+	if got := ignoredColumns(store.Sites, []string{"description", "region", "slug"}); !slices.Equal(got, []string{"region"}) {
+		t.Fatalf("ignored %v, want [region]", got)
+	}
+	for _, k := range importOrder {
+		for _, c := range k.ignored {
+			if f, ok := k.res.Model.Field(c); ok && f.Writable(true) {
+				t.Errorf("%s: the import ignores %s, a field of %s", k.name, c, k.res.Model.Type)
+			}
 		}
 	}
 }

@@ -42,7 +42,8 @@ type importKind struct {
 	done    func(ctx context.Context, im *importer, c *converted, id int64) error
 }
 
-// netboxOnly are columns of NetBox's import forms for objects FieldKit has no field for.
+// netboxOnly are columns of NetBox's import forms for objects FieldKit has no field for
+// (ignoredColumns drops any that becomes one).
 var netboxOnly = map[string][]string{
 	"sites": {"status", "region", "group", "tenant", "facility", "time_zone", "physical_address", "shipping_address",
 		"latitude", "longitude", "comments", "asns", "owner"},
@@ -78,8 +79,22 @@ func init() {
 			key: ipKey, match: matchIP, prepare: assignIP, done: makePrimary},
 	}
 	for _, k := range importOrder {
-		k.ignored = netboxOnly[k.name]
+		k.ignored = ignoredColumns(k.res.Model, netboxOnly[k.name])
 	}
+}
+
+// ignoredColumns are the NetBox columns an import skips: those of cols that are no
+// field of the model a client may write. A NetBox field FieldKit gains is imported from
+// then on, though netboxOnly still names it.
+func ignoredColumns(m *store.Model, cols []string) []string {
+	var out []string
+	for _, c := range cols {
+		if f, ok := m.Field(c); ok && f.Writable(true) {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // importKindNamed finds a kind by its name or an alias ("" or unknown: nil).

@@ -83,7 +83,7 @@ func (a *API) syncStatus(w http.ResponseWriter, r *http.Request) error {
 		out["configured"], out["netbox_url"], out["filter"] = cfg.Configured(), cfg.URL, cfg.Filter
 		out["running"], out["progress"] = st.Running, st.Last
 		if st.Running {
-			out["started"] = stamp(st.Started)
+			out["started"] = web.Stamp(st.Started)
 		}
 	}
 	runs, err := a.DB.SyncRuns(r.Context(), 5)
@@ -93,7 +93,7 @@ func (a *API) syncStatus(w http.ResponseWriter, r *http.Request) error {
 	list := make([]any, len(runs))
 	for i, run := range runs {
 		list[i] = map[string]any{"id": run.ID, "state": run.State, "phase": run.Phase, "pages": run.Pages,
-			"started": stamp(run.Started), "finished": stamp(run.Finished), "error": run.Error, "summary": run.Summary}
+			"started": web.Stamp(run.Started), "finished": web.Stamp(run.Finished), "error": run.Error, "summary": run.Summary}
 	}
 	out["runs"] = list
 	web.Write(w, http.StatusOK, out)

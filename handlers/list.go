@@ -266,7 +266,7 @@ type (
 )
 
 // listHandler serves a paginated, filtered, permission-scoped list of a declared
-// resource, written by jsonWriter.
+// resource.
 func listHandler(a *API, res *Resource) web.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		scope, err := a.resScope(r, res, "view")
@@ -327,17 +327,9 @@ func listHandler(a *API, res *Resource) web.HandlerFunc {
 	}
 }
 
-// writePage loads the objects of a page by id and writes the page: from a store.Flat
-// when the resource's objects load as one, else from a Row each.
+// writePage loads the objects of a page by id and writes the page, each object rendered
+// in the page's shape and trimmed by its selection.
 func (a *API) writePage(r *http.Request, res *Resource, pg page, ids []int64, envelope listBody) ([]byte, error) {
-	jw := a.newJSONWriter(r, 1024*len(ids)+256)
-	if res.flattens(pg.shape()) {
-		fl, err := a.DB.FlatRowsLeaving(r.Context(), res.Model, ids, pg.leaves(res.Model))
-		if err != nil {
-			return nil, err
-		}
-		return jw.flatPage(res, fl, pg, envelope), nil
-	}
 	load := func(ctx context.Context, ids []int64) ([]store.Row, error) {
 		return a.DB.RowsLeaving(ctx, res.Model, ids, pg.leaves(res.Model))
 	}
@@ -345,7 +337,15 @@ func (a *API) writePage(r *http.Request, res *Resource, pg page, ids []int64, en
 	if err != nil {
 		return nil, err
 	}
-	return jw.page(res, rows, pg, envelope), nil
+	sh := full
+	if pg.brief {
+		sh = briefShape
+	}
+	envelope.Results = make([]any, len(rows))
+	for i, row := range rows {
+		envelope.Results[i] = pg.sel.apply(a.renderObject(r, res, res.Model, row, sh))
+	}
+	return web.Marshal(envelope)
 }
 
 // leaves says which fields of the model the page does not show (left out by ?fields=,

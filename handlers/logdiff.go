@@ -86,7 +86,7 @@ func (a *API) diffBody(r *http.Request, from, to store.LogText) map[string]any {
 // logRef is a log as a diff names it.
 func (a *API) logRef(r *http.Request, l store.LogText) map[string]any {
 	return map[string]any{
-		"id": l.ID, "url": a.urlOf(r, store.TypeCommandLog, l.ID), "created": stamp(l.Created),
+		"id": l.ID, "url": a.urlOf(r, store.TypeCommandLog, l.ID), "created": web.Stamp(l.Created),
 		"device":  map[string]any{"id": l.DeviceID, "name": l.DeviceName},
 		"command": map[string]any{"id": l.CommandID, "name": l.CommandName},
 	}
@@ -179,7 +179,7 @@ func (a *API) logHistory(w http.ResponseWriter, r *http.Request) error {
 		if run.Changed != nil {
 			changed = *run.Changed
 		}
-		results[i] = map[string]any{"id": run.ID, "url": a.urlOf(r, store.TypeCommandLog, run.ID), "created": stamp(run.Created),
+		results[i] = map[string]any{"id": run.ID, "url": a.urlOf(r, store.TypeCommandLog, run.ID), "created": web.Stamp(run.Created),
 			"success": run.Success, "username": run.Username, "changed": changed}
 	}
 	web.Write(w, http.StatusOK, map[string]any{"device_id": device, "command_id": command, "results": results})

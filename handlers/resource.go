@@ -140,7 +140,7 @@ func (a *API) value(r *http.Request, res *Resource, f *store.Field, v any) any {
 		}
 		return nil
 	case time.Time:
-		return stamp(x)
+		return web.Stamp(x)
 	case string:
 		if f.Labeled {
 			return labeled(x, res.choicesOf(f))

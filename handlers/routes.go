@@ -238,14 +238,6 @@ func pathOf(objectType string) string {
 	return ""
 }
 
-// stamp formats a time as the API shows it: RFC 3339, UTC, microseconds.
-func stamp(t time.Time) any {
-	if t.IsZero() {
-		return nil
-	}
-	return t.UTC().Format("2006-01-02T15:04:05.000000Z")
-}
-
 // index answers /api/ with its sections, as NetBox does.
 func (a *API) index(w http.ResponseWriter, r *http.Request) error {
 	web.Write(w, http.StatusOK, map[string]string{

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -152,37 +151,35 @@ func (db *DB) ExportLogs(ctx context.Context, w io.Writer, where Expr, format st
 	return n, nil
 }
 
-// copyRows encodes the logs' columns cols under where, in id order, a row at a time as
-// readRows hands them over: in the subquery's order, which SQLite keeps for an
-// aggregate over it (it never flattens an ordered subquery into an aggregate, so that
-// group_concat can be ordered), reading it row by row without holding the rows.
-// Read through Rows, whose every column read takes the driver's mutex, 1M logs took 1.6×
-// as long.
+// copyRows encodes the logs' columns cols under where, in id order, a row at a time,
+// without holding the rows.
 func copyRows(ctx context.Context, tx *sql.Tx, m *Model, cols []string, where Expr, enc rowEncoder, fields []exportField) (int, error) {
 	if err := enc.begin(); err != nil {
 		return 0, err
 	}
-	named := make([]string, len(cols))
-	inner := make([]string, len(cols))
-	for i, c := range cols {
-		named[i] = fmt.Sprintf("c%d", i)
-		inner[i] = c + " AS " + named[i]
+	rows, err := tx.QueryContext(ctx, `SELECT `+strings.Join(cols, ", ")+` FROM `+m.Table+` t WHERE `+where.SQL+
+		` ORDER BY t.id`, where.Args...)
+	if err != nil {
+		return 0, err
 	}
+	defer rows.Close()
 	vals := make([]any, len(cols))
+	dest := make([]any, len(cols))
+	for i := range vals {
+		dest[i] = &vals[i]
+	}
 	n := 0
-	err := readRows(ctx, tx, named, `(SELECT `+strings.Join(inner, ", ")+` FROM `+m.Table+` t WHERE `+where.SQL+
-		` ORDER BY t.id)`, "", where.Args, func(got []driver.Value) error {
-		for i, v := range got {
-			vals[i] = v
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return n, err
 		}
 		exportValues(fields, vals)
 		if err := enc.row(vals); err != nil {
-			return err
+			return n, err
 		}
 		n++
-		return nil
-	})
-	if err != nil {
+	}
+	if err := rows.Err(); err != nil {
 		return n, err
 	}
 	return n, enc.end()

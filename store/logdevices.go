@@ -406,3 +406,26 @@ func init() {
 		},
 	})
 }
+
+// handles hands Go values to SQL functions by a number, which SQLite passes where it
+// could not pass a Go value: a function's first argument names the value its calls
+// work on.
+type handles[T any] struct {
+	m    sync.Map // handle → *T
+	next atomic.Int64
+}
+
+func (h *handles[T]) add(v *T) int64 {
+	n := h.next.Add(1)
+	h.m.Store(n, v)
+	return n
+}
+
+// get is the value of handle n, or nil.
+func (h *handles[T]) get(n int64) *T {
+	v, _ := h.m.Load(n)
+	p, _ := v.(*T)
+	return p
+}
+
+func (h *handles[T]) drop(n int64) { h.m.Delete(n) }

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"time"
 
 	sqlite3 "modernc.org/sqlite/lib"
@@ -16,49 +18,86 @@ var goMigrations = map[string]func(context.Context, *DB, openOptions) error{
 	"0063_log_outputs_last": moveLogOutputsLast,
 }
 
-// logTable0063 is command_logs from migration 0063 on: the columns it had, with output
-// and parsed_output moved last. SQLite stores a row's columns in their order, and the
-// part of a large value that does not fit its page in a chain of overflow pages; a
-// read of any column after that value follows the whole chain. With the outputs in
-// the middle, a page of logs without their output still read every output's pages.
-const logTable0063 = `CREATE TABLE command_logs_new (
-    id                  INTEGER PRIMARY KEY,
-    command_id          INTEGER REFERENCES commands (id) ON DELETE SET NULL,
-    command_name        TEXT    NOT NULL,
-    command_type        TEXT    NOT NULL DEFAULT 'show',
-    device_id           INTEGER REFERENCES devices (id) ON DELETE SET NULL,
-    device_name         TEXT    NOT NULL,
-    user_id             INTEGER REFERENCES users (id) ON DELETE SET NULL,
-    username            TEXT    NOT NULL,
-    syntax_error        TEXT,
-    success             INTEGER NOT NULL,
-    error_message       TEXT    NOT NULL DEFAULT '',
-    execution_duration  REAL    NOT NULL DEFAULT 0,
-    execution_time      TEXT    NOT NULL,
-    created             TEXT    NOT NULL,
-    last_updated        TEXT    NOT NULL,
-    sent_command        TEXT    NOT NULL DEFAULT '',
-    variables           TEXT,
-    credential_set_id   INTEGER,
-    credential_set_name TEXT    NOT NULL DEFAULT '',
-    source              TEXT,
-    client_address      TEXT    NOT NULL DEFAULT '',
-    failure             TEXT,
-    output              TEXT    NOT NULL DEFAULT '',
-    parsed_output       TEXT
-)`
+// outputsLast are the columns a rebuild of command_logs moves to the end of each row, in
+// this order. SQLite stores a row's columns in their order, and the part of a large
+// value that does not fit its page in a chain of overflow pages; a read of any column
+// after that value follows the whole chain. With the outputs in the middle, a page of
+// logs without their output still read every output's pages.
+var outputsLast = []string{"output", "parsed_output"}
 
-// logColumns0063 are logTable0063's columns, in its order.
-const logColumns0063 = `id, command_id, command_name, command_type, device_id, device_name, user_id, username,
-	syntax_error, success, error_message, execution_duration, execution_time, created, last_updated,
-	sent_command, variables, credential_set_id, credential_set_name, source, client_address, failure,
-	output, parsed_output`
+// logTableOutputsLast is the statement that makes command_logs_new with the columns
+// command_logs has now (whatever migration added them), in their order but with
+// outputsLast at the end, and the list of those columns. It is read from the table
+// rather than written out, so that a rebuild that runs after later migrations added
+// columns (one that a full disk put off) keeps them.
+func logTableOutputsLast(ctx context.Context, q querier) (create, columns string, err error) {
+	type column struct {
+		name, def string
+	}
+	refs := map[string]string{}
+	rows, err := q.QueryContext(ctx, `SELECT "from", "table", "to", on_delete FROM pragma_foreign_key_list('command_logs')`)
+	if err != nil {
+		return "", "", err
+	}
+	for rows.Next() {
+		var from, table, to, onDelete string
+		if err := rows.Scan(&from, &table, &to, &onDelete); err != nil {
+			rows.Close()
+			return "", "", err
+		}
+		refs[from] = fmt.Sprintf(" REFERENCES %s (%s) ON DELETE %s", table, to, onDelete)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return "", "", err
+	}
+	var cols, last []column
+	rows, err = q.QueryContext(ctx, `SELECT name, type, "notnull", dflt_value, pk FROM pragma_table_info('command_logs') ORDER BY cid`)
+	if err != nil {
+		return "", "", err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name, typ string
+		var notNull, pk bool
+		var dflt sql.NullString
+		if err := rows.Scan(&name, &typ, &notNull, &dflt, &pk); err != nil {
+			return "", "", err
+		}
+		def := name + " " + typ
+		if pk {
+			def += " PRIMARY KEY"
+		}
+		if notNull {
+			def += " NOT NULL"
+		}
+		if dflt.Valid {
+			def += " DEFAULT " + dflt.String
+		}
+		c := column{name, def + refs[name]}
+		if slices.Contains(outputsLast, name) {
+			last = append(last, c)
+		} else {
+			cols = append(cols, c)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return "", "", err
+	}
+	slices.SortFunc(last, func(a, b column) int { return slices.Index(outputsLast, a.name) - slices.Index(outputsLast, b.name) })
+	var defs, names []string
+	for _, c := range append(cols, last...) {
+		defs, names = append(defs, c.def), append(names, c.name)
+	}
+	return "CREATE TABLE command_logs_new (\n    " + strings.Join(defs, ",\n    ") + "\n)", strings.Join(names, ", "), nil
+}
 
 // logRebuildBatch is how many logs each statement of a rebuild's copy moves; between
 // two, the copy can be cancelled and its progress reported. Tests lower it.
 var logRebuildBatch = 20_000
 
-// moveLogOutputsLast is migration 0063: command_logs rewritten as logTable0063.
+// moveLogOutputsLast is migration 0063: command_logs rewritten with its outputs last
+// (logTableOutputsLast).
 //
 // It copies every log, so it needs about the table's size again in free disk while it
 // runs (the write-ahead log holds the new table until it is checkpointed), and at
@@ -67,7 +106,7 @@ var logRebuildBatch = 20_000
 // next start tries again.
 func moveLogOutputsLast(ctx context.Context, db *DB, o openOptions) error {
 	const version = "0063_log_outputs_last"
-	err := db.rebuildLogs(ctx, o.logger, version, logTable0063, logColumns0063)
+	err := db.rebuildLogs(ctx, o.logger, version)
 	if sqliteCode(err, sqlite3.SQLITE_FULL) {
 		o.logger.Warn("command logs not rewritten with their outputs last: the disk is full. "+
 			"Nothing was changed; pages of logs without output read more until it is done, at a later start "+
@@ -77,15 +116,15 @@ func moveLogOutputsLast(ctx context.Context, db *DB, o openOptions) error {
 	return err
 }
 
-// rebuildLogs rewrites command_logs in one transaction: a new table made by create
-// (named command_logs_new), every log copied into it by columns, the old table dropped
+// rebuildLogs rewrites command_logs in one transaction: a new table with the outputs last
+// (logTableOutputsLast), every log copied into it by columns, the old table dropped
 // and the new one renamed in its place, and the old table's indexes and triggers made
 // again. Ids do not change, so the word index, whose content is command_logs by id,
 // stays right, as do the counters, which no trigger touched during the copy. The
 // migration version is recorded in the same transaction; one that another process
 // recorded meanwhile is not done again. A cancelled ctx or any error leaves the table as
 // it was.
-func (db *DB) rebuildLogs(ctx context.Context, logger *slog.Logger, version, create, columns string) error {
+func (db *DB) rebuildLogs(ctx context.Context, logger *slog.Logger, version string) error {
 	conn, err := db.w.Conn(ctx)
 	if err != nil {
 		return err
@@ -118,6 +157,10 @@ func (db *DB) rebuildLogs(ctx context.Context, logger *slog.Logger, version, cre
 		return err
 	}
 	remake, err := logIndexesAndTriggers(ctx, tx)
+	if err != nil {
+		return err
+	}
+	create, columns, err := logTableOutputsLast(ctx, tx)
 	if err != nil {
 		return err
 	}

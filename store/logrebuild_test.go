@@ -87,7 +87,9 @@ func logSnapshot(t *testing.T, db *DB) []string {
 		slices.Sort(rows)
 		out = append(out, rows...)
 	}
-	dump(`SELECT ` + logColumns0063 + ` FROM command_logs ORDER BY id`)
+	cols := logColumnOrder(t, db)
+	slices.Sort(cols) // the same list before a rebuild and after, whatever their order
+	dump(`SELECT ` + strings.Join(cols, ", ") + ` FROM command_logs ORDER BY id`)
 	dump(`SELECT type, name, sql FROM sqlite_master WHERE tbl_name = 'command_logs' AND type IN ('index', 'trigger') ORDER BY name`)
 	for _, table := range plainRows(t, db, func(r *sql.Rows) (string, error) {
 		var s string
@@ -179,6 +181,36 @@ func TestLogOutputsMovedLast(t *testing.T) {
 	}
 }
 
+// A column that a migration after 0063 added survives 0063 run late (a full disk put it
+// off to a later start than that migration's): the rebuild copies the columns the table
+// has, not those it had at 0063.
+func TestLogOutputsLastKeepsLaterColumns(t *testing.T) {
+	ctx := context.Background()
+	path, _ := oldLogFixture(t)
+	old, err := open(ctx, path, openOptions{}, "0062_log_moves")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := old.w.ExecContext(ctx, `ALTER TABLE command_logs ADD COLUMN zz_later TEXT NOT NULL DEFAULT 'none';
+		UPDATE command_logs SET zz_later = 'kept ' || id WHERE id % 3 = 0`); err != nil {
+		t.Fatal(err)
+	}
+	before := logSnapshot(t, old)
+	old.Close()
+	db, err := open(ctx, path, openOptions{}, "0063_log_outputs_last")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	cols := logColumnOrder(t, db)
+	if n := len(cols); cols[n-3] != "zz_later" || cols[n-2] != "output" || cols[n-1] != "parsed_output" {
+		t.Fatalf("after 0063: %v; want the later column kept, before the outputs", cols)
+	}
+	if after := logSnapshot(t, db); !slices.Equal(after, before) {
+		t.Fatal("the rebuild changed the logs or lost the later column's values")
+	}
+}
+
 // A disk that fills while the logs are rewritten leaves them as they were and the
 // server starting; the next start, with room, rewrites them.
 func TestLogOutputsLastDiskFull(t *testing.T) {
@@ -248,7 +280,7 @@ func TestLogOutputsLastTwoAtOnce(t *testing.T) {
 	}
 	defer db.Close()
 	var late bytes.Buffer
-	if err := db.rebuildLogs(ctx, slog.New(slog.NewTextHandler(&late, nil)), "0063_log_outputs_last", logTable0063, logColumns0063); err != nil {
+	if err := db.rebuildLogs(ctx, slog.New(slog.NewTextHandler(&late, nil)), "0063_log_outputs_last"); err != nil {
 		t.Fatalf("a late rebuild of a recorded migration: %v", err)
 	}
 	if late.Len() != 0 {

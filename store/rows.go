@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -102,27 +101,60 @@ func columnsOf(ctx context.Context, q querier, m *Model, where string, args []an
 
 // columnsLeaving is columnsOf without the Lazy fields leave names (leave may be nil).
 func columnsLeaving(ctx context.Context, q querier, m *Model, where string, args []any, leave func(string) bool) ([]Row, error) {
-	fields, cols := loadedColumns(m, leave, false)
+	fields, cols := loadedColumns(m, leave)
 	order := ""
 	if m.Owner != "" {
 		// Children are loaded for many owners at once: each row keeps its owner's id.
 		fields, cols = append(fields, &Field{Name: m.Owner, Kind: KindInt}), append(cols, "t."+m.Owner)
 		order = "t." + m.Owner + ", t." + m.Position + ", t.id"
 	}
+	query := "SELECT " + strings.Join(cols, ", ") + " FROM " + m.Table + " t WHERE " + where
+	if order != "" {
+		query += " ORDER BY " + order
+	}
+	rs, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: %s: %w", m.Table, err)
+	}
+	defer rs.Close()
+	vals := make([]any, len(fields))
+	dest := make([]any, len(fields))
+	for i := range vals {
+		dest[i] = &vals[i]
+	}
 	var out []Row
-	err := readRows(ctx, q, cols, m.Table+" t WHERE "+where, order, args, func(vals []driver.Value) error {
+	for rs.Next() {
+		if err := rs.Scan(dest...); err != nil {
+			return nil, fmt.Errorf("store: %s: %w", m.Table, err)
+		}
 		// room for the references, relations, computed values and display added later
 		r := make(Row, len(m.Fields)+2)
 		for i, f := range fields {
 			r[f.Name] = fromColumn(f, vals[i])
 		}
 		out = append(out, r)
-		return nil
-	})
-	if err != nil {
+	}
+	if err := rs.Err(); err != nil {
 		return nil, fmt.Errorf("store: %s: %w", m.Table, err)
 	}
 	return out, nil
+}
+
+// loadedColumns are the fields a load reads, leaving out the Lazy ones leave names, and
+// the SQL of each.
+func loadedColumns(m *Model, leave func(string) bool) ([]*Field, []string) {
+	var fields []*Field
+	var cols []string
+	for i := range m.Fields {
+		f := &m.Fields[i]
+		if f.Lazy && leave != nil && leave(f.Name) {
+			continue
+		}
+		if f.stored() || f.Select != "" {
+			fields, cols = append(fields, f), append(cols, f.selected())
+		}
+	}
+	return slices.Clip(fields), cols
 }
 
 // fromColumn turns a column's stored value into the field's value.

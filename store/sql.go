@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"fmt"
 	"strings"
 	"time"
@@ -123,22 +122,21 @@ func (db *DB) links(ctx context.Context, table, local, remote string, ids []int6
 // objects loads its related rows (platforms, groups, VLANs…) in one query.
 func grouped[T any](ctx context.Context, db *DB, what string, cols []string, from, orderBy string, args []any,
 	fields func(*T) []any) (map[int64][]T, error) {
+	rows, err := db.reader(ctx).QueryContext(ctx, "SELECT "+strings.Join(cols, ", ")+" FROM "+from+" ORDER BY "+orderBy, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: %s: %w", what, err)
+	}
+	defer rows.Close()
 	out := map[int64][]T{}
-	err := readRows(ctx, db.reader(ctx), cols, from, orderBy, args, func(vals []driver.Value) error {
-		owner, ok := vals[0].(int64)
-		if !ok {
-			return fmt.Errorf("owner id %v is not an integer", vals[0])
-		}
+	for rows.Next() {
+		var owner int64
 		var v T
-		for i, dst := range fields(&v) {
-			if err := assign(dst, vals[i+1]); err != nil {
-				return fmt.Errorf("column %s: %w", cols[i+1], err)
-			}
+		if err := rows.Scan(append([]any{&owner}, fields(&v)...)...); err != nil {
+			return nil, fmt.Errorf("store: %s: %w", what, err)
 		}
 		out[owner] = append(out[owner], v)
-		return nil
-	})
-	if err != nil {
+	}
+	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store: %s: %w", what, err)
 	}
 	return out, nil

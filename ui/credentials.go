@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"golang.org/x/crypto/ssh"
 
@@ -308,17 +307,9 @@ func (u *UI) renderSets(ctx context.Context, sets []store.CredentialSet) ([]map[
 			"id": s.ID, "name": s.Name, "description": s.Description, "username": s.Username, "enable_mode": s.EnableMode,
 			"platforms": plats, "is_active": s.IsActive, "has_password": s.HasPassword,
 			"has_enable_secret": s.HasEnableSecret, "has_private_key": s.HasPrivateKey,
-			"token_prefix": s.TokenPrefix, "last_used": stamp(s.LastUsed), "created": stamp(s.Created),
-			"last_updated": stamp(s.LastUpdated),
+			"token_prefix": s.TokenPrefix, "last_used": web.Stamp(s.LastUsed), "created": web.Stamp(s.Created),
+			"last_updated": web.Stamp(s.LastUpdated),
 		})
 	}
 	return out, nil
-}
-
-// stamp formats a time as the API does: RFC 3339, UTC, microseconds; zero is null.
-func stamp(t time.Time) any {
-	if t.IsZero() {
-		return nil
-	}
-	return t.UTC().Format(store.TimeFormat)
 }

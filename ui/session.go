@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"mime"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -66,10 +65,6 @@ func csrfMatches(r *http.Request, token string) bool {
 	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(token)) == 1
 }
 
-func safeMethod(m string) bool {
-	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
-}
-
 // requireSession is the check of every session-only endpoint: a live session, and the
 // CSRF token on an unsafe request.
 func (u *UI) requireSession(r *http.Request) (store.Session, error) {
@@ -81,7 +76,7 @@ func (u *UI) requireSession(r *http.Request) (store.Session, error) {
 		return s, err
 	case !ok:
 		return s, web.NoCredentials()
-	case !safeMethod(r.Method) && !csrfMatches(r, s.CSRFToken):
+	case !web.SafeMethod(r.Method) && !csrfMatches(r, s.CSRFToken):
 		web.WithUser(r, s.Principal) // named in the access log, though refused
 		return s, web.CSRFFailed()
 	}
@@ -140,7 +135,7 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	http.SetCookie(w, u.cookie(r, id, int(u.ttl.Seconds())))
-	u.log.Info("login", "username", p.Username, "client_ip", clientIP(r))
+	u.log.Info("login", "username", p.Username, "client_ip", web.ClientAddr(r))
 	return u.writeSession(w, r, http.StatusOK, s)
 }
 
@@ -151,7 +146,7 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) error {
 // throttled client a 429 with Retry-After. A try is reserved before the password is
 // checked and counts while it runs, so that tries sent at once cannot all pass.
 func (u *UI) CheckLogin(r *http.Request, username, password string) (store.Principal, error) {
-	ip := clientIP(r)
+	ip := web.ClientAddr(r)
 	key := strings.ToLower(username) + "\x00" + ip
 	if err := u.beginLogin(key, ip); err != nil {
 		return store.Principal{}, err
@@ -286,14 +281,4 @@ func (u *UI) permissions(ctx context.Context, p store.Principal) (map[string][]s
 func (u *UI) cookie(r *http.Request, value string, maxAge int) *http.Cookie {
 	return &http.Cookie{Name: cookieName, Value: value, Path: "/", MaxAge: maxAge,
 		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: web.Scheme(r) == "https"}
-}
-
-// clientIP is the peer's address. X-Forwarded-For is not trusted: anyone could send it
-// to escape the login throttle.
-func clientIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"time"
 
 	"fieldkit/observe"
 	"fieldkit/store"
@@ -101,4 +102,18 @@ func ClientAddr(r *http.Request) string {
 		return r.RemoteAddr
 	}
 	return host
+}
+
+// SafeMethod reports whether a method only reads (GET, HEAD, OPTIONS): one a read-only
+// token may send, and one that needs no CSRF token.
+func SafeMethod(m string) bool {
+	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
+}
+
+// Stamp formats a time as the API shows it: RFC 3339, UTC, microseconds; zero is null.
+func Stamp(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UTC().Format(store.TimeFormat)
 }

@@ -3,7 +3,7 @@
 // the user may execute, active credential sets for the platform); the server still
 // checks everything and its refusals are shown where they apply.
 
-import { h, add, clear, link, badge, okBadge, loading, pageHead, dl, refText, fmtAgo, fmtSeconds, table, scrollBox, errorBox, spinner, copyButton, notice } from './dom.js';
+import { h, add, clear, link, okBadge, statusBadge, loading, pageHead, dl, refText, fmtAgo, fmtSeconds, table, scrollBox, errorBox, spinner, copyButton, notice } from './dom.js';
 import { get, post, stream, T, ApiError, getAll, describeFields } from './api.js';
 import { route } from './router.js';
 import { can } from './session.js';
@@ -104,7 +104,7 @@ async function devicePage(main, { id }) {
 function deviceFacts(d) {
   const cf = d.custom_fields || {};
   return dl([
-    ['Status', d.status ? badge(d.status.label, d.status.value === 'active' ? 'ok' : '') : '—'],
+    ['Status', statusBadge(d.status)],
     ['Site', d.site ? link(`/ui/sites/${d.site.id}`, d.site.name) : '—'],
     ['Platform', d.platform ? link(`/ui/platforms/${d.platform.id}`, d.platform.name) : '—'],
     ['Primary IP', d.primary_ip ? d.primary_ip.address : '—'],

@@ -110,6 +110,13 @@ export function fmtSeconds(x) {
 
 export const badge = (text, kind = '') => h('span', { class: `badge ${kind}` }, text);
 export const okBadge = (ok) => badge(ok ? 'success' : 'failed', ok ? 'ok' : 'bad');
+
+/** statusBadge is an object's status ({value, label} or a bare value), coloured the same everywhere. */
+export function statusBadge(s) {
+  const v = s && typeof s === 'object' ? s.value : s;
+  if (!v) return '—';
+  return badge(s.label || v, v === 'active' ? 'ok' : v === 'failed' || v === 'offline' ? 'bad' : '');
+}
 export const spinner = () => h('span', { class: 'spinner', 'aria-hidden': 'true' });
 
 /** errorBox shows an error (ApiError or any Error) where it happened. */

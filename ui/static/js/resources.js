@@ -3,7 +3,7 @@
 // come from the server (api.describeFields), with overrides for presentation only. One set of
 // pages (list, detail, create, edit, delete) serves them all.
 
-import { h, clear, link, badge, errorBox, loading, pageHead, dl, refText, fmtTime, fmtAgo, confirmDialog, toast, copyButton, lowerFirst } from './dom.js';
+import { h, clear, link, badge, statusBadge, errorBox, loading, pageHead, dl, refText, fmtTime, fmtAgo, confirmDialog, toast, copyButton, lowerFirst } from './dom.js';
 import { get, post, patch, del, describeFields } from './api.js';
 import { route, navigate } from './router.js';
 import { buildForm, metaFields } from './forms.js';
@@ -140,12 +140,6 @@ async function listFilters(r) {
   if (!r.filters.some((f) => f.choices)) return r.filters;
   const desc = await describeFields(r.path);
   return r.filters.map((f) => (f.choices ? { ...f, options: ((desc[f.choices] || {}).choices || []).map((c) => [c.value, c.display_name]) } : f));
-}
-
-function statusBadge(s) {
-  const v = s && typeof s === 'object' ? s.value : s;
-  if (!v) return '—';
-  return badge(s.label || v, v === 'active' ? 'ok' : v === 'failed' || v === 'offline' ? 'bad' : '');
 }
 
 function swatch(color) {

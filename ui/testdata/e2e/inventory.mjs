@@ -83,6 +83,14 @@ export async function inventory() {
   check(sent.length === 1 && JSON.stringify(Object.keys(sent[0])) === '["description"]', `the form sent ${JSON.stringify(sent)}`);
   page.off('request', watch);
 
+  step('a status reads in one colour on the device page and in the list');
+  await api('PATCH', `/api/dcim/devices/${far.id}/`, { status: 'offline' });
+  await page.goto(`${BASE}/ui/devices/${far.id}`);
+  await page.locator('dd .badge.bad', { hasText: 'Offline' }).waitFor();
+  await page.goto(`${BASE}/ui/devices/?q=${far.name}`);
+  await page.locator('td .badge.bad', { hasText: 'Offline' }).waitFor();
+  await api('PATCH', `/api/dcim/devices/${far.id}/`, { status: 'active' });
+
   step('import: a preview names each problem by row and column; a good file imports');
   await nav('Import');
   await page.getByRole('heading', { name: 'Import' }).waitFor();
