@@ -49,7 +49,7 @@ func TestAnsibleNetBoxCollection(t *testing.T) {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
 	bin := testBinary(t)
-	runBin(t, bin, "admin-Pa55word\n", "user", "create", "admin", "--superuser", "--password-stdin", "--data", data)
+	runBin(t, bin, "admin-Pa55word\n", "user", "create", "admin", "--superuser", "--password-stdin", "--init", "--data", data)
 	token := strings.TrimSpace(runBin(t, bin, "", "token", "create", "admin", "--data", data))
 	base := startServe(t, bin, data)
 	api := apiClient{t: t, base: base, token: token}

@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -46,16 +48,73 @@ func openStore(ctx context.Context, cfg Config, logger *slog.Logger) (*store.DB,
 	return store.Open(ctx, filepath.Join(cfg.Server.Data, "fieldkit.db"), store.Logger(logger))
 }
 
+// dbFile is the database of a data directory.
+func dbFile(data string) string { return filepath.Join(data, "fieldkit.db") }
+
+// noDatabaseError is a command that reads data run on a data directory without a
+// database: it names the path it looked at, where that path came from and how to name
+// another, instead of creating an empty database and answering from it.
+type noDatabaseError struct {
+	path, origin string
+	init         bool // the command can make one (user create --init)
+}
+
+func (n *noDatabaseError) Error() string {
+	msg := fmt.Sprintf("no FieldKit database at %s (%s): name the server's data directory with --data DIR or FIELDKIT_DATA=DIR, or give its --config FILE",
+		n.path, n.origin)
+	if n.init {
+		return msg + "; to start a new install there, add --init"
+	}
+	return msg + "; a new install gets its database from fieldkit serve or fieldkit user create --init"
+}
+
+// dataOrigin says where the data directory came from, for a message.
+func (c *common) dataOrigin(e env, cfg Config) string {
+	switch {
+	case c.data != "":
+		return "the data directory given by --data"
+	case e.getenv("FIELDKIT_DATA") != "":
+		return "the data directory given by FIELDKIT_DATA"
+	case e.getenv("FIELDKIT_SERVER_DATA") != "":
+		return "the data directory given by FIELDKIT_SERVER_DATA"
+	case cfg.Server.Data != defaults().Server.Data:
+		return "the data directory given by server.data in the configuration file"
+	}
+	return "the default data directory, ./fieldkit-data in the current directory"
+}
+
+// existing checks that the data directory has a database, before anything is made.
+func (c *common) existing(e env, cfg Config) error {
+	path := dbFile(cfg.Server.Data)
+	if _, err := os.Stat(path); err == nil {
+		return nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("database: %w", err)
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	return &noDatabaseError{path: path, origin: c.dataOrigin(e, cfg)}
+}
+
 // cliLogger is where a command other than serve reports a long migration: stderr.
 func cliLogger(cfg Config, e env) *slog.Logger {
 	return newLogger(cfg.Log.Format, slog.LevelInfo, e.stderr, false)
 }
 
-// open loads the configuration and opens its database: the start of every command
-// that works on the data directory alone. The caller closes the store.
+// open loads the configuration and opens its database, which must exist: the start of
+// every command that works on the data directory alone. The caller closes the store.
 func (c *common) open(ctx context.Context, e env) (*store.DB, error) {
 	cfg, err := c.load(e, nil)
 	if err != nil {
+		return nil, err
+	}
+	return c.openExisting(ctx, e, cfg)
+}
+
+// openExisting opens the data directory's database, refusing one that has none.
+func (c *common) openExisting(ctx context.Context, e env, cfg Config) (*store.DB, error) {
+	if err := c.existing(e, cfg); err != nil {
 		return nil, err
 	}
 	return openStore(ctx, cfg, cliLogger(cfg, e))
@@ -81,6 +140,15 @@ func cmdUserCreate(ctx context.Context, e env, o *opts) error {
 		}
 	} else {
 		password, generated = randomPassword(), true
+	}
+	if !o.init {
+		var nd *noDatabaseError
+		if err := o.existing(e, cfg); errors.As(err, &nd) {
+			nd.init = true
+			return nd
+		} else if err != nil {
+			return err
+		}
 	}
 	db, err := openStore(ctx, cfg, cliLogger(cfg, e))
 	if err != nil {
@@ -122,9 +190,6 @@ func ensureGroups(ctx context.Context, db *store.DB, names []string) ([]int64, e
 }
 
 func cmdTokenCreate(ctx context.Context, e env, o *opts) error {
-	if o.expires < 0 {
-		return &usageError{msg: "fieldkit token create: --expires must be positive", help: "token create"}
-	}
 	db, err := o.open(ctx, e)
 	if err != nil {
 		return err
@@ -136,7 +201,7 @@ func cmdTokenCreate(ctx context.Context, e env, o *opts) error {
 	}
 	in := store.TokenInput{UserID: uid, Description: o.description, WriteEnabled: !o.readOnly}
 	if o.expires > 0 {
-		in.Expires = time.Now().Add(o.expires)
+		in.Expires = time.Now().Add(time.Duration(o.expires))
 	}
 	_, key, err := db.CreateToken(ctx, in, store.All)
 	if err != nil {
@@ -146,22 +211,54 @@ func cmdTokenCreate(ctx context.Context, e env, o *opts) error {
 	return nil
 }
 
-func cmdBackup(ctx context.Context, e env, o *opts) error {
-	if o.output == "" {
-		return &usageError{msg: "fieldkit backup: --output FILE is required", help: "backup"}
+// lifetime is a token's --expires: days and weeks besides Go's hours, minutes and
+// seconds, since a token's life is counted in days ("30d", "2w", "1d12h", "720h").
+type lifetime time.Duration
+
+// lifetimeForms names the accepted forms in every refusal.
+const lifetimeForms = "use days (30d), weeks (2w), hours (12h), minutes (90m) or a mix such as 1d12h"
+
+var lifetimeUnits = map[string]time.Duration{"w": 7 * 24 * time.Hour, "d": 24 * time.Hour, "h": time.Hour, "m": time.Minute, "s": time.Second}
+
+func (l *lifetime) String() string {
+	if l == nil || *l == 0 {
+		return ""
 	}
-	if _, err := os.Stat(o.output); err == nil {
-		return fmt.Errorf("%s already exists", o.output)
+	return time.Duration(*l).String()
+}
+
+// Set parses a run of <whole number><unit> parts, units w, d, h, m and s; anything
+// else is refused with the forms it takes.
+func (l *lifetime) Set(s string) error {
+	rest := strings.TrimSpace(s)
+	if rest == "" {
+		return fmt.Errorf("empty lifetime: %s", lifetimeForms)
 	}
-	db, err := o.open(ctx, e)
-	if err != nil {
-		return err
+	var total time.Duration
+	for rest != "" {
+		i := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' })
+		if i <= 0 {
+			return fmt.Errorf("%q is not a lifetime: %s", s, lifetimeForms)
+		}
+		j := i + strings.IndexFunc(rest[i:], func(r rune) bool { return r >= '0' && r <= '9' })
+		if j < i {
+			j = len(rest)
+		}
+		unit, ok := lifetimeUnits[rest[i:j]]
+		n, err := strconv.ParseInt(rest[:i], 10, 64)
+		switch {
+		case !ok:
+			return fmt.Errorf("%q is not a lifetime (unknown unit %q): %s", s, rest[i:j], lifetimeForms)
+		case err != nil || n > int64((time.Duration(1<<63-1)-total)/unit):
+			return fmt.Errorf("%q is too long a lifetime: at most about 290 years", s)
+		}
+		total += time.Duration(n) * unit
+		rest = rest[j:]
 	}
-	defer db.Close()
-	if err := db.Backup(ctx, o.output); err != nil {
-		return err
+	if total <= 0 {
+		return fmt.Errorf("%q is not a lifetime: it must be longer than zero; %s", s, lifetimeForms)
 	}
-	fmt.Fprintf(e.stderr, "backup written to %s\n", o.output)
+	*l = lifetime(total)
 	return nil
 }
 

@@ -76,6 +76,24 @@ func TestEveryCommandHasHelp(t *testing.T) {
 			}
 		}
 	}
+	// A group's help lists its subcommands, as "help GROUP" does.
+	top, subs := commandTree()
+	for _, group := range top {
+		if len(subs[group]) == 0 {
+			continue
+		}
+		for _, args := range [][]string{{group, "--help"}, {group, "-h"}, {"help", group}} {
+			out, errOut, code := runExit(t, args...)
+			if code != 0 || errOut != "" || !strings.HasPrefix(out, "usage: fieldkit "+group+" SUBCOMMAND") {
+				t.Errorf("fieldkit %s: exit %d, stdout %q, stderr %q", strings.Join(args, " "), code, out, errOut)
+			}
+			for _, sub := range subs[group] {
+				if !strings.Contains(out, group+" "+sub) {
+					t.Errorf("fieldkit %s does not list %q:\n%s", strings.Join(args, " "), sub, out)
+				}
+			}
+		}
+	}
 	out, _, code := runExit(t, "--help")
 	if code != 0 || !strings.Contains(out, "service status") || !strings.Contains(out, "completion powershell") {
 		t.Fatalf("--help: exit %d:\n%s", code, out)
@@ -114,6 +132,11 @@ func TestCommandLineErrors(t *testing.T) {
 		{[]string{"parse", "--data", data, "--command", "show version", "out.txt"}, "--platform and --command are required"},
 		{[]string{"parse", "--data", data, "--platform", "cisco_ios", "--command", "show version", "a.txt", "b.txt"}, `unexpected argument "b.txt"`},
 		{[]string{"version", "extra"}, `unexpected argument "extra"`},
+		{[]string{"token", "create", "a", "--data", data, "--expires", "30x"}, `"30x" is not a lifetime (unknown unit "x"): use days (30d), weeks (2w), hours (12h)`},
+		{[]string{"token", "create", "a", "--data", data, "--expires", "d"}, `"d" is not a lifetime`},
+		{[]string{"token", "create", "a", "--data", data, "--expires", "-3d"}, `"-3d" is not a lifetime`},
+		{[]string{"token", "create", "a", "--data", data, "--expires", "0h"}, "longer than zero"},
+		{[]string{"nope", "--help"}, `unknown command "nope"`},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		{nil, "no command given"},
 	}
@@ -221,4 +244,91 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestCommandsRefuseAMissingDatabase: a command that reads or adds to data, run on a
+// data directory without a database (the default ./fieldkit-data of another working
+// directory, or a mistyped --data), exits 1 naming the path it looked at and how to name
+// another, and creates nothing there; user create --init starts a new install.
+func TestCommandsRefuseAMissingDatabase(t *testing.T) {
+	cwd := t.TempDir()
+	file := filepath.Join(cwd, "devices.csv")
+	if err := os.WriteFile(file, []byte("name,site\nr1,Paris\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	commands := [][]string{
+		{"export", "logs"},
+		{"export", "logs", "--format", "json", "--output", filepath.Join(cwd, "out.json")},
+		{"backup", "--output", filepath.Join(cwd, "b.fkbackup")},
+		{"token", "create", "admin"},
+		{"user", "create", "admin"},
+		{"import", file},
+		{"inventory", "sync"},
+	}
+	typo := filepath.Join(cwd, "fieldkit-dta")
+	for _, args := range commands {
+		for _, how := range []struct {
+			name  string
+			extra []string
+			env   []string
+			path  string
+			said  string
+		}{
+			{"default", nil, nil, filepath.Join(cwd, "fieldkit-data", "fieldkit.db"), "the default data directory, ./fieldkit-data in the current directory"},
+			{"--data", []string{"--data", typo}, nil, filepath.Join(typo, "fieldkit.db"), "given by --data"},
+			{"FIELDKIT_DATA", nil, []string{"FIELDKIT_DATA=" + typo}, filepath.Join(typo, "fieldkit.db"), "given by FIELDKIT_DATA"},
+		} {
+			t.Run(strings.Join(args, " ")+" "+how.name, func(t *testing.T) {
+				cmd := exec.Command(testBinary(t), append(args, how.extra...)...)
+				cmd.Dir = cwd
+				cmd.Env = append(serverEnv(), how.env...)
+				if args[0] == "inventory" {
+					cmd.Env = append(cmd.Env, "FIELDKIT_INVENTORY_NETBOX_URL=http://127.0.0.1:9", "FIELDKIT_INVENTORY_NETBOX_TOKEN=0123456789abcdef0123456789abcdef01234567")
+				}
+				var out, errb bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &out, &errb
+				err := cmd.Run()
+				msg := errb.String()
+				if cmd.ProcessState.ExitCode() != 1 || !strings.Contains(msg, "no FieldKit database at "+how.path) || !strings.Contains(msg, how.said) ||
+					!strings.Contains(msg, "--data DIR") || !strings.Contains(msg, "FIELDKIT_DATA=DIR") {
+					t.Fatalf("%v: stdout %q, stderr %q", err, out.String(), msg)
+				}
+				if out.Len() != 0 {
+					t.Errorf("printed %q", out.String())
+				}
+				for _, dir := range []string{"fieldkit-data", "fieldkit-dta"} {
+					if _, err := os.Stat(filepath.Join(cwd, dir)); err == nil {
+						t.Fatalf("%s was created", dir)
+					}
+				}
+			})
+		}
+	}
+	// user create says how to start a new install; with --init it does.
+	out, errOut, code := runExitIn(t, cwd, "user", "create", "admin")
+	if code != 1 || !strings.Contains(errOut, "add --init") {
+		t.Fatalf("user create: exit %d, %q %q", code, out, errOut)
+	}
+	if out, errOut, code = runExitIn(t, cwd, "user", "create", "admin", "--init"); code != 0 || out == "" {
+		t.Fatalf("user create --init: exit %d, %q %q", code, out, errOut)
+	}
+	if out, errOut, code = runExitIn(t, cwd, "token", "create", "admin"); code != 0 || len(strings.TrimSpace(out)) != 40 {
+		t.Fatalf("token create once the database exists: exit %d, %q %q", code, out, errOut)
+	}
+}
+
+// runExitIn runs the built binary in a working directory, without FIELDKIT_ variables.
+func runExitIn(t *testing.T, dir string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(testBinary(t), args...)
+	cmd.Dir = dir
+	cmd.Env = serverEnv()
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), cmd.ProcessState.ExitCode()
 }

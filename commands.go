@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // command is one CLI command. The table below is the only place a command is declared:
@@ -41,13 +40,15 @@ type opts struct {
 
 	superuser, passwordStdin bool // user create
 	groups                   multiFlag
+	init                     bool // make the database of a new install
 
 	readOnly    bool // token create
-	expires     time.Duration
+	expires     lifetime
 	description string
 
 	format, startDate, endDate, output string // export logs, backup
 	bom                                bool
+	passphraseFile, keyFile            string // backup, restore
 
 	user string // service install
 
@@ -75,11 +76,12 @@ func init() {
 				fs.BoolVar(&o.superuser, "superuser", false, "make the user a superuser")
 				fs.BoolVar(&o.passwordStdin, "password-stdin", false, "read the password from the first line of stdin")
 				fs.Var(&o.groups, "group", "add the user to the group `NAME` (created if missing); repeatable")
+				fs.BoolVar(&o.init, "init", false, "make the data directory and its database when there is none: the first user of a new install (else such a directory is refused)")
 			}, run: cmdUserCreate},
 		{path: "token create", args: "USERNAME", nargs: 1, summary: "create an API token and print its key alone on stdout",
 			flags: func(fs *flag.FlagSet, o *opts) {
 				fs.BoolVar(&o.readOnly, "read-only", false, "the token may only read")
-				fs.DurationVar(&o.expires, "expires", 0, "lifetime, a `DURATION` such as 720h (default: never expires)")
+				fs.Var(&o.expires, "expires", "lifetime, a `DURATION`: days (30d), weeks (2w), hours (12h), minutes (90m) or a mix (1d12h) (default: never expires)")
 				fs.StringVar(&o.description, "description", "", "`TEXT` saying what the token is for")
 			}, run: cmdTokenCreate},
 		{path: "export logs", summary: "write command logs as CSV or JSON",
@@ -106,10 +108,16 @@ func init() {
 			flags: func(fs *flag.FlagSet, o *opts) {
 				fs.BoolVar(&o.allowEmpty, "allow-empty", false, "remove every synced device when NetBox answers none (else such a sync is refused)")
 			}, run: cmdInventorySync},
-		{path: "backup", summary: "write a consistent copy of the live database",
+		{path: "backup", summary: "write a backup that restores on its own: a consistent copy of the live database and the master key, sealed under a passphrase",
 			flags: func(fs *flag.FlagSet, o *opts) {
-				fs.StringVar(&o.output, "output", "", "`FILE` to write the copy to (must not exist)")
+				fs.StringVar(&o.output, "output", "", "`FILE` to write the backup to, a tar archive (must not exist)")
+				fs.StringVar(&o.passphraseFile, "passphrase-file", "", "read the passphrase that seals the master key from the first line of `FILE` (- for stdin); else "+passphraseEnv)
 			}, run: cmdBackup},
+		{path: "restore", args: "FILE", nargs: 1, summary: "restore a backup into a data directory without a database: the database and the master key",
+			flags: func(fs *flag.FlagSet, o *opts) {
+				fs.StringVar(&o.passphraseFile, "passphrase-file", "", "read the backup's passphrase from the first line of `FILE` (- for stdin); else "+passphraseEnv)
+				fs.StringVar(&o.keyFile, "key-file", "", "for a backup that is a database alone (made before backups held the key): the install's secret.key `FILE`")
+			}, run: cmdRestore},
 		{path: "service install", summary: "install FieldKit as a system service (systemd, SysV or Windows)",
 			flags: func(fs *flag.FlagSet, o *opts) {
 				fs.StringVar(&o.user, "user", defaultServiceUser, "`NAME` of the account the service runs as on Linux, created if missing (root: no dedicated user)")
@@ -154,11 +162,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, environ
 				writeHelp(stdout, c)
 				return nil
 			}
-			if err := unknownCommand(args[1:]); len(args) > 2 || !strings.Contains(err.Error(), "missing subcommand") {
-				return err
+			if len(args) == 2 && writeGroupHelp(stdout, args[1]) {
+				return nil // "help service": its subcommands
 			}
-			fmt.Fprint(stdout, usage()) // "help service": the list shows its subcommands
-			return nil
+			return unknownCommand(args[1:])
 		}
 		fmt.Fprint(stdout, usage())
 		return nil
@@ -167,6 +174,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, environ
 	}
 	c, rest := findCommand(args)
 	if c == nil {
+		if len(args) > 1 && isHelp(args[len(args)-1]) && writeGroupHelp(stdout, args[0]) {
+			return nil // "service --help": the group's subcommands
+		}
 		return unknownCommand(args)
 	}
 	o, err := parseCommand(c, rest)
@@ -178,6 +188,33 @@ func run(ctx context.Context, args []string, getenv func(string) string, environ
 		return err
 	}
 	return c.run(ctx, e, o)
+}
+
+// isHelp reports whether an argument asks for help.
+func isHelp(a string) bool { return a == "-h" || a == "--help" || a == "-help" }
+
+// writeGroupHelp writes the usage of a group of commands ("service"): its subcommands
+// and what each does. It reports false when no command starts with that word.
+func writeGroupHelp(w io.Writer, group string) bool {
+	var subs []*command
+	for i := range commands {
+		if first, _, ok := strings.Cut(commands[i].path, " "); ok && first == group {
+			subs = append(subs, &commands[i])
+		}
+	}
+	if len(subs) == 0 {
+		return false
+	}
+	fmt.Fprintf(w, "usage: fieldkit %s SUBCOMMAND [flags]\n\nsubcommands:\n", group)
+	width := 0
+	for _, c := range subs {
+		width = max(width, len(c.path)+len(c.args)+1)
+	}
+	for _, c := range subs {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, strings.TrimSpace(c.path+" "+c.args), c.summary)
+	}
+	fmt.Fprintf(w, "\nfieldkit %s SUBCOMMAND --help shows a subcommand's flags.\n", group)
+	return true
 }
 
 // findCommand finds the command the leading words name, the longest match winning.

@@ -159,7 +159,7 @@ func settings(c *Config) []setting {
 }
 
 // envIgnored are FIELDKIT_ variables that are not settings.
-var envIgnored = []string{"FIELDKIT_DATA", "FIELDKIT_CONFIG", "FIELDKIT_SECRET_KEY", "FIELDKIT_TEST_", "FIELDKIT_OPENAPI_VALIDATOR", "FIELDKIT_BENCH_", "FIELDKIT_SERVICE"}
+var envIgnored = []string{"FIELDKIT_DATA", "FIELDKIT_CONFIG", "FIELDKIT_SECRET_KEY", "FIELDKIT_BACKUP_PASSPHRASE", "FIELDKIT_TEST_", "FIELDKIT_OPENAPI_VALIDATOR", "FIELDKIT_BENCH_", "FIELDKIT_SERVICE"}
 
 // loadConfig builds the configuration from defaults, the file (if any), the environment
 // and the flags that were set. Any unknown key or bad value is an error naming it.

@@ -41,7 +41,7 @@ func cmdExport(ctx context.Context, e env, o *opts) error {
 	if !from.IsZero() && !to.IsZero() && !to.After(from) {
 		return &usageError{msg: "fieldkit export logs: --end-date is before --start-date", help: "export logs"}
 	}
-	db, err := openStore(ctx, cfg, cliLogger(cfg, e))
+	db, err := o.openExisting(ctx, e, cfg)
 	if err != nil {
 		return err
 	}

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"archive/tar"
 	"bytes"
 	"context"
 	"database/sql"
+	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -79,7 +82,12 @@ func hidden(t *testing.T, dir string) []string {
 
 // backupRows counts the logs of a backup; an incomplete file fails to open or count.
 func backupRows(path string) (int, error) {
-	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	copyPath := path + ".extracted.db"
+	defer os.Remove(copyPath)
+	if err := extractBackupDB(path, copyPath); err != nil {
+		return 0, err
+	}
+	db, err := sql.Open("sqlite", "file:"+copyPath+"?mode=ro")
 	if err != nil {
 		return 0, err
 	}
@@ -87,6 +95,29 @@ func backupRows(path string) (int, error) {
 	var n int
 	err = db.QueryRow(`SELECT count(*) FROM command_logs`).Scan(&n)
 	return n, err
+}
+
+// extractBackupDB copies the database of a backup archive to dst.
+func extractBackupDB(archive, dst string) error {
+	f, err := os.Open(archive)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	tr := tar.NewReader(f)
+	for {
+		hdr, err := tr.Next()
+		if err != nil {
+			return fmt.Errorf("%s: no database: %w", archive, err)
+		}
+		if hdr.Name == "fieldkit.db" {
+			b, err := io.ReadAll(tr)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(dst, b, 0o600)
+		}
+	}
 }
 
 // The finding: `fieldkit backup` killed halfway left an empty or partial file under the

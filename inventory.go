@@ -88,7 +88,7 @@ func cmdInventorySync(ctx context.Context, e env, o *opts) error {
 	if cfg.Inventory.NetBoxURL == "" {
 		return netbox.ErrNotConfigured
 	}
-	db, err := openStore(ctx, cfg, cliLogger(cfg, e))
+	db, err := o.openExisting(ctx, e, cfg)
 	if err != nil {
 		return err
 	}

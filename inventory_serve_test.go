@@ -26,7 +26,7 @@ func TestScheduledSync(t *testing.T) {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
 	bin := testBinary(t)
-	runBin(t, bin, "pw-Pa55word-1\n", "user", "create", "admin", "--superuser", "--password-stdin", "--data", data)
+	runBin(t, bin, "pw-Pa55word-1\n", "user", "create", "admin", "--superuser", "--password-stdin", "--init", "--data", data)
 	token := strings.TrimSpace(runBin(t, bin, "", "token", "create", "admin", "--data", data))
 	cfg := filepath.Join(dir, "fieldkit.yaml")
 	writeFile(t, cfg, "inventory:\n  netbox_url: "+nb.URL+"\n  netbox_token: "+fakenetbox.Token+"\n  netbox_filter: tag=managed\n  netbox_schedule: 1h\n")

@@ -16,7 +16,7 @@ import (
 // reads stdin with "-", and names each problem's row and column on stderr (exit 1).
 func TestImportCommand(t *testing.T) {
 	dir := t.TempDir()
-	data := filepath.Join(dir, "data")
+	data := initData(t, filepath.Join(dir, "data"))
 	env := map[string]string{"FIELDKIT_DATA": data}
 	write := func(name, body string) string {
 		p := filepath.Join(dir, name)
@@ -75,7 +75,7 @@ func TestImportCommand(t *testing.T) {
 // with NetBox's reason and never the token.
 func TestInventorySyncCommand(t *testing.T) {
 	nb := fakenetbox.Start(t, "testdata/netbox", false)
-	data := t.TempDir()
+	data := initData(t, t.TempDir())
 	env := map[string]string{"FIELDKIT_DATA": data, "FIELDKIT_INVENTORY_NETBOX_URL": nb.URL,
 		"FIELDKIT_INVENTORY_NETBOX_TOKEN": fakenetbox.Token, "FIELDKIT_INVENTORY_NETBOX_FILTER": "site=paris-1&tag=managed"}
 	out, stderr, err := cli(t, env, "", "inventory", "sync")

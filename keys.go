@@ -22,34 +22,27 @@ import (
 // while credential sets exist stops start-up: failing loudly now beats failing every
 // execution later.
 func loadKeyring(ctx context.Context, e env, db *store.DB, dataDir string, logger *slog.Logger) (*store.Keyring, error) {
-	raw := strings.TrimSpace(e.getenv("FIELDKIT_SECRET_KEY"))
-	source := "FIELDKIT_SECRET_KEY"
-	if raw == "" {
-		path := filepath.Join(dataDir, "secret.key")
-		source = path
-		b, err := os.ReadFile(path)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			has, err := db.HasCredentialSets(ctx)
-			if err != nil {
-				return nil, err
-			}
-			if has {
-				return nil, fmt.Errorf("master key %s is missing but credential sets exist: restore the key file or set FIELDKIT_SECRET_KEY", path)
-			}
-			if raw, err = newKeyFile(path); err != nil {
-				return nil, err
-			}
-		case err != nil:
-			return nil, fmt.Errorf("master key: %w", err)
-		default:
-			raw = strings.TrimSpace(string(b))
-			warnLooseKey(path, logger)
-		}
-	}
-	key, err := decodeKey(raw)
+	key, source, err := readMasterKey(e, dataDir)
 	if err != nil {
-		return nil, fmt.Errorf("master key from %s: %w", source, err)
+		return nil, err
+	}
+	if key == nil {
+		has, err := db.HasCredentialSets(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if has {
+			return nil, fmt.Errorf("master key %s is missing but credential sets exist: restore the key file (fieldkit restore puts back the key of a backup) or set FIELDKIT_SECRET_KEY", source)
+		}
+		raw, err := newKeyFile(source)
+		if err != nil {
+			return nil, err
+		}
+		if key, err = decodeKey(raw); err != nil {
+			return nil, err
+		}
+	} else if source != secretKeyEnv {
+		warnLooseKey(source, logger)
 	}
 	kr, err := store.NewKeyring(key)
 	if err != nil {
@@ -59,6 +52,35 @@ func loadKeyring(ctx context.Context, e env, db *store.DB, dataDir string, logge
 		return nil, fmt.Errorf("master key from %s: %w", source, err)
 	}
 	return kr, nil
+}
+
+// secretKeyEnv overrides <data>/secret.key.
+const secretKeyEnv = "FIELDKIT_SECRET_KEY"
+
+// keyPath is a data directory's master key file.
+func keyPath(dataDir string) string { return filepath.Join(dataDir, "secret.key") }
+
+// readMasterKey reads the master key in effect: FIELDKIT_SECRET_KEY if set, else
+// <data>/secret.key. It returns a nil key (and the file's path as source) when there
+// is none yet; it creates nothing.
+func readMasterKey(e env, dataDir string) (key []byte, source string, err error) {
+	raw := strings.TrimSpace(e.getenv(secretKeyEnv))
+	source = secretKeyEnv
+	if raw == "" {
+		source = keyPath(dataDir)
+		b, err := os.ReadFile(source)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, source, nil
+		case err != nil:
+			return nil, source, fmt.Errorf("master key: %w", err)
+		}
+		raw = strings.TrimSpace(string(b))
+	}
+	if key, err = decodeKey(raw); err != nil {
+		return nil, source, fmt.Errorf("master key from %s: %w", source, err)
+	}
+	return key, source, nil
 }
 
 // warnLooseKey warns at start-up when users other than FieldKit's may read the master

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -22,6 +21,22 @@ import (
 )
 
 // cli runs one command in-process with the given environment and stdin.
+// initData makes a data directory with an empty database, as a first serve leaves it.
+func initData(t *testing.T, data string) string {
+	t.Helper()
+	if err := os.MkdirAll(data, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Open(context.Background(), filepath.Join(data, "fieldkit.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
 func cli(t *testing.T, envv map[string]string, stdin string, args ...string) (string, string, error) {
 	t.Helper()
 	var out, errb bytes.Buffer
@@ -99,7 +114,7 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 func TestUserAndTokenCreate(t *testing.T) {
 	data := t.TempDir()
 	env := map[string]string{"FIELDKIT_DATA": data}
-	if _, _, err := cli(t, env, "s3cret-pass\n", "user", "create", "alice", "--superuser", "--password-stdin", "--group", "ops"); err != nil {
+	if _, _, err := cli(t, env, "s3cret-pass\n", "user", "create", "alice", "--superuser", "--password-stdin", "--group", "ops", "--init"); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := cli(t, env, "", "user", "create", "alice"); err == nil || !strings.Contains(err.Error(), "already exists") {
@@ -130,29 +145,23 @@ func TestUserAndTokenCreate(t *testing.T) {
 	if _, _, err := cli(t, env, "", "token", "create", "nobody"); err == nil {
 		t.Fatal("token for an unknown user")
 	}
-}
-
-func TestBackupIsAConsistentCopy(t *testing.T) {
-	data := t.TempDir()
-	env := map[string]string{"FIELDKIT_DATA": data}
-	if _, _, err := cli(t, env, "", "user", "create", "bob"); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(t.TempDir(), "copy.db")
-	if _, _, err := cli(t, env, "", "backup", "--output", out); err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("sqlite", "file:"+out+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var name string
-	if err := db.QueryRow(`SELECT username FROM users`).Scan(&name); err != nil || name != "bob" {
-		t.Fatalf("backup lacks the user: %q %v", name, err)
-	}
-	if _, _, err := cli(t, env, "", "backup", "--output", out); err == nil {
-		t.Fatal("backup over an existing file must refuse")
+	// A lifetime in days, weeks or a mix, as people count a token's life.
+	for arg, want := range map[string]time.Duration{"30d": 30 * 24 * time.Hour, "2w": 14 * 24 * time.Hour, "1d12h": 36 * time.Hour} {
+		out, _, err := cli(t, env, "", "token", "create", "alice", "--expires", arg, "--description", arg)
+		if err != nil {
+			t.Fatalf("--expires %s: %v", arg, err)
+		}
+		var stamp string
+		if err := db.Reader().QueryRow(`SELECT expires FROM tokens WHERE description = ?`, arg).Scan(&stamp); err != nil {
+			t.Fatal(err)
+		}
+		expires, err := time.Parse(time.RFC3339Nano, stamp)
+		if err != nil {
+			t.Fatalf("expires %q: %v", stamp, err)
+		}
+		if d := time.Until(expires); d < want-time.Minute || d > want {
+			t.Errorf("--expires %s: the token expires in %v, want %v (%s)", arg, d, want, out)
+		}
 	}
 }
 

@@ -38,7 +38,7 @@ func TestPynetbox(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	data := filepath.Join(dir, "data")
-	runBin(t, bin, "admin-Pa55word\n", "user", "create", "admin", "--superuser", "--password-stdin", "--data", data)
+	runBin(t, bin, "admin-Pa55word\n", "user", "create", "admin", "--superuser", "--password-stdin", "--init", "--data", data)
 	token := strings.TrimSpace(runBin(t, bin, "", "token", "create", "admin", "--data", data))
 	if len(token) != 40 {
 		t.Fatalf("token create printed %q, want the key alone", token)

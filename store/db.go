@@ -527,32 +527,6 @@ func (db *DB) execer(ctx context.Context) interface {
 // instead, which sees other processes' writes too.
 func (db *DB) Generation() uint64 { return db.gen.Load() }
 
-// Backup writes a consistent copy of the live database to path (VACUUM INTO works
-// while readers and the writer go on). The copy appears under path only once complete
-// (WriteAtomic), 0600.
-func (db *DB) Backup(ctx context.Context, path string) error {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return fmt.Errorf("store: backup: %w", err)
-	}
-	// A connection of its own that may write (the readers are query_only): VACUUM INTO
-	// only reads the source, so in WAL mode writers go on while it copies.
-	c, err := sql.Open("sqlite", dsn(db.path, false)[:strings.Index(dsn(db.path, false), "?")]+"?_pragma=busy_timeout(10000)")
-	if err != nil {
-		return fmt.Errorf("store: backup: %w", err)
-	}
-	defer c.Close()
-	err = WriteAtomic(abs, func(tmp string) error {
-		// VACUUM INTO fills an existing empty file, keeping its mode.
-		_, err := c.ExecContext(ctx, `VACUUM INTO ?`, tmp)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("store: backup to %s: %w", abs, err)
-	}
-	return nil
-}
-
 // constraintErr maps SQLite's constraint failures to the store's sentinels. It is the
 // one place that reads SQLite's message text.
 func constraintErr(err error, what string) error {
