@@ -123,7 +123,7 @@ func defaults() Config {
 		Exec: ExecConfig{MaxOutputBytes: 16 << 20, BulkMax: 100, BulkConcurrency: 16,
 			SessionIdle: 60 * time.Second, SessionsPerDevice: 1},
 		SSH: SSHConfig{HostKeyPolicy: "tofu"},
-		RateLimit: RateLimitConfig{Enabled: true, DeviceCommandLimit: 10, TimeWindowMinutes: 5,
+		RateLimit: RateLimitConfig{Enabled: true, DeviceCommandLimit: 60, TimeWindowMinutes: 1,
 			BypassUsers: []string{}, BypassGroups: []string{}},
 		Export:  ExportConfig{Keep: 30},
 		UI:      UIConfig{SessionHours: 12},

@@ -423,7 +423,7 @@ func (s *seeder) sampleLogs(user int64, devices, commands []int64) {
 		ok := i%7 != 3
 		l := store.Values{"command": commands[i%4], "command_name": names[i%4], "command_type": "show",
 			"device": devices[i%2], "device_name": demoDevices[i%2].name, "user": user, "username": "admin",
-			"output": "(sample history)", "success": ok, "execution_duration": 0.2 + float64(i%5)/10, "created": at}
+			"output": "(sample history)", "success": ok, "execution_duration": float64(2+i%5) / 10, "created": at}
 		if !ok {
 			l["error_message"] = "Syntax error detected: % Invalid input detected at '^' marker."
 		}

@@ -131,3 +131,47 @@ func TestPeriodicExportBOM(t *testing.T) {
 		t.Fatalf("periodic export: %q…", b[:20])
 	}
 }
+
+// TestExportDurationsToTheMillisecond: a duration a float cannot hold exactly (0.1+0.2,
+// as the demo's history had) or held to the nanosecond is exported to the millisecond,
+// the precision of execute's execution_time, in CSV and JSON alike.
+func TestExportDurationsToTheMillisecond(t *testing.T) {
+	data := initData(t, t.TempDir())
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(data, "fieldkit.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+	var logs []store.Values
+	for i, d := range []float64{0.1 + 0.2, 1.2345678912, 2} {
+		logs = append(logs, store.Values{"command_name": "show version", "command_type": "show", "device_name": "sw1",
+			"username": "alice", "success": true, "execution_duration": d, "created": at.Add(time.Duration(i) * time.Second)})
+	}
+	if err := db.InsertLogs(ctx, logs); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	env := map[string]string{"FIELDKIT_DATA": data}
+	csv, _, err := cli(t, env, "", "export", "logs", "--format", "csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, _, err := cli(t, env, "", "export", "logs", "--format", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{",0.3,", ",1.235,", ",2,"} {
+		if !strings.Contains(csv, want) {
+			t.Errorf("the CSV lacks %q:\n%s", want, csv)
+		}
+	}
+	for _, want := range []string{`"execution_duration":0.3`, `"execution_duration":1.235`, `"execution_duration":2`} {
+		if !strings.Contains(strings.ReplaceAll(js, " ", ""), want) {
+			t.Errorf("the JSON lacks %q:\n%s", want, js)
+		}
+	}
+	if strings.Contains(csv+js, "0000000") || strings.Contains(csv+js, "2345678") {
+		t.Errorf("a float's own digits were exported:\n%s\n%s", csv, js)
+	}
+}

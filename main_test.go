@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"fieldkit/exec/ratelimit"
 	"fieldkit/store"
 	"fieldkit/web/webtest"
 )
@@ -75,8 +76,53 @@ func TestConfigPrecedence(t *testing.T) {
 	if cfg.Server.TimeZone != "Europe/Paris" || len(cfg.RateLimit.BypassUsers) != 2 {
 		t.Errorf("file should win over defaults: %+v", cfg)
 	}
-	if cfg.RateLimit.TimeWindowMinutes != 5 || cfg.Exec.BulkMax != 100 {
+	if cfg.RateLimit.TimeWindowMinutes != 1 || cfg.Exec.BulkMax != 100 {
 		t.Errorf("defaults: %+v", cfg)
+	}
+}
+
+// TestDefaultRateLimitSparesAPerson: the default limit never stops a person at a
+// console (with the old 10 in 5 minutes, one engineer on one switch was locked out
+// for about 4 minutes), yet stops a script's flood within seconds, and a refusal
+// lasts under a minute.
+func TestDefaultRateLimitSparesAPerson(t *testing.T) {
+	cfg := defaults()
+	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	fresh := func() *ratelimit.Limiter {
+		l := ratelimit.New(1, time.Minute)
+		l.Configure(limitPolicy(cfg))
+		l.SetClock(func() time.Time { return now })
+		return l
+	}
+	// A person troubleshooting fast: a command every 2 s (read, think, run again) for
+	// 20 minutes, every one successful.
+	l := fresh()
+	for i := range 600 {
+		slot, st, ok := l.Acquire(1)
+		if !ok {
+			t.Fatalf("a person's run %d at %v was refused: %+v", i+1, now.Format("15:04:05"), st)
+		}
+		slot.Release(true)
+		now = now.Add(2 * time.Second)
+	}
+	// A script's loop: ten a second. It is stopped within ten seconds, and the device
+	// takes commands again within a minute.
+	l = fresh()
+	var refused time.Duration
+	for i := range 100 {
+		slot, st, ok := l.Acquire(2)
+		if !ok {
+			refused = time.Duration(i) * 100 * time.Millisecond
+			if st.RetryAfter <= 0 || st.RetryAfter > time.Minute {
+				t.Errorf("refused for %v", st.RetryAfter)
+			}
+			break
+		}
+		slot.Release(true)
+		now = now.Add(100 * time.Millisecond)
+	}
+	if refused == 0 || refused > 10*time.Second {
+		t.Errorf("a flood of ten a second was stopped after %v", refused)
 	}
 }
 

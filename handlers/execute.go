@@ -311,14 +311,22 @@ func (a *API) acquire(r *http.Request, deviceID int64) (ratelimit.Slot, error) {
 	}
 	a.observer().RateLimited()
 	minutes := int(st.Window / time.Minute)
+	last := fmt.Sprintf("%d minutes", minutes)
+	if minutes == 1 {
+		last = "minute"
+	}
+	wait := max(1, ratelimit.RetryAfterSeconds(st.RetryAfter))
 	details := map[string]any{
-		"reason": fmt.Sprintf("Device rate limit exceeded: %d/%d successful commands in the last %d minutes",
-			st.Count, st.Limit, minutes),
+		"reason": fmt.Sprintf("Device rate limit exceeded: %d/%d successful commands in the last %s",
+			st.Count, st.Limit, last),
 		"current_count": st.Count, "limit": st.Limit, "time_window_minutes": minutes,
+		// Retry-After's seconds in the body too, for a client reading the body alone (a
+		// bulk element has no header of its own).
+		"retry_after_seconds": wait,
 	}
 	return slot, &rejection{status: http.StatusTooManyRequests, reason: "Rate limit exceeded",
 		body: map[string]any{"error": "Rate limit exceeded", "details": details}, details: details,
-		retryAfter: max(1, ratelimit.RetryAfterSeconds(st.RetryAfter))}
+		retryAfter: wait}
 }
 
 func (a *API) execOptions() exec.Options {
@@ -402,7 +410,7 @@ func (a *API) finish(ctx context.Context, p *prepared, user store.Principal, sta
 		"command": p.cmd.ID, "command_name": p.cmd.Name, "command_type": p.cmd.CommandType,
 		"device": p.target.ID, "device_name": p.target.Name, "user": user.ID, "username": user.Username,
 		"output": res.Output, "parsed_output": o.parsed, "syntax_error": res.Syntax,
-		"success": res.Success, "execution_duration": res.Duration.Seconds(),
+		"success": res.Success, "execution_duration": round3(res.Duration.Seconds()),
 		"execution_time": started, "sent_command": p.text, "variables": p.values, "source": p.source,
 		"client_address": p.client, "credential_set": nullID(p.secret.SetID), "credential_set_name": p.secret.Name,
 	}
@@ -462,9 +470,9 @@ func failureBody(f *exec.Failure, set string) map[string]any {
 func (a *API) parse(p *prepared, res exec.Result) textfsm.Parsed {
 	switch {
 	case p.cmd.CommandType != store.CommandShow:
-		return notParsed("config commands are not parsed")
+		return notParsed("a config command: only show commands are parsed")
 	case !res.Success:
-		return notParsed("not parsed: the execution failed")
+		return notParsed("the execution failed")
 	case a.Exec.TextFSM == nil:
 		return notParsed("no templates loaded")
 	}
@@ -538,7 +546,8 @@ func (a *API) executeBody(p *prepared, o outcome) map[string]any {
 	}
 }
 
-func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
+// round3 is a duration in seconds to the millisecond, as the API states durations.
+func round3(f float64) float64 { return store.Millis(f) }
 
 // asHTTP turns a rejection into its HTTP error; other errors pass through.
 func asHTTP(err error) error {

@@ -358,6 +358,10 @@ func TestRateLimit(t *testing.T) {
 		d["time_window_minutes"].(float64) != 5 || d["reason"] != "Device rate limit exceeded: 2/2 successful commands in the last 5 minutes" {
 		t.Fatalf("429 body: %s", r.body)
 	}
+	// The body says when the next run is possible, as Retry-After does.
+	if wait, _ := d["retry_after_seconds"].(float64); wait < 1 || wait > 300 || fmt.Sprint(wait) != r.header.Get("Retry-After") {
+		t.Fatalf("retry_after_seconds %v, Retry-After %q", d["retry_after_seconds"], r.header.Get("Retry-After"))
+	}
 	// a bypass user is not limited
 	x.user("robot", true)
 	robotTok, _ := x.credSet("robot", "r", nil)

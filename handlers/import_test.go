@@ -257,3 +257,42 @@ func TestImportIgnoresOnlyWhatFieldKitLacks(t *testing.T) {
 		}
 	}
 }
+
+// TestImportTellsTheTypeFromTheFile: a browser's second download (devices (1).csv),
+// a name with a word after the type (devices-badcol.csv) and a name that says nothing
+// (upload.csv, a YAML list) are read as what their name's words or their columns say;
+// columns several types fit alike are refused naming those types.
+func TestImportTellsTheTypeFromTheFile(t *testing.T) {
+	e := newEnv(t)
+	rep := e.importFile(e.admin, "export.csv", sitesCSV, nil)
+	if rep.status != 200 || !strings.Contains(string(rep.body), `"sites"`) {
+		t.Fatalf("sites by their columns (name, status, region, description): %d %s", rep.status, rep.body)
+	}
+	for _, c := range []struct{ name, data, want string }{
+		{"download.csv", platformsCSV, `"platforms"`},
+		{"devices (1).csv", "name,site\nr1,Lyon\n", `"devices"`},
+		{"devices-badcol.csv", "name,site\nr2,Lyon\n", `"devices"`},
+		{"upload.csv", "name,site,platform,mgmt_ip\nr3,Lyon,cisco_ios,192.0.2.31/24\n", `"devices"`},
+		{"list.yaml", "- name: r4\n  site: Lyon\n", `"devices"`},
+		{"vl.csv", "vid,name,site\n10,users,Lyon\n", `"vlans"`},
+		{"nets.csv", "address,device,interface\n192.0.2.41/24,r3,mgmt0\n", `"ip-addresses"`},
+	} {
+		r := e.importFile(e.admin, c.name, c.data, nil)
+		if r.status != 200 || !strings.Contains(string(r.body), c.want) {
+			t.Errorf("%s: %d %s", c.name, r.status, r.body)
+		}
+	}
+	if n := e.must(200, "GET", pathDevices, e.admin, nil)["count"]; n != 4.0 {
+		t.Errorf("%v devices, want 4", n)
+	}
+	// A column no type has, in a file the name does not place: the devices it fits best
+	// are named, with the bad column, rather than "cannot tell".
+	r := e.importFile(e.admin, "data.csv", "name,site,colour\nr5,Lyon,red\n", nil)
+	if r.status != 400 || !strings.Contains(string(r.body), `"column":"colour"`) || !strings.Contains(string(r.body), "unknown column") {
+		t.Errorf("a bad column: %d %s", r.status, r.body)
+	}
+	r = e.importFile(e.admin, "names.csv", "name,description\nx,y\n", nil)
+	if r.status != 400 || !strings.Contains(string(r.body), "fit tags or sites or platforms alike") {
+		t.Errorf("columns several types fit: %d %s", r.status, r.body)
+	}
+}

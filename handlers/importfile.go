@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -63,10 +64,10 @@ func decodeImport(name string, data []byte, kind, format string) ([]importSet, e
 	}
 	switch format {
 	case "csv":
-		if k == nil {
-			return nil, errNoKind(name)
+		recs, cols, err := decodeCSV(data)
+		if err == nil && k == nil {
+			k, err = kindOfColumns(name, cols)
 		}
-		recs, err := decodeCSV(data)
 		return []importSet{{kind: k, recs: recs}}, err
 	case "yaml", "json":
 		var doc any
@@ -85,8 +86,25 @@ func decodeImport(name string, data []byte, kind, format string) ([]importSet, e
 }
 
 func errNoKind(name string) error {
-	return fmt.Errorf("cannot tell which objects %q holds: name the file after them (devices.csv) or give the type (one of %s)",
+	return fmt.Errorf("cannot tell which objects %q holds from its name or its columns: name the file after them (devices.csv) or give the type (one of %s)",
 		name, strings.Join(importKindNames(), ", "))
+}
+
+// kindOfColumns is the kind a list's columns tell (kindFromColumns), or why none.
+func kindOfColumns(name string, cols []string) (*importKind, error) {
+	k, tied := kindFromColumns(cols)
+	if k != nil {
+		return k, nil
+	}
+	if len(tied) == 0 {
+		return nil, errNoKind(name)
+	}
+	names := make([]string, len(tied))
+	for i, t := range tied {
+		names[i] = t.name
+	}
+	return nil, fmt.Errorf("cannot tell which objects %q holds: its columns (%s) fit %s alike: name the file after them (devices.csv) or give the type",
+		name, strings.Join(cols, ", "), strings.Join(names, " or "))
 }
 
 // sniffFormat tells the format from the file name's extension, else from the content.
@@ -113,27 +131,28 @@ func sniffFormat(name string, data []byte) string {
 	return "csv"
 }
 
-// decodeCSV reads a header row of column names, then one record a row.
-func decodeCSV(data []byte) ([]*importRecord, error) {
+// decodeCSV reads a header row of column names, then one record a row; it returns
+// the records and the columns.
+func decodeCSV(data []byte) ([]*importRecord, []string, error) {
 	cr := csv.NewReader(bytes.NewReader(data))
 	cr.FieldsPerRecord = -1
 	cr.TrimLeadingSpace = true
 	header, err := cr.Read()
 	if errors.Is(err, io.EOF) {
-		return nil, errors.New("the file is empty: it needs a header row of column names")
+		return nil, nil, errors.New("the file is empty: it needs a header row of column names")
 	}
 	if err != nil {
-		return nil, fmt.Errorf("not valid CSV: %v", err)
+		return nil, nil, fmt.Errorf("not valid CSV: %v", err)
 	}
 	cols := make([]string, len(header))
 	seen := map[string]bool{}
 	for i, h := range header {
 		cols[i] = strings.ToLower(strings.TrimSpace(h))
 		if cols[i] == "" {
-			return nil, fmt.Errorf("row 1, column %d: a column without a name", i+1)
+			return nil, nil, fmt.Errorf("row 1, column %d: a column without a name", i+1)
 		}
 		if seen[cols[i]] {
-			return nil, fmt.Errorf("row 1: column %s appears twice", cols[i])
+			return nil, nil, fmt.Errorf("row 1: column %s appears twice", cols[i])
 		}
 		seen[cols[i]] = true
 	}
@@ -141,17 +160,17 @@ func decodeCSV(data []byte) ([]*importRecord, error) {
 	for {
 		row, err := cr.Read()
 		if errors.Is(err, io.EOF) {
-			return out, nil
+			return out, cols, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("not valid CSV: %v", err)
+			return nil, nil, fmt.Errorf("not valid CSV: %v", err)
 		}
 		line, _ := cr.FieldPos(0)
 		if len(row) == 1 && strings.TrimSpace(row[0]) == "" {
 			continue // a blank line
 		}
 		if len(row) != len(cols) {
-			return nil, fmt.Errorf("row %d: %d values for %d columns", line, len(row), len(cols))
+			return nil, nil, fmt.Errorf("row %d: %d values for %d columns", line, len(row), len(cols))
 		}
 		rec := &importRecord{pos: line, vals: map[string]any{}, cols: cols}
 		for i, v := range row {
@@ -161,15 +180,28 @@ func decodeCSV(data []byte) ([]*importRecord, error) {
 	}
 }
 
+// itemColumns are the keys the items of a list use, each once, in their first order.
+func itemColumns(recs []*importRecord) []string {
+	var cols []string
+	for _, r := range recs {
+		for _, c := range r.cols {
+			if !slices.Contains(cols, c) {
+				cols = append(cols, c)
+			}
+		}
+	}
+	return cols
+}
+
 // listsOf reads a decoded YAML or JSON document: a list of objects of kind, or a
 // mapping of object types to lists.
 func listsOf(doc any, k *importKind, name string) ([]importSet, error) {
 	switch d := doc.(type) {
 	case []any:
-		if k == nil {
-			return nil, errNoKind(name)
-		}
 		recs, err := itemsOf(d, "")
+		if err == nil && k == nil {
+			k, err = kindOfColumns(name, itemColumns(recs))
+		}
 		return []importSet{{kind: k, recs: recs}}, err
 	case map[string]any:
 		var sets []importSet

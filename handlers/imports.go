@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"fieldkit/store"
 	"fieldkit/web"
@@ -116,7 +117,9 @@ func importKindNames() []string {
 	return out
 }
 
-// kindFromName tells the kind from a file name: "devices.csv", "paris-devices.yaml".
+// kindFromName tells the kind from a file name: "devices.csv", "paris-devices.yaml",
+// "devices (1).csv" (a browser's second download), "devices-badcol.csv". The last word
+// of the name that names a kind wins ("site-devices.csv" holds devices).
 func kindFromName(name string) *importKind {
 	base := strings.ToLower(name)
 	if i := strings.LastIndexAny(base, `/\`); i >= 0 {
@@ -125,14 +128,72 @@ func kindFromName(name string) *importKind {
 	if i := strings.Index(base, "."); i >= 0 {
 		base = base[:i]
 	}
-	for _, k := range importOrder {
-		for _, n := range append([]string{k.name}, k.aliases...) {
-			if base == n || strings.HasSuffix(base, "-"+n) || strings.HasSuffix(base, "_"+n) {
-				return k
-			}
+	if k := importKindNamed(base); k != nil {
+		return k
+	}
+	words := strings.FieldsFunc(base, func(r rune) bool { return !unicode.IsLetter(r) })
+	for i := len(words) - 1; i >= 0; i-- {
+		if k := importKindNamed(words[i]); k != nil {
+			return k
 		}
 	}
 	return nil
+}
+
+// kindFromColumns tells the kind from a file's columns (a CSV header, the keys of a
+// list's items) when its name does not: the kinds that have a field, or a column
+// they read, for most of the columns and whose required fields are all there. It
+// returns the kind, or nil with the kinds that fit as well as each other.
+func kindFromColumns(cols []string) (*importKind, []*importKind) {
+	best, most := []*importKind(nil), 0
+	for _, k := range importOrder {
+		n := k.knownColumns(cols)
+		if n == 0 || !k.hasRequired(cols) {
+			continue
+		}
+		switch {
+		case n > most:
+			best, most = []*importKind{k}, n
+		case n == most:
+			best = append(best, k)
+		}
+	}
+	if len(best) == 1 {
+		return best[0], nil
+	}
+	return nil, best
+}
+
+// knownColumns counts the columns k reads: its writable fields, renamed and context
+// columns, custom fields and ids.
+func (k *importKind) knownColumns(cols []string) int {
+	n := 0
+	for _, col := range cols {
+		name := col
+		if to, ok := k.renames[col]; ok {
+			name = to
+		}
+		f, ok := k.res.Model.Field(name)
+		if ok && f.Writable(true) || name == "id" || strings.HasPrefix(col, "cf_") ||
+			slices.Contains(k.context, col) || slices.Contains(k.ignored, col) {
+			n++
+		}
+	}
+	return n
+}
+
+// hasRequired reports whether the columns hold every field a create requires (a slug
+// is made from the name, so it is not).
+func (k *importKind) hasRequired(cols []string) bool {
+	for _, f := range k.res.Model.Fields {
+		if !f.Required || f.Name == "slug" || !f.Writable(true) {
+			continue
+		}
+		if !slices.ContainsFunc(cols, func(c string) bool { return c == f.Name || k.renames[c] == f.Name }) {
+			return false
+		}
+	}
+	return true
 }
 
 // ImportProblem is one reason an import wrote nothing: where in the file, and why.

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"fieldkit/exec/devsim"
@@ -96,5 +97,48 @@ func TestMgmtIP(t *testing.T) {
 	d = e.must(200, "PATCH", path, e.admin, map[string]any{"ssh_port": nil})
 	if d["ssh_port"] != nil || fmt.Sprint(d["custom_fields"]) != "map[owner:noc]" {
 		t.Errorf("ssh_port cleared: %v", d)
+	}
+}
+
+// TestDevicesFoundByManagementIP: a person looks a device up by the address they reach
+// it at: ?q= matches the start of its primary IPs (as NetBox's search does), and
+// ?mgmt_ip= is that address, with or without its prefix length.
+func TestDevicesFoundByManagementIP(t *testing.T) {
+	e := newEnv(t)
+	site := e.must(201, "POST", pathSites, e.admin, map[string]any{"name": "North", "slug": "north"})
+	for _, d := range []map[string]any{
+		{"name": "r1", "mgmt_ip": "192.0.2.11/24"},
+		{"name": "r2", "mgmt_ip": "192.0.2.110/24"},
+		{"name": "r3", "mgmt_ip": "2001:db8::11/64"},
+		{"name": "r4"},
+	} {
+		d["site"] = site["id"]
+		e.must(201, "POST", pathDevices, e.admin, d)
+	}
+	names := func(query string) string {
+		var out []string
+		for _, r := range e.must(200, "GET", pathDevices+query, e.admin, nil)["results"].([]any) {
+			out = append(out, r.(map[string]any)["name"].(string))
+		}
+		return strings.Join(out, ",")
+	}
+	for query, want := range map[string]string{
+		"?q=192.0.2.11":                           "r1,r2",
+		"?q=192.0.2.11/24":                        "r1",
+		"?q=2001:db8::11":                         "r3",
+		"?q=r4":                                   "r4",
+		"?mgmt_ip=192.0.2.11":                     "r1",
+		"?mgmt_ip=192.0.2.11/24":                  "r1",
+		"?mgmt_ip=192.0.2.11/25":                  "",
+		"?mgmt_ip=2001:0db8::0011":                "r3",
+		"?mgmt_ip=192.0.2.11&mgmt_ip=192.0.2.110": "r1,r2",
+	} {
+		if got := names(query); got != want {
+			t.Errorf("%s: %q, want %q", query, got, want)
+		}
+	}
+	body := e.must(400, "GET", pathDevices+"?mgmt_ip=router-1", e.admin, nil)
+	if msg := fmt.Sprint(body["mgmt_ip"]); !strings.Contains(msg, "not an IP address") {
+		t.Errorf("a bad mgmt_ip: %v", body)
 	}
 }

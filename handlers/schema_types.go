@@ -63,8 +63,9 @@ func opSchemas() obj {
 			"error":   described(tStr, "Rate limit exceeded"),
 			"details": ref("RateLimitDetails"),
 		}),
-		"RateLimitDetails": props([]string{"reason", "current_count", "limit", "time_window_minutes"}, obj{
+		"RateLimitDetails": props([]string{"reason", "current_count", "limit", "time_window_minutes", "retry_after_seconds"}, obj{
 			"reason": tStr, "current_count": tInt, "limit": tInt, "time_window_minutes": tInt,
+			"retry_after_seconds": described(tInt, "seconds until the device takes another execution: the Retry-After header's value"),
 		}),
 		"Metadata": props([]string{"name", "actions"}, obj{
 			"name": tStr, "description": tStr, "renders": obj{"type": "array", "items": tStr}, "parses": obj{"type": "array", "items": tStr},

@@ -98,7 +98,7 @@ func Access(next http.Handler, log *slog.Logger, m *Metrics) http.Handler {
 			slog.String("client", clientAddr(r)), slog.String("route", route),
 		}
 		log.LogAttrs(r.Context(), slog.LevelInfo, "http request", attrs...)
-		if kind := securityKind(status, route); kind != "" {
+		if kind := securityKind(status, route, r.Header.Get("Authorization") != ""); kind != "" {
 			log.LogAttrs(r.Context(), slog.LevelWarn, "security event", append([]slog.Attr{
 				slog.String("event", kind), slog.String("reason", reason(rec.body.Bytes()))}, attrs...)...)
 			m.securityEvent(kind)
@@ -131,12 +131,20 @@ func QueryNames(raw string) string {
 // LoginRoute is the web UI's login; a 401 there is a failed login.
 const LoginRoute = "/ui/login"
 
-func securityKind(status int, route string) string {
+// securityKind is the kind of security event a response is, or "" for none. A 401
+// is one only when credentials were refused: a wrong password at the login, or a
+// token (an Authorization header) invalid or expired. A request that presented none —
+// the login page asking whether a session exists, a web session that ended, a client
+// that sent no token — is an ordinary 401: logging each as a security event buried the
+// few that matter under page views.
+func securityKind(status int, route string, presented bool) string {
 	switch {
 	case status == http.StatusUnauthorized && route == LoginRoute:
 		return "login_failed"
-	case status == http.StatusUnauthorized:
+	case status == http.StatusUnauthorized && presented:
 		return "unauthorized"
+	case status == http.StatusUnauthorized:
+		return ""
 	case status == http.StatusForbidden:
 		return "forbidden"
 	case status == http.StatusTooManyRequests:
@@ -199,7 +207,7 @@ func (r *recorder) Write(p []byte) (int, error) {
 	if r.status == 0 {
 		r.status = http.StatusOK
 	}
-	if securityKind(r.status, "") != "" && r.body.Len() < reasonBytes {
+	if securityKind(r.status, "", true) != "" && r.body.Len() < reasonBytes {
 		r.body.Write(p[:min(len(p), reasonBytes-r.body.Len())])
 	}
 	n, err := r.ResponseWriter.Write(p)

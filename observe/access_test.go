@@ -54,11 +54,13 @@ func TestAccessReasons(t *testing.T) {
 		status int
 		body   string
 		want   string
+		noAuth bool // the request presented no credentials
 	}{
-		{401, `{"detail":"Token expired"}`, `event=unauthorized reason="Token expired"`},
-		{429, `{"error":"Rate limit exceeded","details":{"reason":"Device rate limit exceeded: 10/10"}}`, `event=rate_limited reason="Device rate limit exceeded: 10/10"`},
-		{403, `not json`, `event=forbidden reason=-`},
-		{200, `{"detail":"fine"}`, ``},
+		{401, `{"detail":"Token expired"}`, `event=unauthorized reason="Token expired"`, false},
+		{401, `{"detail":"Authentication credentials were not provided."}`, ``, true},
+		{429, `{"error":"Rate limit exceeded","details":{"reason":"Device rate limit exceeded: 10/10"}}`, `event=rate_limited reason="Device rate limit exceeded: 10/10"`, false},
+		{403, `not json`, `event=forbidden reason=-`, false},
+		{200, `{"detail":"fine"}`, ``, false},
 	}
 	for _, c := range cases {
 		logs.Reset()
@@ -69,7 +71,11 @@ func TestAccessReasons(t *testing.T) {
 			http.NewResponseController(w).Flush()
 		})), log, nil)
 		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/x/7/?token=t0p", nil))
+		req := httptest.NewRequest("GET", "/api/x/7/?token=t0p", nil)
+		if !c.noAuth {
+			req.Header.Set("Authorization", "Token 0123")
+		}
+		h.ServeHTTP(rec, req)
 		out := logs.String()
 		if !strings.Contains(out, `route=/api/x/{id}/`) || !strings.Contains(out, "user=alice") || strings.Contains(out, "t0p") || !rec.Flushed {
 			t.Errorf("%d: %s (flushed %v)", c.status, out, rec.Flushed)

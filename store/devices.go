@@ -48,9 +48,41 @@ var Devices = declare(&Model{
 		"primary_ip6_id": {Path: "primary_ip6", Doc: "primary IPv6 address id"},
 		"has_primary_ip": {SQL: boolFilter("(t.primary_ip4_id IS NOT NULL OR t.primary_ip6_id IS NOT NULL)"), Kind: KindBool,
 			Doc: "true: devices with a primary IPv4 or IPv6 address"},
+		"mgmt_ip": {SQL: mgmtIPFilter, Kind: KindString,
+			Doc: "management (primary) IP address, with or without its prefix length: 192.0.2.11 or 192.0.2.11/24"},
+	},
+	// A person looks a device up by the address they reach it at, as NetBox's device
+	// search does: ?q= matches the start of its primary IP addresses too.
+	SearchAlso: func(s string) Expr {
+		return primaryIPWhere(`ip.address LIKE ? ESCAPE '\'`, likeEscape(s)+"%")
 	},
 	Write: writeDevice,
 })
+
+// primaryIPWhere is the condition that one of a device's primary IP addresses (ip)
+// meets cond.
+func primaryIPWhere(cond string, args ...any) Expr {
+	return Expr{SQL: `EXISTS (SELECT 1 FROM ip_addresses ip WHERE ip.id IN (t.primary_ip4_id, t.primary_ip6_id) AND ` + cond + `)`, Args: args}
+}
+
+// mgmtIPFilter is ?mgmt_ip=: a primary IP address equal to the value, its prefix length
+// given or not. Several values OR together.
+func mgmtIPFilter(vals []string) (Expr, error) {
+	var ors []Expr
+	for _, v := range vals {
+		v = strings.TrimSpace(v)
+		if a, err := netip.ParseAddr(v); err == nil {
+			ors = append(ors, primaryIPWhere(`(ip.address = ? OR ip.address LIKE ? ESCAPE '\')`, a.String(), likeEscape(a.String())+"/%"))
+			continue
+		}
+		if p, err := netip.ParsePrefix(v); err == nil {
+			ors = append(ors, primaryIPWhere(`ip.address = ?`, p.String()))
+			continue
+		}
+		return Expr{}, problemf("%q is not an IP address (192.0.2.11, or with its prefix length, 192.0.2.11/24).", v)
+	}
+	return Or(ors...), nil
+}
 
 // DeviceStatuses are the values of a device's status.
 var DeviceStatuses = choices("active", "offline", "planned", "staged", "failed", "inventory", "decommissioning")

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -185,14 +186,23 @@ func copyRows(ctx context.Context, tx *sql.Tx, m *Model, cols []string, where Ex
 	return n, enc.end()
 }
 
+// Millis is a duration in seconds to the millisecond, the precision the API states
+// durations in: a float's own (0.30000000000000004) never reaches a spreadsheet.
+func Millis(seconds float64) float64 { return math.Round(seconds*1000) / 1000 }
+
 // exportValues turns the columns as scanned into what the export shows: a boolean
-// (stored as 0 or 1) as a boolean, JSON text as the value it holds.
+// (stored as 0 or 1) as a boolean, JSON text as the value it holds, a duration to the
+// millisecond.
 func exportValues(fields []exportField, vals []any) {
 	i := 0
 	for _, f := range fields {
 		switch v := vals[i]; {
 		case f.Kind == KindBool:
 			vals[i] = v == int64(1)
+		case f.Kind == KindFloat && v != nil:
+			if x, ok := v.(float64); ok {
+				vals[i] = Millis(x)
+			}
 		case f.Kind == KindJSON && v != nil:
 			vals[i] = json.RawMessage(fmt.Sprint(v))
 		}

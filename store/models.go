@@ -170,6 +170,9 @@ type Model struct {
 	// TextSearch, when set, is the condition of ?q=s in place of LIKE on the Search
 	// fields: for a table too large to scan, a full-text index (command logs).
 	TextSearch func(s string) Expr
+	// SearchAlso, when set, is one more condition ?q=s matches by, beside the Search
+	// fields': what no column of the row holds (a device's primary IP addresses).
+	SearchAlso func(s string) Expr
 	// Prepare, when set, turns a write into what is stored before any of it is: a
 	// password into its hash, a token's key into hash and prefix. It may add to v
 	// (Internal fields, or a key it generated for the caller to show once).
@@ -392,6 +395,9 @@ func (m *Model) Search(s string) Expr {
 			col = "CAST(" + col + " AS TEXT)"
 		}
 		ors = append(ors, Expr{SQL: col + ` LIKE ? ESCAPE '\'`, Args: []any{pat}})
+	}
+	if m.SearchAlso != nil {
+		ors = append(ors, m.SearchAlso(s))
 	}
 	return Or(ors...)
 }

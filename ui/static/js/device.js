@@ -3,7 +3,7 @@
 // the user may execute, active credential sets for the platform); the server still
 // checks everything and its refusals are shown where they apply.
 
-import { h, add, clear, link, okBadge, statusBadge, loading, pageHead, dl, refText, fmtAgo, fmtSeconds, table, scrollBox, errorBox, spinner, copyButton, notice } from './dom.js';
+import { h, add, clear, link, okBadge, statusBadge, loading, pageHead, dl, refText, fmtAgo, fmtSeconds, table, scrollBox, errorBox, spinner, copyButton, notice, clockTime } from './dom.js';
 import { get, post, stream, T, ApiError, getAll, describeFields } from './api.js';
 import { route } from './router.js';
 import { can } from './session.js';
@@ -20,7 +20,12 @@ const CMD_TYPE = 'netbox_toolkit_plugin.command';
  */
 export function parsedTable(parsed) {
   if (!parsed) return null;
-  if (!parsed.success) return notice(`Not parsed: ${parsed.error || 'no template'}`, 'muted');
+  if (!parsed.success) {
+    // Logs written before the server's reasons were sentences of their own said "not
+    // parsed: …" already: never "Not parsed: not parsed: …".
+    const why = parsed.error || 'no template';
+    return notice(/^not parsed\b/i.test(why) ? why[0].toUpperCase() + why.slice(1) : `Not parsed: ${why}`, 'muted');
+  }
   const data = parsed.data || [];
   if (!data.length) return notice(`Parsed with ${parsed.template}: no records.`, 'muted');
   const cols = Array.isArray(parsed.columns) && parsed.columns.length ? parsed.columns : Object.keys(data[0]);
@@ -115,6 +120,9 @@ function deviceFacts(d) {
   ]);
 }
 
+/** clockIn is the local time of day seconds from now, to the second. */
+const clockIn = (seconds) => clockTime(new Date(Date.now() + seconds * 1000));
+
 async function loadRate(box, id) {
   const head = box.firstChild;
   try {
@@ -127,7 +135,7 @@ async function loadRate(box, id) {
     clear(box, head,
       h('p', {}, h('strong', {}, `${s.current_count} / ${s.limit}`), ` successful commands in the last ${s.time_window_minutes} min`),
       h('div', { class: 'meter', role: 'meter', 'aria-valuemin': 0, 'aria-valuemax': s.limit, 'aria-valuenow': s.current_count, 'aria-label': 'Rate limit use' }, bar),
-      s.retry_after_seconds > 0 ? h('p', { class: 'msg warn' }, `Limit reached: the next slot frees in ${s.retry_after_seconds} s.`) : null);
+      s.retry_after_seconds > 0 ? h('p', { class: 'msg warn' }, `Limit reached: the next run is possible at ${clockIn(s.retry_after_seconds)} (in ${s.retry_after_seconds} s).`) : null);
   } catch (err) {
     clear(box, head, errorBox(err));
   }
@@ -338,12 +346,47 @@ async function buildRunner(box, d, refresh) {
     } finally {
       clearInterval(timer);
       form.removeAttribute('aria-busy');
-      runBtn.disabled = false;
       cmdSel.disabled = false;
-      runBtn.textContent = 'Run';
+      releaseRunBtn();
       cancelBtn.remove();
       form.querySelector('.no-cancel')?.remove();
     }
+  }
+
+  /**
+   * holdRuns keeps the Run button waiting for the device's next free slot, saying at
+   * what time that is and counting down to it; then the runner offers Run again.
+   */
+  let heldUntil = 0, holdTimer = null;
+  function holdRuns(seconds, when) {
+    heldUntil = Date.now() + seconds * 1000;
+    const at = clockIn(seconds);
+    clearInterval(holdTimer);
+    const tick = () => {
+      if (!runBtn.isConnected) { clearInterval(holdTimer); return; } // the page was left
+      const left = Math.ceil((heldUntil - Date.now()) / 1000);
+      if (left <= 0) {
+        clearInterval(holdTimer);
+        heldUntil = 0;
+        when.textContent = `${d.name} takes commands again: run when ready.`;
+        when.closest('.msg')?.classList.replace('error', 'info');
+        releaseRunBtn();
+        refresh();
+        return;
+      }
+      when.textContent = `The next run on ${d.name} is possible at ${at} (in ${left} s).`;
+      runBtn.disabled = true;
+      runBtn.textContent = `Run (in ${left} s)`;
+    };
+    tick();
+    holdTimer = setInterval(tick, 1000);
+  }
+
+  /** releaseRunBtn offers Run again, unless the rate limit still holds it. */
+  function releaseRunBtn() {
+    if (heldUntil > Date.now()) return;
+    runBtn.disabled = false;
+    runBtn.textContent = 'Run';
   }
 
   function showRunError(err) {
@@ -366,10 +409,11 @@ async function buildRunner(box, d, refresh) {
     }
     if (err instanceof ApiError && err.status === 429) {
       const det = (err.body && err.body.details) || {};
-      const wait = err.retryAfter;
-      clear(top, h('div', { class: 'msg error', role: 'alert' },
-        h('strong', {}, 'Rate limit reached. '), det.reason || err.message,
-        wait != null ? h('p', {}, `The next slot frees in ${wait} s.`) : null));
+      const wait = err.retryAfter ?? det.retry_after_seconds;
+      const when = h('p', { class: 'next-run' });
+      clear(top, h('div', { class: 'msg error rate-limited', role: 'alert' },
+        h('strong', {}, 'Rate limit reached. '), det.reason || err.message, when));
+      if (wait != null) holdRuns(wait, when);
       refresh();
       return;
     }

@@ -91,6 +91,12 @@ export function fmtTime(iso) {
   return h('time', { datetime: d.toISOString(), title: timeTitle(d) }, `${local.text} ${local.zone}`);
 }
 
+/** clockTime is the time of day of d in the browser's zone, with the zone: "17:05:12 CET". */
+export function clockTime(d) {
+  const local = stampIn(d, undefined);
+  return `${local.text.slice(11)} ${local.zone}`;
+}
+
 /** fmtAgo shows how long ago a time was, the time itself (with its zone) on hover. */
 export function fmtAgo(iso) {
   if (!iso) return 'never';

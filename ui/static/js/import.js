@@ -22,7 +22,7 @@ async function importPage(main) {
   // The object types and formats are the server's (OPTIONS on the import path).
   const fields = ((await metadata(`${T}/import/`)).actions || {}).POST || {};
   const choices = (name) => (fields[name] && fields[name].choices) || [];
-  const kind = h('select', { id: 'imp-type' }, h('option', { value: '' }, 'from the file name (devices.csv…)'), choices('type').map((c) => h('option', { value: c.value }, c.display_name)));
+  const kind = h('select', { id: 'imp-type' }, h('option', { value: '' }, 'from the file name or its columns'), choices('type').map((c) => h('option', { value: c.value }, c.display_name)));
   const format = h('select', { id: 'imp-format' }, h('option', { value: '' }, 'from the name or the content'), choices('format').map((c) => h('option', { value: c.value }, c.value.toUpperCase())));
   const preview = h('button', { type: 'button', class: 'btn' }, 'Preview');
   const run = h('button', { type: 'button', class: 'btn primary', disabled: true }, 'Import');

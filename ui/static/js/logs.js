@@ -65,7 +65,9 @@ async function detailView(main, { id }) {
     sentCard(l),
     syntaxBanner(l.syntax_error),
     !l.success && l.error_message && !(l.syntax_error && l.syntax_error.detected) ? failureBox(l.error_message, l.failure) : null,
-    l.parsed_output ? h('section', { class: 'card' }, h('h2', {}, 'Parsed data'), parsedTable(l.parsed_output)) : null,
+    // Parsing is for a show command that ran: a failed run or a change says nothing there.
+    l.parsed_output && (l.parsed_output.success || (l.success && l.command_type !== 'config'))
+      ? h('section', { class: 'card' }, h('h2', {}, 'Parsed data'), parsedTable(l.parsed_output)) : null,
     h('section', { class: 'card' }, h('h2', {}, 'Output'), outputBlock(l.output)));
 }
 

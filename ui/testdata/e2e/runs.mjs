@@ -75,6 +75,7 @@ export async function liveRuns() {
   check(!/exec:|dial tcp|ssh:/.test(text), 'no internal prefix');
   const runState = await page.locator('.run-state').textContent();
   check(/^not run: the login step failed after \d+\.\d s$/.test(runState), `a run that never started does not say it finished: ${runState}`);
+  const failedLog = await page.locator('.result .result-head a', { hasText: /log #\d+/ }).getAttribute('href');
   await failure.locator('summary').click();
   const details = await failure.locator('dl').textContent();
   check(details.includes('login') && details.includes('typo in password') && details.includes(DEVICE_USER), `details: ${details}`);
@@ -86,5 +87,13 @@ export async function liveRuns() {
   await page.locator('.run-btn').click();
   await page.locator('.result .result-head', { hasText: 'success' }).waitFor();
   await page.locator('.facts dd', { hasText: 'SHA256:' }).waitFor();
+
+  step('a failed run\'s log says why once, and nothing of parsing ("Not parsed: not parsed" before)');
+  await page.goto(BASE + failedLog);
+  await page.getByRole('heading', { name: /Log #\d+: Show version on demo-junos-1/ }).waitFor();
+  const logText = await page.locator('main').textContent();
+  check(!/not parsed:\s*not parsed/i.test(logText), `the reason is not doubled: ${logText.slice(0, 400)}`);
+  check(await page.getByRole('heading', { name: 'Parsed data' }).count() === 0, 'a run that failed shows no parsed data');
+  check(logText.includes('refused the login'), 'the log says why it failed');
   await page.setViewportSize({ width: 1366, height: 900 });
 }
