@@ -503,7 +503,10 @@ func TestJournalPriorities(t *testing.T) {
 	defer func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() }()
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		res, err := http.Get("http://" + addr + "/api/dcim/sites/") // no token: a 401
+		// A wrong token: a 401 that is a security event (one without a token is not).
+		req, _ := http.NewRequest("GET", "http://"+addr+"/api/dcim/sites/", nil)
+		req.Header.Set("Authorization", "Token "+strings.Repeat("0", 40))
+		res, err := http.DefaultClient.Do(req)
 		if err == nil {
 			res.Body.Close()
 			break
