@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"fieldkit/netbox"
+	"fieldkit/schedules"
 )
 
 // Config is every setting of FieldKit. Each key is settable in the YAML file as
@@ -33,6 +34,7 @@ type Config struct {
 	UI        UIConfig        `yaml:"ui"`
 	Metrics   MetricsConfig   `yaml:"metrics"`
 	Inventory InventoryConfig `yaml:"inventory"`
+	Schedules SchedulesConfig `yaml:"schedules"`
 }
 
 // ServerConfig is the HTTP server.
@@ -115,6 +117,17 @@ type InventoryConfig struct {
 	NetBoxCAFile   string `yaml:"netbox_ca_file" reload:"true" doc:"PEM file of the CA certificates to trust for the NetBox's HTTPS, besides the system's"`
 }
 
+// SchedulesConfig bounds the device jobs of the users' schedules, all runs together.
+type SchedulesConfig struct {
+	Workers          int `yaml:"workers" reload:"true" doc:"device jobs of schedule runs running at once"`
+	WorkersPerSite   int `yaml:"workers_per_site" reload:"true" doc:"of those, at most this many on the devices of one site"`
+	WorkersPerDriver int `yaml:"workers_per_driver" reload:"true" doc:"of those, at most this many through one driver, so that a slow driver holds only its own"`
+}
+
+func (c SchedulesConfig) limits() schedules.Limits {
+	return schedules.Limits{Workers: c.Workers, PerSite: c.WorkersPerSite, PerDriver: c.WorkersPerDriver}
+}
+
 // defaults is the configuration with no file, environment or flags.
 func defaults() Config {
 	return Config{
@@ -125,9 +138,10 @@ func defaults() Config {
 		SSH: SSHConfig{HostKeyPolicy: "tofu"},
 		RateLimit: RateLimitConfig{Enabled: true, DeviceCommandLimit: 60, TimeWindowMinutes: 1,
 			BypassUsers: []string{}, BypassGroups: []string{}},
-		Export:  ExportConfig{Keep: 30},
-		UI:      UIConfig{SessionHours: 12},
-		Metrics: MetricsConfig{Enabled: true},
+		Export:    ExportConfig{Keep: 30},
+		UI:        UIConfig{SessionHours: 12},
+		Metrics:   MetricsConfig{Enabled: true},
+		Schedules: SchedulesConfig{Workers: 32, WorkersPerSite: 16, WorkersPerDriver: 16},
 	}
 }
 
@@ -361,6 +375,9 @@ func (c Config) validate() error {
 	}
 	if c.UI.SessionHours < 1 {
 		bad("ui.session_hours", "must be at least 1")
+	}
+	if c.Schedules.Workers < 1 || c.Schedules.WorkersPerSite < 1 || c.Schedules.WorkersPerDriver < 1 {
+		bad("schedules.workers", "workers, workers_per_site and workers_per_driver must be at least 1")
 	}
 	c.Inventory.validate(bad)
 	return errors.Join(errs...)

@@ -81,6 +81,7 @@ func seedDemo(ctx context.Context, e env, db *store.DB, kr *store.Keyring, cfg C
 	}
 	cmdIDs := s.commands(platforms)
 	credToken := s.credentials(kr, admin, platforms, prev.CredentialToken)
+	s.schedule(kr, admin, siteID, cmdIDs[0])
 	s.sampleLogs(admin, deviceIDs, cmdIDs)
 	tokenID, key := s.apiToken(admin, prev.APITokenID, prev.APIToken)
 	if s.err != nil {
@@ -403,6 +404,24 @@ func (s *seeder) credentials(kr *store.Keyring, owner int64, p map[string]int64,
 		Password: ptr(demoDevicePass), EnableSecret: ptr(demoEnable)})
 	s.err = err
 	return tok
+}
+
+// schedule makes (once) a service credential set for the simulated devices and a
+// schedule that runs Show version on the demo site every night with it.
+func (s *seeder) schedule(kr *store.Keyring, admin, site, cmd int64) {
+	if s.err != nil {
+		return
+	}
+	set := s.ref(store.TypeCredentialSet, map[string]any{"name": "Demo service", "service": true}, func() (int64, error) {
+		return s.db.CreateServiceCredentialSet(s.ctx, kr, admin, store.CredentialInput{Name: ptr("Demo service"),
+			Description: ptr("unattended login of the simulated devices, for schedules"), Username: ptr(demoDeviceUser),
+			Password: ptr(demoDevicePass), EnableSecret: ptr(demoEnable)}, store.True)
+	})
+	s.ref(store.TypeSchedule, map[string]any{"name": "Nightly version check"}, func() (int64, error) {
+		return s.db.Create(s.ctx, store.Schedules, store.Values{"name": "Nightly version check", "command": cmd,
+			"description": "show version on every device of the demo site, at 02:00", "cron": "0 2 * * *",
+			"sites": []int64{site}, "credential_set": set, "owner_id": admin}, store.All)
+	})
 }
 
 // sampleLogs writes a day and a half of history once, so statistics have something to show.

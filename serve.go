@@ -20,6 +20,7 @@ import (
 	"fieldkit/handlers"
 	"fieldkit/netbox"
 	"fieldkit/observe"
+	"fieldkit/schedules"
 	"fieldkit/store"
 	"fieldkit/ui"
 )
@@ -181,16 +182,26 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 			}
 			return x, nil
 		}})
-	api = handlers.New(handlers.Options{DB: db, Logger: logger, Version: version, Location: loc,
+	// The schedules' runs are the API's bulk executions: same checks, rate limit and log.
+	sch := schedules.New(schedules.Options{DB: db, Logger: logger, Location: loc, Limits: cfg.Schedules.limits(), Context: execCtx,
+		Planner: schedules.PlannerFunc(func(ctx context.Context, s store.ScheduleSpec, trigger, by string) (schedules.Plan, error) {
+			return api.PlanRun(ctx, s, trigger, by)
+		})})
+	if sm := metrics.Schedules(func() (int, int) { st := sch.Stats(); return st.Running, st.Queued }); sm != nil {
+		sch.SetObserver(sm)
+	}
+	api = handlers.New(handlers.Options{DB: db, Logger: logger, Version: version, Location: loc, Schedules: sch,
 		Session: web.Session, Login: web.CheckLogin, UI: web.Routes, Metrics: metricsHandler, Observer: metrics,
 		BodyTimeout: so.bodyTimeout,
-		Health:      health(db, dbFile, sched), NetBox: syncer,
+		Health:      health(db, dbFile, sched, sch), NetBox: syncer,
 		Exec: handlers.ExecOptions{Keyring: keyring, Limiter: limiter, TextFSM: templates,
 			HostKeyPolicy: exec.HostKeyPolicy(cfg.SSH.HostKeyPolicy), MaxOutputBytes: cfg.Exec.MaxOutputBytes,
 			BulkMax: cfg.Exec.BulkMax, BulkConcurrency: cfg.Exec.BulkConcurrency, Pool: pool, Context: execCtx}})
 	bgCtx, stopBackground := context.WithCancel(context.Background())
 	defer stopBackground()
 	sched.start(bgCtx, loc, jobs(cfg, db, loc, logger, syncer))
+	schDone := make(chan struct{})
+	go func() { _ = sch.Run(bgCtx); close(schDone) }()
 	srv := newHTTPServer(observe.Access(api, logger, metrics), logger, so.headerTimeout)
 	errc := make(chan error, 1)
 	go func() {
@@ -210,7 +221,8 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 	if so.ready != nil {
 		so.ready <- base
 	}
-	r := reloader{cfg: cfg, load: so.load, logs: logs, limiter: limiter, pool: pool, sched: sched, db: db, getenv: e.getenv, syncer: syncer}
+	r := reloader{cfg: cfg, load: so.load, logs: logs, limiter: limiter, pool: pool, sched: sched, db: db, getenv: e.getenv, syncer: syncer,
+		schedules: sch}
 	for running := true; running; {
 		select {
 		case err := <-errc:
@@ -230,6 +242,7 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 		logger.Warn("shutdown did not finish cleanly", "err", err)
 	}
 	cancelExec()
+	<-schDone // its runs' jobs end with the executions' context
 	pool.Close()
 	sched.wait()
 	logger.Info("stopped")
@@ -270,6 +283,8 @@ type reloader struct {
 	db      *store.DB
 	getenv  func(string) string
 	syncer  *netbox.Syncer
+	// schedules runs the users' schedules; a reload applies its worker limits.
+	schedules *schedules.Scheduler
 }
 
 // reload re-reads the configuration. A configuration that does not load or validate is
@@ -297,6 +312,7 @@ func (r *reloader) reload(ctx context.Context) {
 	loc, _ := time.LoadLocation(cfg.Server.TimeZone)
 	r.syncer.Configure(cfg.Inventory.netboxConfig())
 	r.sched.start(ctx, loc, jobs(cfg, r.db, loc, log, r.syncer))
+	r.schedules.Configure(cfg.Schedules.limits())
 	r.cfg = cfg
 	log.Info("configuration reloaded", "log_level", cfg.Log.Level, "rate_limit_enabled", cfg.RateLimit.Enabled,
 		"device_command_limit", cfg.RateLimit.DeviceCommandLimit, "time_window_minutes", cfg.RateLimit.TimeWindowMinutes,
@@ -308,8 +324,9 @@ func poolConfig(cfg Config, log *slog.Logger) exec.PoolConfig {
 	return exec.PoolConfig{Idle: cfg.Exec.SessionIdle, PerDevice: cfg.Exec.SessionsPerDevice, Logger: log}
 }
 
-// health reports the database and the schedules for /api/status/.
-func health(db *store.DB, dbFile string, sched *scheduler) func(context.Context) map[string]any {
+// health reports the database, the background jobs and the users' schedules for
+// /api/status/.
+func health(db *store.DB, dbFile string, sched *scheduler, sch *schedules.Scheduler) func(context.Context) map[string]any {
 	return func(ctx context.Context) map[string]any {
 		dbh := map[string]any{"status": "ok"}
 		var one int
@@ -323,6 +340,8 @@ func health(db *store.DB, dbFile string, sched *scheduler) func(context.Context)
 			}
 			dbh[key] = size
 		}
-		return map[string]any{"database": dbh, "scheduler": sched.health()}
+		jobs := sched.health()
+		jobs["schedules"] = sch.Health()
+		return map[string]any{"database": dbh, "scheduler": jobs}
 	}
 }

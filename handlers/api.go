@@ -42,6 +42,8 @@ type Options struct {
 	Metrics http.Handler
 	// Observer is told of executions, rate-limit refusals and the bulk queue; nil: none.
 	Observer Observer
+	// Schedules runs the users' schedules; nil: none run (a run-now answers 503).
+	Schedules Scheduler
 	// Health adds the server's health (database, schedules) to /api/status/; nil: none.
 	Health func(ctx context.Context) map[string]any
 	// BodyTimeout is how long a client may take to send a request body; 0 =

@@ -496,6 +496,24 @@ var writableFixtures = []struct {
 		return map[string]any{"name": "perm" + itoa(int64(n)), "object_types": []any{"dcim.site"}, "actions": []any{"view"},
 			"constraints": []any{map[string]any{"slug": "site1"}, map[string]any{"slug": "site2"}}, "users": []any{n + 1}}
 	}},
+	// Last: deleted first, before the commands they run. Service credential sets 1 and 2
+	// are made by the test (serviceSets).
+	{pathSchedules, func(n int) map[string]any {
+		return map[string]any{"name": "sched" + itoa(int64(n)), "command": n, "credential_set": n, "cron": "@daily",
+			"sites": []any{n}, "tags": []any{n}, "variables": map[string]any{"iface": "Gi0/1"}}
+	}},
+}
+
+// serviceSets makes the service credential sets 1 and 2 that the schedules' fixtures use.
+func serviceSets(e *env) {
+	e.t.Helper()
+	kr, _ := store.NewKeyring(make([]byte, 32))
+	for _, name := range []string{"svc1", "svc2"} {
+		if _, err := e.db.CreateServiceCredentialSet(context.Background(), kr, 1, store.CredentialInput{Name: &name,
+			Username: &name}, store.True); err != nil {
+			e.t.Fatal(err)
+		}
+	}
 }
 
 // asWritten turns a read object into the body that writes it back unchanged: a
@@ -560,6 +578,7 @@ func TestEveryOperationConforms(t *testing.T) {
 		}
 	}
 	// Each writable resource through its life.
+	serviceSets(e)
 	ids := map[string][2]int64{}
 	for _, f := range writableFixtures {
 		var pair [2]int64

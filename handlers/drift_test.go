@@ -119,13 +119,24 @@ func driftFixture(e *env) *driftFix {
 	if err != nil {
 		e.t.Fatal(err)
 	}
+	kr, _ := store.NewKeyring(make([]byte, 32))
+	set1, err := e.db.CreateServiceCredentialSet(context.Background(), kr, 1, store.CredentialInput{Name: ptrTo("svc1"), Username: ptrTo("u")}, store.True)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	set2, err := e.db.CreateServiceCredentialSet(context.Background(), kr, 1, store.CredentialInput{Name: ptrTo("svc2"), Username: ptrTo("u")}, store.True)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	sched := id(pathSchedules, map[string]any{"name": "nightly", "command": cmd, "devices": []any{dev}, "interval": 3600,
+		"credential_set": set1})
 	fx := &driftFix{e: e,
 		ids: map[string]int64{store.TypeSite: site, store.TypePlatform: plat, store.TypeTag: tag, store.TypeDevice: dev,
 			store.TypeInterface: iface2, store.TypeVLAN: vlan, store.TypeIPAddress: loose, store.TypeCommand: cmd,
 			store.TypeGroup: group, store.TypeUser: user, store.TypeToken: token, store.TypePermission: perm,
-			store.TypeCommandLog: log},
+			store.TypeCommandLog: log, store.TypeSchedule: sched},
 		refs: map[string]int64{"Site": site2, "Platform": plat2, "Tag": tag, "Device": dev, "Interface": iface, "VLAN": vlan,
-			"Group": group, "User": 1},
+			"Group": group, "User": 1, "CredentialSet": set2, "Command": cmd},
 		with: map[string]map[string]any{
 			"Command.command":                {"variables": []any{}},
 			"Command.variables":              {"command": "show drift <v>"},
@@ -133,6 +144,10 @@ func driftFixture(e *env) *driftFix {
 			"Interface.tagged_vlans":         {"mode": "tagged"},
 			"IPAddress.assigned_object_id":   {"assigned_object_type": "dcim.interface"},
 			"IPAddress.assigned_object_type": {"assigned_object_id": iface},
+			"Schedule.cron":                  {"interval": nil},
+			"Schedule.interval":              {"cron": ""},
+			"Schedule.window_start":          {"window_end": "05:00"},
+			"Schedule.window_end":            {"window_start": "01:00"},
 		},
 		samples: map[string]any{
 			"Device.primary_ip4": ip4, "Device.mgmt_ip": "10.8.8.8/24", "Device.ssh_port": 2200, "Device.primary_ip6": ip6, "Device.custom_fields": map[string]any{"ssh_port": 2022},
@@ -142,6 +157,8 @@ func driftFixture(e *env) *driftFix {
 			"Token.expires": "2031-01-02T03:04:05.000000Z", "ObjectPermission.constraints": map[string]any{"id": 1},
 			"ObjectPermission.object_types": []any{"dcim.device"}, "Site.slug": "drift", "Platform.slug": "drift",
 			"Tag.slug": "drift", "VLAN.vid": 123,
+			"Schedule.cron": "0 2 * * *", "Schedule.interval": 600, "Schedule.window_start": "01:00", "Schedule.window_end": "05:00",
+			"Schedule.kind": "command", "Schedule.variables": map[string]any{},
 		},
 	}
 	for typ, id := range seedReadOnly(e, site) {

@@ -59,14 +59,17 @@ type execRequest struct {
 
 // prepared is an execution that passed every check and may run.
 type prepared struct {
-	cmd     store.Command
-	target  store.Target
-	secret  store.Secret
-	text    string            // the command with its variables substituted: exactly what is sent
-	values  map[string]string // the value each variable took
-	source  string            // api, bulk or ui: where the execution came from, for its log
-	client  string            // the client's address, for its log
-	timeout time.Duration
+	cmd    store.Command
+	target store.Target
+	secret store.Secret
+	text   string            // the command with its variables substituted: exactly what is sent
+	values map[string]string // the value each variable took
+	source string            // api, bulk, ui or schedule: where the execution came from, for its log
+	// schedule and scheduleName name the schedule of a scheduled execution, for its log.
+	schedule     int64
+	scheduleName string
+	client       string // the client's address, for its log
+	timeout      time.Duration
 	// explicit: the request gave the timeout, which then bounds the whole run; else the
 	// device's or platform's own timeouts apply where they are set.
 	explicit bool
@@ -426,6 +429,11 @@ func (a *API) finish(ctx context.Context, p *prepared, user store.Principal, sta
 		return o, err
 	}
 	o.logID = id
+	if p.schedule != 0 {
+		if err := a.DB.LinkLogSchedule(context.WithoutCancel(ctx), id, p.schedule, p.scheduleName); err != nil {
+			return o, err
+		}
+	}
 	if err := a.DB.TouchCredentialSet(context.WithoutCancel(ctx), p.secret); err != nil {
 		a.Logger.Warn("credential set last_used not updated", "set_id", p.secret.SetID, "err", err)
 	}

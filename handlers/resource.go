@@ -31,6 +31,9 @@ type hooks struct {
 	computed map[string]func(store.Row) any
 	// beforeDelete may refuse a delete the requester may not make.
 	beforeDelete func(ctx context.Context, a *API, id int64) error
+	// written is told after an object was created, changed or deleted (the
+	// scheduler reads the schedules again).
+	written func(a *API)
 }
 
 // shape is how much of an object a response shows.
@@ -58,7 +61,9 @@ func (a *API) declared(res *Resource) crudSet {
 			if err != nil {
 				return 0, err
 			}
-			return a.DB.Create(ctx, m, v, guard)
+			id, err := a.DB.Create(ctx, m, v, guard)
+			res.wrote(a, err)
+			return id, err
 		},
 		Update: func(ctx context.Context, id int64, f *web.Form, partial bool, guard store.Scope) error {
 			var cur store.Row
@@ -73,7 +78,9 @@ func (a *API) declared(res *Resource) crudSet {
 			if err != nil {
 				return err
 			}
-			return a.DB.Update(ctx, m, id, v, guard)
+			err = a.DB.Update(ctx, m, id, v, guard)
+			res.wrote(a, err)
+			return err
 		},
 		Delete: func(ctx context.Context, id int64) error {
 			if res.hooks.beforeDelete != nil {
@@ -81,13 +88,22 @@ func (a *API) declared(res *Resource) crudSet {
 					return err
 				}
 			}
-			return a.DB.Delete(ctx, m, id)
+			err := a.DB.Delete(ctx, m, id)
+			res.wrote(a, err)
+			return err
 		},
 	}
 	if len(wr.CreateFields) == 0 {
 		wr = Writer{} // nothing a client may write: a read-only resource, list and detail only
 	}
 	return crudOf(a, res, wr, load, render)
+}
+
+// wrote tells the resource's written hook of a successful write.
+func (res *Resource) wrote(a *API, err error) {
+	if err == nil && res.hooks.written != nil {
+		res.hooks.written(a)
+	}
 }
 
 // rows is the loader of a declared resource.

@@ -26,6 +26,7 @@ const (
 	pathCommands    = "/api/plugins/toolkit/commands/"
 	pathCommandLogs = "/api/plugins/toolkit/command-logs/"
 	pathParse       = "/api/plugins/toolkit/parse/"
+	pathSchedules   = "/api/plugins/toolkit/schedules/"
 )
 
 // readOnlyResources are the NetBox object types FieldKit serves read-only and empty, at
@@ -63,6 +64,7 @@ var (
 	permissionResource = &Resource{Model: store.Permissions, Path: pathPermissions, hooks: permissionHooks}
 	commandResource    = &Resource{Model: store.Commands, Path: pathCommands, hooks: commandHooks, Cache: true}
 	logResource        = &Resource{Model: store.CommandLogs, Path: pathCommandLogs, Cache: true}
+	scheduleResource   = &Resource{Model: store.Schedules, Path: pathSchedules, hooks: scheduleHooks}
 )
 
 // routes registers every route of the server: it is the one place to read to know
@@ -118,6 +120,10 @@ func (a *API) routes(rt *web.Router) {
 	get(pathCommandLogs+"export/", a.authed(a.logExport))
 	get(pathCommandLogs+":id/diff/", a.authed(a.logDiff))
 	get(pathCommandLogs+"history/", a.authed(a.logHistory))
+
+	// Work that runs by itself: schedules, and running one now.
+	a.resource(rt, scheduleResource)
+	rt.Handle(http.MethodPost, pathSchedules+":id/run/", a.authed(a.runSchedule))
 
 	// Parsing without a device (template authors, tests).
 	rt.Handle(http.MethodPost, pathParse, a.authed(a.parseOutput))

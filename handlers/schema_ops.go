@@ -121,6 +121,14 @@ var opDocs = []opDoc{
 			"instead (at most 65,536 characters, 5 s); `parsed_output.template` is then `request`, and a template that " +
 			"does not compile is a 400 on `template`.",
 		Body: ref("ParseRequest"), OK: jsonResponse("The parsed output.", ref("ParseResponse"))},
+	{Method: http.MethodPost, Path: pathSchedules + ":id/run/", ID: "plugins_toolkit_schedules_run_create",
+		Summary: "Run a schedule now",
+		Desc: "Starts a run of the schedule at once, as its owner with its service credential set, exactly as when it " +
+			"falls due; the answer does not wait for it (202). The schedule's last_run shows the outcome, its logs carry " +
+			"source schedule and its id. Needs the run action on the schedule. 409 while a run is going or when the " +
+			"schedule is disabled or paused (the detail says why).",
+		OKStatus: "202", OK: jsonResponse("The run has started.", ref("ScheduleRunStarted")),
+		Errors: map[string]string{"409": "Conflict", "503": "Unavailable"}},
 	{Method: http.MethodGet, Path: pathCommandLogs + "statistics/",
 		ID: "plugins_toolkit_command_logs_statistics_retrieve", Summary: "Command log statistics",
 		Desc: "Over the logs the user may view. It takes no query parameters (a 400 names any sent).",
@@ -208,6 +216,7 @@ func errorResponses() obj {
 		"InvalidPage":     detail("The offset is past the last page.", "Invalid page."),
 		"NotDeletable":    jsonResponse("The object may not be deleted here (your own account; an object synced from NetBox): non_field_errors says why.", ref("ValidationError")),
 		"Conflict":        detail("Other objects depend on it, or the work is already running.", "Unable to delete object: other objects depend on it."),
+		"Unavailable":     detail("This server does not do that work (no scheduler runs).", "This server runs no schedules."),
 		"NotConfigured":   detail("No NetBox is configured.", "no NetBox to sync from: set inventory.netbox_url and inventory.netbox_token."),
 		"BadGateway":      detail("NetBox refused, or what it sent could not be applied; nothing changed.", "netbox: GET /api/dcim/devices/…: 503 Service Unavailable"),
 		"ServerError":     jsonResponse("Internal error; quote the request_id (also in X-Request-ID) when reporting it.", ref("ServerError")),

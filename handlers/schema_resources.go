@@ -417,7 +417,17 @@ func addBrief(schemas obj, name string) {
 		"url":     obj{"type": "string", "format": "uri", "readOnly": true},
 		"display": obj{"type": "string", "readOnly": true},
 	}
-	if res, ok := resourceNamed(name); ok {
+	required := []any{"id", "url", "display"}
+	res, ok := resourceNamed(name)
+	if !ok {
+		// An object type the API does not serve (a schedule's credential set): no URL.
+		if m := keptModel("Kept" + name); m != nil {
+			res = &Resource{Model: m}
+			delete(props, "url")
+			required = []any{"id", "display"}
+		}
+	}
+	if res != nil {
 		for _, f := range res.Model.Fields {
 			if (f.Nested || f.Brief) && f.Readable() {
 				d := docOf(res, &f)
@@ -426,7 +436,7 @@ func addBrief(schemas obj, name string) {
 			}
 		}
 	}
-	schemas[key] = obj{"type": "object", "properties": props, "required": []any{"id", "url", "display"}}
+	schemas[key] = obj{"type": "object", "properties": props, "required": required}
 }
 
 // FieldDoc is one field as the schema describes it.

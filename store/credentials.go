@@ -86,6 +86,7 @@ var CredentialSets = declare(&Model{
 		{Name: "username", Column: "username", Kind: KindString},
 		{Name: "enable_mode", Column: "enable_mode", Kind: KindString},
 		{Name: "platforms", Kind: KindInt, Rel: TypePlatform, Join: &Join{"credential_set_platforms", "credential_set_id", "platform_id"}},
+		{Name: "service", Column: "service", Kind: KindBool},
 	},
 })
 
@@ -95,6 +96,7 @@ type CredentialSet struct {
 	Name, Description, Username, EnableMode     string
 	PlatformIDs                                 []int64
 	IsActive                                    bool
+	Service                                     bool // made for unattended use (schedules), not a person's own
 	HasPassword, HasEnableSecret, HasPrivateKey bool
 	TokenPrefix                                 string
 	LastUsed, Created, LastUpdated              time.Time
@@ -108,6 +110,7 @@ type CredentialInput struct {
 	Password, EnableSecret, PrivateKey *string
 	PlatformIDs                        *[]int64
 	IsActive                           *bool
+	Service                            bool // on create only: a service set (see CreateServiceCredentialSet)
 }
 
 // Secret is what an execution needs from a credential set. Version changes with every
@@ -147,14 +150,27 @@ func newCredentialToken() string {
 // CreateCredentialSet stores a set for its owner and returns the id and the token,
 // which is shown once and never stored.
 func (db *DB) CreateCredentialSet(ctx context.Context, kr *Keyring, ownerID int64, in CredentialInput) (int64, string, error) {
+	var id int64
+	var token string
+	err := db.Write(ctx, func(tx *sql.Tx) error {
+		var err error
+		id, token, err = db.createSet(ctx, tx, kr, ownerID, in)
+		return err
+	})
+	return id, token, err
+}
+
+// createSet inserts a set; its token is returned, never stored.
+func (db *DB) createSet(ctx context.Context, tx *sql.Tx, kr *Keyring, ownerID int64, in CredentialInput) (int64, string, error) {
 	token := newCredentialToken()
 	var id int64
-	err := db.Write(ctx, func(tx *sql.Tx) error {
+	err := func() error {
 		now := Stamp(db.now())
 		active := in.IsActive == nil || *in.IsActive
 		res, err := tx.ExecContext(ctx, `INSERT INTO credential_sets (owner_id, name, description, username, enable_mode,
-			token_hash, token_prefix, is_active, created, last_updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			ownerID, deref(in.Name), deref(in.Description), deref(in.Username), deref(in.EnableMode), HashKey(token), token[:12], active, now, now)
+			token_hash, token_prefix, is_active, service, created, last_updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			ownerID, deref(in.Name), deref(in.Description), deref(in.Username), deref(in.EnableMode), HashKey(token), token[:12], active,
+			in.Service, now, now)
 		if err != nil {
 			return setConflict(constraintErr(err, "credential set"))
 		}
@@ -166,7 +182,7 @@ func (db *DB) CreateCredentialSet(ctx context.Context, kr *Keyring, ownerID int6
 			return constraintErr(setLinks(ctx, tx, "credential_set_platforms", "credential_set_id", "platform_id", id, *in.PlatformIDs), "credential set platforms")
 		}
 		return nil
-	})
+	}()
 	return id, token, err
 }
 
@@ -191,30 +207,35 @@ func (db *DB) UpdateCredentialSet(ctx context.Context, kr *Keyring, ownerID, id 
 		if err := ownedBy(ctx, tx, ownerID, id); err != nil {
 			return err
 		}
-		set := Set{}
-		set.Str("name", in.Name)
-		set.Str("description", in.Description)
-		set.Str("username", in.Username)
-		set.Str("enable_mode", in.EnableMode)
-		if in.IsActive != nil {
-			set.Val("is_active", *in.IsActive)
-		}
-		if err := set.Apply(ctx, tx, "credential_sets", id, db.now()); err != nil {
-			return setConflict(constraintErr(err, "credential set"))
-		}
-		if err := writeSecrets(ctx, tx, kr, id, in); err != nil {
-			return err
-		}
-		if in.PlatformIDs != nil {
-			return constraintErr(setLinks(ctx, tx, "credential_set_platforms", "credential_set_id", "platform_id", id, *in.PlatformIDs), "credential set platforms")
-		}
-		return nil
+		return db.updateSet(ctx, tx, kr, id, in)
 	})
+}
+
+// updateSet writes a change to a set whose access the caller checked.
+func (db *DB) updateSet(ctx context.Context, tx *sql.Tx, kr *Keyring, id int64, in CredentialInput) error {
+	set := Set{}
+	set.Str("name", in.Name)
+	set.Str("description", in.Description)
+	set.Str("username", in.Username)
+	set.Str("enable_mode", in.EnableMode)
+	if in.IsActive != nil {
+		set.Val("is_active", *in.IsActive)
+	}
+	if err := set.Apply(ctx, tx, "credential_sets", id, db.now()); err != nil {
+		return setConflict(constraintErr(err, "credential set"))
+	}
+	if err := writeSecrets(ctx, tx, kr, id, in); err != nil {
+		return err
+	}
+	if in.PlatformIDs != nil {
+		return constraintErr(setLinks(ctx, tx, "credential_set_platforms", "credential_set_id", "platform_id", id, *in.PlatformIDs), "credential set platforms")
+	}
+	return nil
 }
 
 func ownedBy(ctx context.Context, tx *sql.Tx, ownerID, id int64) error {
 	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM credential_sets WHERE id = ? AND owner_id = ?`, id, ownerID).Scan(&n); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM credential_sets WHERE id = ? AND owner_id = ? AND NOT service`, id, ownerID).Scan(&n); err != nil {
 		return err
 	}
 	if n == 0 {
@@ -241,7 +262,7 @@ func (db *DB) RegenerateCredentialToken(ctx context.Context, ownerID, id int64) 
 // DeleteCredentialSet deletes one of the owner's sets.
 func (db *DB) DeleteCredentialSet(ctx context.Context, ownerID, id int64) error {
 	return db.Write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM credential_sets WHERE id = ? AND owner_id = ?`, id, ownerID)
+		res, err := tx.ExecContext(ctx, `DELETE FROM credential_sets WHERE id = ? AND owner_id = ? AND NOT service`, id, ownerID)
 		if err != nil {
 			return err
 		}
@@ -252,12 +273,17 @@ func (db *DB) DeleteCredentialSet(ctx context.Context, ownerID, id int64) error 
 	})
 }
 
-const credCols = `id, owner_id, name, description, username, enable_mode, is_active, password_enc IS NOT NULL,
+const credCols = `id, owner_id, name, description, username, enable_mode, is_active, service, password_enc IS NOT NULL,
 	enable_secret_enc IS NOT NULL, private_key_enc IS NOT NULL, token_prefix, last_used, created, last_updated`
 
-// CredentialSets lists the owner's sets by name.
+// CredentialSets lists the owner's own sets by name (never a service set).
 func (db *DB) CredentialSets(ctx context.Context, ownerID int64) ([]CredentialSet, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT `+credCols+` FROM credential_sets WHERE owner_id = ? ORDER BY name, id`, ownerID)
+	return db.credentialSets(ctx, `owner_id = ? AND NOT service`, ownerID)
+}
+
+// credentialSets lists the sets a condition selects (on the table, aliased t), by name.
+func (db *DB) credentialSets(ctx context.Context, where string, args ...any) ([]CredentialSet, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT `+credCols+` FROM credential_sets t WHERE `+where+` ORDER BY name, id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: credential sets: %w", err)
 	}
@@ -268,7 +294,7 @@ func (db *DB) CredentialSets(ctx context.Context, ownerID int64) ([]CredentialSe
 		var c CredentialSet
 		var lastUsed sql.NullString
 		var created, updated string
-		if err := rows.Scan(&c.ID, &c.OwnerID, &c.Name, &c.Description, &c.Username, &c.EnableMode, &c.IsActive, &c.HasPassword,
+		if err := rows.Scan(&c.ID, &c.OwnerID, &c.Name, &c.Description, &c.Username, &c.EnableMode, &c.IsActive, &c.Service, &c.HasPassword,
 			&c.HasEnableSecret, &c.HasPrivateKey, &c.TokenPrefix, &lastUsed, &created, &updated); err != nil {
 			return nil, err
 		}
@@ -324,7 +350,7 @@ func (db *DB) credentialByHash(ctx context.Context, kr *Keyring, hash string) (S
 	var pw, en, pk []byte
 	var lastUsed sql.NullString
 	err := db.r.QueryRowContext(ctx, `SELECT id, owner_id, name, is_active, version, username, enable_mode, password_enc, enable_secret_enc, private_key_enc,
-		last_used FROM credential_sets WHERE token_hash = ?`, hash).Scan(&s.SetID, &s.OwnerID, &s.Name, &s.IsActive, &s.Version, &s.Username, &s.EnableMode, &pw, &en, &pk, &lastUsed)
+		last_used FROM credential_sets WHERE token_hash = ? AND NOT service`, hash).Scan(&s.SetID, &s.OwnerID, &s.Name, &s.IsActive, &s.Version, &s.Username, &s.EnableMode, &pw, &en, &pk, &lastUsed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Secret{}, fmt.Errorf("credential token: %w", ErrNotFound)
 	}
@@ -390,7 +416,7 @@ func (db *DB) credentialByID(ctx context.Context, kr *Keyring, ownerID, id int64
 	var pw, en, pk []byte
 	var lastUsed sql.NullString
 	err := db.r.QueryRowContext(ctx, `SELECT id, owner_id, name, is_active, version, username, enable_mode, password_enc, enable_secret_enc, private_key_enc,
-		last_used FROM credential_sets WHERE id = ? AND owner_id = ?`, id, ownerID).Scan(&s.SetID, &s.OwnerID, &s.Name, &s.IsActive, &s.Version, &s.Username, &s.EnableMode, &pw, &en, &pk, &lastUsed)
+		last_used FROM credential_sets WHERE id = ? AND owner_id = ? AND NOT service`, id, ownerID).Scan(&s.SetID, &s.OwnerID, &s.Name, &s.IsActive, &s.Version, &s.Username, &s.EnableMode, &pw, &en, &pk, &lastUsed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Secret{}, fmt.Errorf("credential set %d: %w", id, ErrNotFound)
 	}

@@ -55,6 +55,8 @@ var CommandLogs = declare(&Model{
 			Filter: FilterExact, Export: Exported, Doc: "where the execution came from; null for logs written before"},
 		{Name: "client_address", Column: "client_address", Kind: KindString, Access: ReadOnly, Filter: FilterLookups,
 			Export: Exported, Label: "Client address", Doc: "the address the request came from"},
+		{Name: "schedule", Kind: KindJSON, Access: ReadOnly, Null: true, Select: logScheduleSQL, Schema: "LogSchedule",
+			Doc: "the schedule that ran the execution (source schedule): its id and name as they were; null otherwise"},
 		{Name: "output", Column: "output", Kind: KindString, Access: ReadOnly, Export: ExportOnRequest, Lazy: true},
 		{Name: "failure", Column: "failure", Kind: KindJSON, Access: ReadOnly, Null: true, Schema: "ExecutionFailure",
 			Doc: "why a failed execution failed, in parts; null on success or a syntax error"},
@@ -63,15 +65,17 @@ var CommandLogs = declare(&Model{
 		{Name: "credential_set_name", Column: "credential_set_name", Kind: KindString, Access: Internal},
 	},
 	Filters: map[string]Filter{
-		"device_id":  {Path: "device", Doc: "device id"},
-		"command_id": {Path: "command", Doc: "command id"},
-		"user_id":    {Path: "user", Doc: "id of the user who executed"},
-		"created":    {Path: "created", Lookups: true, Doc: "creation time; created__gte and created__lte bound a range"},
+		"device_id":   {Path: "device", Doc: "device id"},
+		"command_id":  {Path: "command", Doc: "command id"},
+		"user_id":     {Path: "user", Doc: "id of the user who executed"},
+		"schedule_id": {SQL: logScheduleFilter, Kind: KindInt, Doc: "id of the schedule that ran it"},
+		"created":     {Path: "created", Lookups: true, Doc: "creation time; created__gte and created__lte bound a range"},
 	},
 })
 
 // LogSources are where an execution may come from.
-var LogSources = []Choice{{"api", "API (execute)"}, {"bulk", "API (bulk execute)"}, {"ui", "Web interface"}}
+var LogSources = []Choice{{"api", "API (execute)"}, {"bulk", "API (bulk execute)"}, {"ui", "Web interface"},
+	{"schedule", "Schedule"}}
 
 // logSearch is ?q= on logs, through the full-text indexes the triggers keep (a LIKE
 // would scan every log): the names (command, device, user) contain q, as a substring,

@@ -19,7 +19,9 @@ var Permissions = declare(&Model{
 		{Name: "object_types", Column: "object_types", Kind: KindStrings, Required: true, Choices: objectTypeChoices(),
 			Doc: `"app.model" names the permission applies to.`},
 		{Name: "actions", Column: "actions", Kind: KindStrings, Required: true, Choices: plainChoices(PermissionActions),
-			Doc: "execute_show and execute_config apply only to netbox_toolkit_plugin.command, clear_host_key only to dcim.device."},
+			Doc: "execute_show and execute_config apply only to netbox_toolkit_plugin.command, clear_host_key only to dcim.device, " +
+				"service (manage service credential sets, attach them to schedules) only to netbox_toolkit_plugin.devicecredentialset, " +
+				"run (run a schedule now) only to netbox_toolkit_plugin.schedule."},
 		{Name: "constraints", Column: "constraints", Kind: KindJSON, Null: true, Check: checkConstraints, Schema: "PermissionConstraints",
 			Doc: `A JSON object (all lookups must hold) or a list of objects (any may hold), in Django lookup syntax; "$user" is the requesting user's id; null = no constraint.`},
 		{Name: "users", Kind: KindInt, Rel: TypeUser, Join: &Join{"permission_users", "permission_id", "user_id"}},
@@ -37,15 +39,22 @@ var Permissions = declare(&Model{
 
 // PermissionActions are the actions a permission may grant: the four every object type
 // has, then those of TypeActions.
-var PermissionActions = []string{"view", "add", "change", "delete", "execute_show", "execute_config", "clear_host_key"}
+var PermissionActions = []string{"view", "add", "change", "delete", "execute_show", "execute_config", "clear_host_key",
+	ActionService, ActionRun}
 
-// TypeActions are the actions only one object type has: running commands, and clearing
+// TypeActions are the actions only one object type has: running commands; clearing
 // a device's pinned SSH host key (which lets a changed key be trusted again, so editing
-// a device is not enough).
+// a device is not enough); managing service credential sets and attaching them to
+// schedules (a person's own sets need no permission); running a schedule now.
 var TypeActions = map[string][]string{
-	TypeCommand: {"execute_show", "execute_config"},
-	TypeDevice:  {"clear_host_key"},
+	TypeCommand:       {"execute_show", "execute_config"},
+	TypeDevice:        {"clear_host_key"},
+	TypeCredentialSet: {ActionService},
+	TypeSchedule:      {ActionRun},
 }
+
+// ActionRun is the permission action to run a schedule now.
+const ActionRun = "run"
 
 // ActionsOf lists the actions a permission may grant on an object type.
 func ActionsOf(objectType string) []string {

@@ -15,6 +15,7 @@ import (
 type Target struct {
 	ID               int64
 	Name             string
+	SiteID           int64
 	Host             string // primary IP (IPv4 preferred) without prefix length; "" when none
 	Port             int    // custom_fields.ssh_port, else 22
 	PlatformID       *int64
@@ -43,14 +44,14 @@ func (db *DB) deviceTarget(ctx context.Context, id int64) (Target, error) {
 	var cf, ip4, ip6, devPrompt, platPrompt string
 	var devLegacy, platLegacy bool
 	var devConnect, devCommand, platConnect, platCommand, platformID sql.NullInt64
-	err := db.r.QueryRowContext(ctx, `SELECT d.name, d.custom_fields, d.legacy_algorithms, d.connect_timeout,
+	err := db.r.QueryRowContext(ctx, `SELECT d.name, d.site_id, d.custom_fields, d.legacy_algorithms, d.connect_timeout,
 		d.command_timeout, d.prompt_pattern, p.id, coalesce(p.slug, ''), coalesce(p.name, ''), coalesce(p.driver, ''),
 		coalesce(p.legacy_algorithms, 0), p.connect_timeout, p.command_timeout, coalesce(p.prompt_pattern, ''),
 		coalesce(ip4.address, ''), coalesce(ip6.address, '')
 		FROM devices d LEFT JOIN platforms p ON p.id = d.platform_id
 		LEFT JOIN ip_addresses ip4 ON ip4.id = d.primary_ip4_id
 		LEFT JOIN ip_addresses ip6 ON ip6.id = d.primary_ip6_id
-		WHERE d.id = ?`, id).Scan(&t.Name, &cf, &devLegacy, &devConnect, &devCommand, &devPrompt, &platformID,
+		WHERE d.id = ?`, id).Scan(&t.Name, &t.SiteID, &cf, &devLegacy, &devConnect, &devCommand, &devPrompt, &platformID,
 		&t.PlatformSlug, &t.PlatformName, &t.PlatformDriver, &platLegacy, &platConnect, &platCommand, &platPrompt, &ip4, &ip6)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Target{}, fmt.Errorf("device %d: %w", id, ErrNotFound)

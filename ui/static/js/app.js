@@ -9,6 +9,7 @@ import { registerResources } from './resources.js';
 import { registerCommands } from './commands.js';
 import { registerDevice } from './device.js';
 import { registerCredentials } from './credentials.js';
+import { registerServices } from './services.js';
 import { registerLogs } from './logs.js';
 import { registerDiff } from './diff.js';
 import { registerParse } from './parse.js';
@@ -160,6 +161,7 @@ registerCommands();
 registerDevice();
 registerCredentials();
 registerDiff(); // before the logs: /ui/logs/history is not a log id
+registerServices();
 registerLogs();
 registerParse();
 registerHome();

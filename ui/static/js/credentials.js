@@ -27,7 +27,7 @@ function tokenPanel(set, token) {
     h('button', { type: 'button', class: 'btn', onclick: (e) => e.target.closest('section').remove() }, 'I have copied it'));
 }
 
-const fields = [
+export const fields = [
   { name: 'name', label: 'Name', required: true, help: 'unique among your sets, e.g. “site switches”' },
   { name: 'description', label: 'Description' },
   { name: 'username', label: 'Device username', required: true, autocomplete: 'off' },
@@ -42,7 +42,7 @@ const fields = [
 ];
 
 // On edit, an empty secret keeps the stored one; these boxes clear it instead.
-const clearFields = [
+export const clearFields = [
   { name: 'clear_enable_secret', label: 'Remove the stored enable secret', type: 'bool', secret: 'enable_secret' },
   { name: 'clear_private_key', label: 'Remove the stored SSH private key', type: 'bool', secret: 'private_key' },
 ];

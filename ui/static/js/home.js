@@ -8,6 +8,7 @@ import { session, isSuper, can } from './session.js';
 
 const CMD = 'netbox_toolkit_plugin.command';
 const LOG = 'netbox_toolkit_plugin.commandlog';
+const SCHED = 'netbox_toolkit_plugin.schedule';
 
 /**
  * NAV is the side navigation: [group, [[label, href, object type, action on it (view
@@ -19,6 +20,8 @@ export const NAV = [
   ['Inventory', [['Sites', '/ui/sites/', 'dcim.site'], ['Platforms', '/ui/platforms/', 'dcim.platform'], ['Interfaces', '/ui/interfaces/', 'dcim.interface'],
     ['VLANs', '/ui/vlans/', 'ipam.vlan'], ['IP addresses', '/ui/ip-addresses/', 'ipam.ipaddress'], ['Tags', '/ui/tags/', 'extras.tag'],
     ['Import', '/ui/import/', 'dcim.device', 'add']]],
+  ['Automation', [['Schedules', '/ui/schedules/', SCHED],
+    ['Service credentials', '/ui/service-credentials/', 'netbox_toolkit_plugin.devicecredentialset', 'service']]],
   ['Admin', [['Users', '/ui/users/'], ['Groups', '/ui/groups/'], ['API tokens', '/ui/tokens/'], ['Permissions', '/ui/permissions/']], true],
 ];
 

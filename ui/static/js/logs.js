@@ -21,6 +21,7 @@ function listView(main) {
       { name: 'username', label: 'User' },
       { name: 'success', label: 'Result', type: 'select', options: [['true', 'success'], ['false', 'failed']] },
       { name: 'source', label: 'From', type: 'select', options: Object.entries(SOURCES) },
+      { name: 'schedule_id', label: 'Schedule', type: 'ref', ref: { path: `${T}/schedules/`, label: (x) => x.name } },
       { name: 'from', label: `From (${zoneLabel()})`, type: 'datetime', param: 'created__gte', toParam: localToISO },
       { name: 'to', label: `To (${zoneLabel()})`, type: 'datetime', param: 'created__lte', toParam: localToISO },
     ],
@@ -57,6 +58,7 @@ async function detailView(main, { id }) {
       ['Device', l.device && l.device.id ? link(`/ui/devices/${l.device.id}`, l.device.name) : l.device?.name],
       ['User', l.username],
       ['From', [l.source ? SOURCES[l.source] || l.source : null, l.client_address].filter(Boolean).join(', ') || '—'],
+      ['Schedule', l.schedule ? link(`/ui/schedules/${l.schedule.id}`, l.schedule.name) : '—'],
       ['Credential set', l.credential_set ? l.credential_set.name : '—'],
       ['Started', fmtTime(l.execution_time)],
       ['Logged', fmtTime(l.created)],
@@ -72,7 +74,7 @@ async function detailView(main, { id }) {
 }
 
 /** SOURCES names where an execution came from. */
-const SOURCES = { api: 'API', bulk: 'API (bulk)', ui: 'web interface' };
+const SOURCES = { api: 'API', bulk: 'API (bulk)', ui: 'web interface', schedule: 'schedule' };
 
 /** sentCard shows exactly what went to the device and the value each variable took. */
 function sentCard(l) {

@@ -94,6 +94,30 @@ export const RESOURCES = {
     filters: [{ name: 'q', label: 'Search' }],
     form: { color: { placeholder: '9e9e9e' } },
   },
+  schedules: {
+    title: 'Schedules', one: 'schedule', blank: 'A schedule runs a command on its own, when due, on the devices it targets (by device, site, platform or tag, resolved at each run), with a service credential set.',
+    path: '/api/plugins/toolkit/schedules/', type: 'netbox_toolkit_plugin.schedule', section: 'automation',
+    columns: [['Name', (x) => link(`/ui/schedules/${x.id}`, x.name), 'name'],
+      ['Status', (x) => h('span', { title: x.status_reason || '' }, statusBadge(x.status), x.status_reason ? h('span', { class: 'muted' }, ` ${x.status_reason}`) : null)],
+      ['When', (x) => (x.cron ? h('code', {}, x.cron) : `every ${every(x.interval)}`)], ['Command', (x) => refText(x.command)],
+      ['Last run', (x) => (x.last_run ? h('span', {}, runBadge(x.last_run), ` ${fmtAgo(x.last_run.started)}`) : '—')],
+      ['Next run', (x) => (x.next_run ? fmtTime(x.next_run) : '—')],
+      ['Logs', (x) => link(`/ui/logs/?schedule_id=${x.id}`, 'logs')]],
+    filters: [{ name: 'q', label: 'Search' }, { name: 'enabled', label: 'Enabled', type: 'select', options: [['true', 'yes'], ['false', 'no']] }],
+    form: {
+      credential_set: { ref: { path: '/ui/api/service-credential-sets/' }, help: 'a service credential set (Automation → Service credentials); needs the service permission on it' },
+      variables: { help: 'an object of variable name to value, e.g. {"interface": "Gi0/1"}' },
+      window_start: { placeholder: '22:00' }, window_end: { placeholder: '05:00' }, cron: { placeholder: '0 2 * * *' },
+    },
+    detailActions: (x) => (can('netbox_toolkit_plugin.schedule', 'run') ? h('button', { type: 'button', class: 'btn', onclick: async () => {
+      try {
+        await post(`/api/plugins/toolkit/schedules/${x.id}/run/`, {});
+        toast(`Run of ${x.name} started: its last run shows how it went`);
+      } catch (err) {
+        document.querySelector('main .page-head').after(errorBox(err, 'Not started'));
+      }
+    } }, 'Run now') : null),
+  },
   users: {
     title: 'Users', one: 'user', blank: 'Users log in to the web interface and own API tokens.', path: '/api/users/users/', type: 'users.user', section: 'admin',
     columns: [['Username', (u) => link(`/ui/users/${u.id}`, u.username), 'username'], ['Name', (u) => `${u.first_name || ''} ${u.last_name || ''}`.trim() || '—'],
@@ -140,6 +164,15 @@ async function listFilters(r) {
   if (!r.filters.some((f) => f.choices)) return r.filters;
   const desc = await describeFields(r.path);
   return r.filters.map((f) => (f.choices ? { ...f, options: ((desc[f.choices] || {}).choices || []).map((c) => [c.value, c.display_name]) } : f));
+}
+
+function every(sec) {
+  if (sec % 3600 === 0) return `${sec / 3600} h`;
+  return sec % 60 === 0 ? `${sec / 60} min` : `${sec} s`;
+}
+
+function runBadge(run) {
+  return badge(run.status, run.status === 'completed' ? 'ok' : 'bad');
 }
 
 function swatch(color) {
@@ -202,7 +235,7 @@ async function detailPage(main, key, id) {
   const synced = obj.netbox_id != null;
   clear(main, pageHead(`${r.one[0].toUpperCase()}${r.one.slice(1)}: ${obj.display || obj.name || obj.id}`,
     can(r.type, 'change') && (!synced || r.localSettings) ? link(`/ui/${key}/${id}/edit`, synced ? 'Edit FieldKit settings' : 'Edit', { class: 'btn' }) : null,
-    can(r.type, 'delete') && !synced ? deleteButton(r, obj, `/ui/${key}/`) : null),
+    can(r.type, 'delete') && !synced ? deleteButton(r, obj, `/ui/${key}/`) : null, r.detailActions ? r.detailActions(obj) : null),
   h('p', {}, link(`/ui/${key}/`, `← all ${lowerFirst(r.title)}`)),
   synced ? h('div', { class: 'msg info', role: 'status' }, `This ${r.one} comes from NetBox (NetBox id ${obj.netbox_id}): change it there; the next sync brings the change here.`,
     r.localSettings ? ' Its FieldKit settings (SSH driver, timeouts, prompt) stay editable here.' : '') : null,

@@ -1,0 +1,75 @@
+package observe
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// ScheduleMetrics count the schedules' runs and their device jobs (schedules.Observer).
+type ScheduleMetrics struct {
+	runs    *prometheus.CounterVec
+	skipped *prometheus.CounterVec
+	lag     prometheus.Histogram
+	jobs    *prometheus.CounterVec
+	wait    prometheus.Histogram
+}
+
+// lagBuckets are seconds from a run's due time (with its jitter) to its start, and from
+// a job's queueing to its start: both are near zero unless the workers are saturated.
+var lagBuckets = []float64{0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300}
+
+// Schedules registers the schedules' collectors; jobs reports the device jobs running
+// and queued at each scrape. nil Metrics give nil, which the caller does not pass on.
+func (m *Metrics) Schedules(jobs func() (running, queued int)) *ScheduleMetrics {
+	if m == nil {
+		return nil
+	}
+	f := promauto{m.reg}
+	s := &ScheduleMetrics{
+		runs: f.counterVec("fieldkit_schedule_runs_total", "Schedule runs by status (completed, failed, errored).", "status"),
+		skipped: f.counterVec("fieldkit_schedule_skipped_runs_total",
+			"Schedule runs not started: overlap (the run before was still going) or missed (the server was down).", "reason"),
+		lag:  f.histogram("fieldkit_schedule_lag_seconds", "How late a schedule run started after it was due (and its jitter).", lagBuckets),
+		jobs: f.counterVec("fieldkit_schedule_jobs_total", "Device jobs of schedule runs by outcome (success, failure).", "outcome"),
+		wait: f.histogram("fieldkit_schedule_job_wait_seconds", "How long a device job of a schedule run waited for a worker.", lagBuckets),
+	}
+	m.reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "fieldkit_schedule_jobs_running", Help: "Device jobs of schedule runs running now."},
+			func() float64 { r, _ := jobs(); return float64(r) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "fieldkit_schedule_jobs_queued", Help: "Device jobs of schedule runs waiting for a worker."},
+			func() float64 { _, q := jobs(); return float64(q) }),
+	)
+	return s
+}
+
+// RunStarted observes a run's lag.
+func (s *ScheduleMetrics) RunStarted(lag time.Duration) { s.lag.Observe(max(lag, 0).Seconds()) }
+
+// RunFinished counts a run by its status.
+func (s *ScheduleMetrics) RunFinished(status string) { s.runs.WithLabelValues(status).Inc() }
+
+// RunSkipped counts runs not started.
+func (s *ScheduleMetrics) RunSkipped(missed bool, n int) {
+	reason := "overlap"
+	if missed {
+		reason = "missed"
+	}
+	s.skipped.WithLabelValues(reason).Add(float64(n))
+}
+
+// JobFinished counts a device job and observes its wait for a worker.
+func (s *ScheduleMetrics) JobFinished(ok bool, wait, _ time.Duration) {
+	outcome := "failure"
+	if ok {
+		outcome = "success"
+	}
+	s.jobs.WithLabelValues(outcome).Inc()
+	s.wait.Observe(wait.Seconds())
+}
+
+func (p promauto) histogram(name, help string, buckets []float64) prometheus.Histogram {
+	h := prometheus.NewHistogram(prometheus.HistogramOpts{Name: name, Help: help, Buckets: buckets})
+	p.reg.MustRegister(h)
+	return h
+}
