@@ -13,6 +13,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"fieldkit/events"
 	"fieldkit/netbox"
 	"fieldkit/schedules"
 )
@@ -35,6 +36,7 @@ type Config struct {
 	Metrics   MetricsConfig   `yaml:"metrics"`
 	Inventory InventoryConfig `yaml:"inventory"`
 	Schedules SchedulesConfig `yaml:"schedules"`
+	Webhooks  WebhooksConfig  `yaml:"webhooks"`
 }
 
 // ServerConfig is the HTTP server.
@@ -124,6 +126,20 @@ type SchedulesConfig struct {
 	WorkersPerDriver int `yaml:"workers_per_driver" reload:"true" doc:"of those, at most this many through one driver, so that a slow driver holds only its own"`
 }
 
+// WebhooksConfig is how webhook deliveries are sent, retried and kept.
+type WebhooksConfig struct {
+	Timeout     time.Duration `yaml:"timeout" reload:"true" doc:"how long a receiver has to answer one request"`
+	RetryMin    time.Duration `yaml:"retry_min" reload:"true" doc:"a failed delivery is tried again after this long, then twice as long at each failure"`
+	RetryMax    time.Duration `yaml:"retry_max" reload:"true" doc:"the longest wait between two tries of a delivery"`
+	GiveUpAfter time.Duration `yaml:"give_up_after" reload:"true" doc:"a delivery still failing this long after its event is given up (status failed)"`
+	Workers     int           `yaml:"workers" reload:"true" doc:"receivers contacted at once; each webhook's deliveries go one at a time, in order"`
+	KeepDays    int           `yaml:"keep_days" reload:"true" doc:"delete delivered and given-up deliveries older than this many days"`
+}
+
+func (c WebhooksConfig) events() events.Config {
+	return events.Config{Timeout: c.Timeout, RetryMin: c.RetryMin, RetryMax: c.RetryMax, GiveUpAfter: c.GiveUpAfter, Workers: c.Workers}
+}
+
 func (c SchedulesConfig) limits() schedules.Limits {
 	return schedules.Limits{Workers: c.Workers, PerSite: c.WorkersPerSite, PerDriver: c.WorkersPerDriver}
 }
@@ -142,6 +158,8 @@ func defaults() Config {
 		UI:        UIConfig{SessionHours: 12},
 		Metrics:   MetricsConfig{Enabled: true},
 		Schedules: SchedulesConfig{Workers: 32, WorkersPerSite: 16, WorkersPerDriver: 16},
+		Webhooks: WebhooksConfig{Timeout: 10 * time.Second, RetryMin: 5 * time.Second, RetryMax: 5 * time.Minute,
+			GiveUpAfter: 72 * time.Hour, Workers: 4, KeepDays: 7},
 	}
 }
 
@@ -378,6 +396,13 @@ func (c Config) validate() error {
 	}
 	if c.Schedules.Workers < 1 || c.Schedules.WorkersPerSite < 1 || c.Schedules.WorkersPerDriver < 1 {
 		bad("schedules.workers", "workers, workers_per_site and workers_per_driver must be at least 1")
+	}
+	w := c.Webhooks
+	if w.Timeout <= 0 || w.RetryMin <= 0 || w.RetryMax < w.RetryMin || w.GiveUpAfter <= 0 {
+		bad("webhooks.retry_min", "timeout, retry_min and give_up_after must be positive, retry_max at least retry_min")
+	}
+	if w.Workers < 1 || w.KeepDays < 1 {
+		bad("webhooks.workers", "workers and keep_days must be at least 1")
 	}
 	c.Inventory.validate(bad)
 	return errors.Join(errs...)

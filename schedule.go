@@ -63,6 +63,13 @@ func jobs(cfg Config, db *store.DB, loc *time.Location, logger *slog.Logger, syn
 			return warmSearchCounts(ctx, db, logger)
 		}},
 		{name: "log_export", schedule: cfg.Export.Schedule, loop: newExporter(cfg, db, loc, logger).Run},
+		{name: "webhook_deliveries", schedule: "every 1h", run: func(ctx context.Context) error {
+			n, err := db.PruneDeliveries(ctx, time.Now().AddDate(0, 0, -cfg.Webhooks.KeepDays))
+			if n > 0 {
+				logger.Info("webhook deliveries pruned", "deleted", n, "keep_days", cfg.Webhooks.KeepDays)
+			}
+			return err
+		}},
 		{name: "netbox_sync", schedule: netboxSchedule, run: func(ctx context.Context) error {
 			rep, err := syncer.Sync(ctx, nil)
 			if errors.Is(err, netbox.ErrRunning) {

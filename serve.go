@@ -14,6 +14,7 @@ import (
 
 	"github.com/kardianos/service"
 
+	"fieldkit/events"
 	"fieldkit/exec"
 	"fieldkit/exec/ratelimit"
 	"fieldkit/exec/textfsm"
@@ -182,15 +183,25 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 			}
 			return x, nil
 		}})
+	// Events (a log written, a schedule's run) are matched against the event rules and
+	// delivered by their own goroutines, never on an execution's path.
+	evp := events.New(events.Options{DB: db, Keyring: keyring, Logger: logger, Config: cfg.Webhooks.events(), Version: version,
+		Render: events.RendererFunc(func(ctx context.Context, objectType string, id int64) (map[string]any, error) {
+			return api.RenderEvent(ctx, objectType, id)
+		})})
+	if em := metrics.Events(func() int64 { n, _ := db.PendingDeliveries(context.Background()); return n }); em != nil {
+		evp.SetObserver(em)
+	}
 	// The schedules' runs are the API's bulk executions: same checks, rate limit and log.
 	sch := schedules.New(schedules.Options{DB: db, Logger: logger, Location: loc, Limits: cfg.Schedules.limits(), Context: execCtx,
+		Events: evp,
 		Planner: schedules.PlannerFunc(func(ctx context.Context, s store.ScheduleSpec, trigger, by string) (schedules.Plan, error) {
 			return api.PlanRun(ctx, s, trigger, by)
 		})})
 	if sm := metrics.Schedules(func() (int, int) { st := sch.Stats(); return st.Running, st.Queued }); sm != nil {
 		sch.SetObserver(sm)
 	}
-	api = handlers.New(handlers.Options{DB: db, Logger: logger, Version: version, Location: loc, Schedules: sch,
+	api = handlers.New(handlers.Options{DB: db, Logger: logger, Version: version, Location: loc, Schedules: sch, Events: evp, BaseURL: base,
 		Session: web.Session, Login: web.CheckLogin, UI: web.Routes, Metrics: metricsHandler, Observer: metrics,
 		BodyTimeout: so.bodyTimeout,
 		Health:      health(db, dbFile, sched, sch), NetBox: syncer,
@@ -200,8 +211,9 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 	bgCtx, stopBackground := context.WithCancel(context.Background())
 	defer stopBackground()
 	sched.start(bgCtx, loc, jobs(cfg, db, loc, logger, syncer))
-	schDone := make(chan struct{})
+	schDone, evDone := make(chan struct{}), make(chan struct{})
 	go func() { _ = sch.Run(bgCtx); close(schDone) }()
+	go func() { _ = evp.Run(bgCtx); close(evDone) }()
 	srv := newHTTPServer(observe.Access(api, logger, metrics), logger, so.headerTimeout)
 	errc := make(chan error, 1)
 	go func() {
@@ -222,7 +234,7 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 		so.ready <- base
 	}
 	r := reloader{cfg: cfg, load: so.load, logs: logs, limiter: limiter, pool: pool, sched: sched, db: db, getenv: e.getenv, syncer: syncer,
-		schedules: sch}
+		schedules: sch, events: evp}
 	for running := true; running; {
 		select {
 		case err := <-errc:
@@ -243,6 +255,7 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 	}
 	cancelExec()
 	<-schDone // its runs' jobs end with the executions' context
+	<-evDone  // a request to a receiver under way ends within webhooks.timeout
 	pool.Close()
 	sched.wait()
 	logger.Info("stopped")
@@ -285,6 +298,8 @@ type reloader struct {
 	syncer  *netbox.Syncer
 	// schedules runs the users' schedules; a reload applies its worker limits.
 	schedules *schedules.Scheduler
+	// events delivers webhooks; a reload applies its delivery settings.
+	events *events.Processor
 }
 
 // reload re-reads the configuration. A configuration that does not load or validate is
@@ -313,6 +328,7 @@ func (r *reloader) reload(ctx context.Context) {
 	r.syncer.Configure(cfg.Inventory.netboxConfig())
 	r.sched.start(ctx, loc, jobs(cfg, r.db, loc, log, r.syncer))
 	r.schedules.Configure(cfg.Schedules.limits())
+	r.events.Configure(cfg.Webhooks.events())
 	r.cfg = cfg
 	log.Info("configuration reloaded", "log_level", cfg.Log.Level, "rate_limit_enabled", cfg.RateLimit.Enabled,
 		"device_command_limit", cfg.RateLimit.DeviceCommandLimit, "time_window_minutes", cfg.RateLimit.TimeWindowMinutes,

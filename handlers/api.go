@@ -44,6 +44,11 @@ type Options struct {
 	Observer Observer
 	// Schedules runs the users' schedules; nil: none run (a run-now answers 503).
 	Schedules Scheduler
+	// Events matches events against event rules; told after each execution's log.
+	Events Events
+	// BaseURL is where the server answers ("http://127.0.0.1:8080"), for the URLs in
+	// events' data, made outside any request.
+	BaseURL string
 	// Health adds the server's health (database, schedules) to /api/status/; nil: none.
 	Health func(ctx context.Context) map[string]any
 	// BodyTimeout is how long a client may take to send a request body; 0 =

@@ -502,6 +502,14 @@ var writableFixtures = []struct {
 		return map[string]any{"name": "sched" + itoa(int64(n)), "command": n, "credential_set": n, "cron": "@daily",
 			"sites": []any{n}, "tags": []any{n}, "variables": map[string]any{"iface": "Gi0/1"}}
 	}},
+	{pathWebhooks, func(n int) map[string]any {
+		return map[string]any{"name": "hook" + itoa(int64(n)), "payload_url": "http://127.0.0.1:9/" + itoa(int64(n)),
+			"content_types": []any{"netbox_toolkit_plugin.commandlog"}, "type_create": true, "tags": []any{n}}
+	}},
+	{pathEventRules, func(n int) map[string]any {
+		return map[string]any{"name": "rule" + itoa(int64(n)), "object_types": []any{"netbox_toolkit_plugin.commandlog"},
+			"event_types": []any{"object_created"}, "action_object_id": n, "conditions": map[string]any{"attr": "success", "value": false, "op": "eq"}}
+	}},
 }
 
 // serviceSets makes the service credential sets 1 and 2 that the schedules' fixtures use.

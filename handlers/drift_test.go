@@ -130,11 +130,25 @@ func driftFixture(e *env) *driftFix {
 	}
 	sched := id(pathSchedules, map[string]any{"name": "nightly", "command": cmd, "devices": []any{dev}, "interval": 3600,
 		"credential_set": set1})
+	e.api.Exec.Keyring = kr
+	hook := id(pathWebhooks, map[string]any{"name": "noc", "payload_url": "http://127.0.0.1:9/hook", "secret": "s3cret"})
+	hook2 := id(pathWebhooks, map[string]any{"name": "noc2", "payload_url": "http://127.0.0.1:9/hook2"})
+	rule := id(pathEventRules, map[string]any{"name": "failures", "object_types": []any{store.TypeCommandLog},
+		"event_types": []any{"object_created"}, "action_object_id": hook})
+	if err := e.db.QueueEvent(context.Background(), store.Event{ObjectType: store.TypeCommandLog, ObjectID: log,
+		EventType: "object_created", At: time.Now()}); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := e.db.Dispatched(context.Background(), []store.NewDelivery{{WebhookID: hook, RuleID: rule, ObjectType: store.TypeCommandLog,
+		ObjectID: log, EventType: "object_created", State: "firing", Context: []byte(`{}`)}}, nil, nil); err != nil {
+		e.t.Fatal(err)
+	}
 	fx := &driftFix{e: e,
 		ids: map[string]int64{store.TypeSite: site, store.TypePlatform: plat, store.TypeTag: tag, store.TypeDevice: dev,
 			store.TypeInterface: iface2, store.TypeVLAN: vlan, store.TypeIPAddress: loose, store.TypeCommand: cmd,
 			store.TypeGroup: group, store.TypeUser: user, store.TypeToken: token, store.TypePermission: perm,
-			store.TypeCommandLog: log, store.TypeSchedule: sched},
+			store.TypeCommandLog: log, store.TypeSchedule: sched, store.TypeWebhook: hook, store.TypeEvent: rule,
+			store.TypeDelivery: 1},
 		refs: map[string]int64{"Site": site2, "Platform": plat2, "Tag": tag, "Device": dev, "Interface": iface, "VLAN": vlan,
 			"Group": group, "User": 1, "CredentialSet": set2, "Command": cmd},
 		with: map[string]map[string]any{
@@ -148,6 +162,9 @@ func driftFixture(e *env) *driftFix {
 			"Schedule.interval":              {"cron": ""},
 			"Schedule.window_start":          {"window_end": "05:00"},
 			"Schedule.window_end":            {"window_start": "01:00"},
+			"Webhook.content_types":          {"type_create": true},
+			"EventRule.object_types":         {"event_types": []any{"job_failed"}},
+			"EventRule.event_types":          {"object_types": []any{store.TypeSchedule}},
 		},
 		samples: map[string]any{
 			"Device.primary_ip4": ip4, "Device.mgmt_ip": "10.8.8.8/24", "Device.ssh_port": 2200, "Device.primary_ip6": ip6, "Device.custom_fields": map[string]any{"ssh_port": 2022},
@@ -159,6 +176,11 @@ func driftFixture(e *env) *driftFix {
 			"Tag.slug": "drift", "VLAN.vid": 123,
 			"Schedule.cron": "0 2 * * *", "Schedule.interval": 600, "Schedule.window_start": "01:00", "Schedule.window_end": "05:00",
 			"Schedule.kind": "command", "Schedule.variables": map[string]any{},
+			"Webhook.secret": secretMask, "Webhook.payload_url": "https://example.net/{{ data.id }}", "Webhook.content_types": []any{store.TypeCommandLog},
+			"Webhook.conditions": map[string]any{"attr": "success", "value": false}, "Webhook.additional_headers": "X-Drift: yes",
+			"EventRule.object_types": []any{store.TypeSchedule}, "EventRule.event_types": []any{"job_failed"},
+			"EventRule.conditions":  map[string]any{"and": []any{map[string]any{"attr": "name", "value": "x"}}},
+			"EventRule.action_type": "webhook", "EventRule.action_object_type": store.TypeWebhook, "EventRule.action_object_id": hook2,
 		},
 	}
 	for typ, id := range seedReadOnly(e, site) {

@@ -434,6 +434,7 @@ func (a *API) finish(ctx context.Context, p *prepared, user store.Principal, sta
 			return o, err
 		}
 	}
+	a.pokeEvents()
 	if err := a.DB.TouchCredentialSet(context.WithoutCancel(ctx), p.secret); err != nil {
 		a.Logger.Warn("credential set last_used not updated", "set_id", p.secret.SetID, "err", err)
 	}

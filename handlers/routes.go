@@ -27,6 +27,9 @@ const (
 	pathCommandLogs = "/api/plugins/toolkit/command-logs/"
 	pathParse       = "/api/plugins/toolkit/parse/"
 	pathSchedules   = "/api/plugins/toolkit/schedules/"
+	pathWebhooks    = "/api/extras/webhooks/"
+	pathEventRules  = "/api/extras/event-rules/"
+	pathDeliveries  = "/api/plugins/toolkit/webhook-deliveries/"
 )
 
 // readOnlyResources are the NetBox object types FieldKit serves read-only and empty, at
@@ -65,6 +68,9 @@ var (
 	commandResource    = &Resource{Model: store.Commands, Path: pathCommands, hooks: commandHooks, Cache: true}
 	logResource        = &Resource{Model: store.CommandLogs, Path: pathCommandLogs, Cache: true}
 	scheduleResource   = &Resource{Model: store.Schedules, Path: pathSchedules, hooks: scheduleHooks}
+	webhookResource    = &Resource{Model: store.Webhooks, Path: pathWebhooks, hooks: webhookHooks}
+	eventRuleResource  = &Resource{Model: store.EventRules, Path: pathEventRules, hooks: eventRuleHooks}
+	deliveryResource   = &Resource{Model: store.Deliveries, Path: pathDeliveries}
 )
 
 // routes registers every route of the server: it is the one place to read to know
@@ -124,6 +130,11 @@ func (a *API) routes(rt *web.Router) {
 	// Work that runs by itself: schedules, and running one now.
 	a.resource(rt, scheduleResource)
 	rt.Handle(http.MethodPost, pathSchedules+":id/run/", a.authed(a.runSchedule))
+
+	// NetBox's webhooks and event rules, and what they delivered.
+	a.resource(rt, webhookResource)
+	a.resource(rt, eventRuleResource)
+	a.resource(rt, deliveryResource)
 
 	// Parsing without a device (template authors, tests).
 	rt.Handle(http.MethodPost, pathParse, a.authed(a.parseOutput))

@@ -160,6 +160,8 @@ func opSchemas() obj {
 			"error":       tStr,
 			"lag_seconds": described(tNum, "how late the run started after it was due (and its jitter)"),
 		}),
+		"EventConditions": described(obj{"type": "object", "additionalProperties": true},
+			`NetBox's condition set: {"attr": "device.name", "value": "r1", "op": "eq", "negate": false}, or {"and": [...]} / {"or": [...]} of them.`),
 		"LogSchedule":        props([]string{"id", "name", "display"}, obj{"id": tInt, "name": tStr, "display": tStr}),
 		"ScheduleRunStarted": props([]string{"detail", "schedule"}, obj{"detail": tStr, "schedule": tInt}),
 		"LogVariables": described(obj{"type": "object", "additionalProperties": tStr},

@@ -73,3 +73,35 @@ func (p promauto) histogram(name, help string, buckets []float64) prometheus.His
 	p.reg.MustRegister(h)
 	return h
 }
+
+// EventMetrics count webhook deliveries (events.Observer).
+type EventMetrics struct {
+	tries  *prometheus.CounterVec
+	waited prometheus.Histogram
+}
+
+// Events registers the webhooks' collectors; pending reports the deliveries waiting at
+// each scrape. nil Metrics give nil, which the caller does not pass on.
+func (m *Metrics) Events(pending func() int64) *EventMetrics {
+	if m == nil {
+		return nil
+	}
+	f := promauto{m.reg}
+	e := &EventMetrics{
+		tries: f.counterVec("fieldkit_webhook_deliveries_total",
+			"Webhook delivery attempts by outcome: delivered, retry (failed, tried again later), failed (given up).", "status"),
+		waited: f.histogram("fieldkit_webhook_delivery_seconds",
+			"From a delivery's queueing to its attempt; the delivered ones' latency.", lagBuckets),
+	}
+	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "fieldkit_webhook_deliveries_pending",
+		Help: "Webhook deliveries waiting to be sent or retried."}, func() float64 { return float64(pending()) }))
+	return e
+}
+
+// Delivery counts an attempt and observes how long the delivery waited.
+func (e *EventMetrics) Delivery(status string, waited time.Duration) {
+	e.tries.WithLabelValues(status).Inc()
+	if status == "delivered" {
+		e.waited.Observe(waited.Seconds())
+	}
+}

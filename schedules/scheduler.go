@@ -59,7 +59,8 @@ type Observer interface {
 	JobFinished(ok bool, wait, took time.Duration)
 }
 
-// Events queues the events of runs (events.Processor); nil: none.
+// Events queues the events of runs (events.Processor): status started, then completed,
+// failed or errored; nil: none.
 type Events interface {
 	ScheduleRun(ctx context.Context, id int64, status string) error
 }
@@ -437,6 +438,11 @@ func (s *Scheduler) execute(ctx context.Context, sp store.ScheduleSpec, trigger,
 		out.Finished = stampOf(s.o.Now())
 		s.finish(ctx, sp, out)
 	}()
+	if s.o.Events != nil {
+		if err := s.o.Events.ScheduleRun(context.WithoutCancel(ctx), sp.ID, "started"); err != nil {
+			s.o.Logger.Error("schedule run event not queued", "schedule_id", sp.ID, "err", err)
+		}
+	}
 	planCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 	plan, err := s.o.Planner.PlanRun(planCtx, sp, trigger, by)
 	cancel()

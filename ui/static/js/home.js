@@ -21,7 +21,9 @@ export const NAV = [
     ['VLANs', '/ui/vlans/', 'ipam.vlan'], ['IP addresses', '/ui/ip-addresses/', 'ipam.ipaddress'], ['Tags', '/ui/tags/', 'extras.tag'],
     ['Import', '/ui/import/', 'dcim.device', 'add']]],
   ['Automation', [['Schedules', '/ui/schedules/', SCHED],
-    ['Service credentials', '/ui/service-credentials/', 'netbox_toolkit_plugin.devicecredentialset', 'service']]],
+    ['Service credentials', '/ui/service-credentials/', 'netbox_toolkit_plugin.devicecredentialset', 'service'],
+    ['Webhooks', '/ui/webhooks/', 'extras.webhook'], ['Event rules', '/ui/event-rules/', 'extras.eventrule'],
+    ['Deliveries', '/ui/webhook-deliveries/', 'netbox_toolkit_plugin.webhookdelivery']]],
   ['Admin', [['Users', '/ui/users/'], ['Groups', '/ui/groups/'], ['API tokens', '/ui/tokens/'], ['Permissions', '/ui/permissions/']], true],
 ];
 

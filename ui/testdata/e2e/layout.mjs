@@ -48,15 +48,17 @@ export async function layoutSweep() {
   for (const [k, p] of Object.entries({ sites: '/api/dcim/sites/', platforms: '/api/dcim/platforms/', interfaces: '/api/dcim/interfaces/',
     vlans: '/api/ipam/vlans/', 'ip-addresses': '/api/ipam/ip-addresses/', tags: '/api/extras/tags/', users: '/api/users/users/',
     groups: '/api/users/groups/', tokens: '/api/users/tokens/', permissions: '/api/users/permissions/', commands: '/api/plugins/toolkit/commands/',
-    logs: '/api/plugins/toolkit/command-logs/', schedules: '/api/plugins/toolkit/schedules/' })) {
+    logs: '/api/plugins/toolkit/command-logs/', schedules: '/api/plugins/toolkit/schedules/', webhooks: '/api/extras/webhooks/',
+    'event-rules': '/api/extras/event-rules/' })) {
     try { ids[k] = await first(p); } catch { /* an empty list has no detail page */ }
   }
   const pages = [['devices', '/ui/devices/'], ['device', '/ui/devices/1'], ['device-edit', '/ui/devices/1/edit'], ['device-new', '/ui/devices/new'],
     ['commands', '/ui/commands/'], ['command', `/ui/commands/${ids.commands}`], ['command-edit', `/ui/commands/${ids.commands}/edit`], ['command-new', '/ui/commands/new'],
     ['credentials', '/ui/credentials/'], ['credential-new', '/ui/credentials/new'],
     ['service-credentials', '/ui/service-credentials/'], ['service-credential-new', '/ui/service-credentials/new'],
+    ['webhook-deliveries', '/ui/webhook-deliveries/'],
     ['logs', '/ui/logs/'], ['log', `/ui/logs/${ids.logs}`], ['statistics', '/ui/statistics'], ['parse', '/ui/parse/'], ['import', '/ui/import/'], ['welcome', '/ui/welcome'], ['search', '/ui/search?q=demo'], ['not-found', '/ui/no-such-page']];
-  for (const k of ['sites', 'platforms', 'interfaces', 'vlans', 'ip-addresses', 'tags', 'users', 'groups', 'tokens', 'permissions', 'schedules']) {
+  for (const k of ['sites', 'platforms', 'interfaces', 'vlans', 'ip-addresses', 'tags', 'users', 'groups', 'tokens', 'permissions', 'schedules', 'webhooks', 'event-rules']) {
     pages.push([k, `/ui/${k}/`], [`${k}-new`, `/ui/${k}/new`]);
     if (ids[k]) pages.push([`${k}-one`, `/ui/${k}/${ids[k]}`], [`${k}-edit`, `/ui/${k}/${ids[k]}/edit`]);
   }
