@@ -352,3 +352,34 @@ func TestMissedRunsRunOnceAfterARestart(t *testing.T) {
 		t.Fatalf("%v logs, want one run's", n)
 	}
 }
+
+// The scheduler against a real CLI: a schedule every minute on a tag, holding the FRR
+// peer (vtysh over sshd) and a simulated device, runs show version on both with a
+// service credential set of each platform's login.
+func TestScheduleRunsOnRealFRR(t *testing.T) {
+	host, port, user, password := frrPeer(t)
+	x := newXEnv(t, 100)
+	frr := x.peerDevice("frr1", "cisco_ios", host, port)
+	core := x.must(201, "POST", pathTags, x.admin, map[string]any{"name": "Core", "slug": "core"})
+	x.must(200, "PATCH", pathDevices+itoa(frr)+"/", x.admin, map[string]any{"tags": []any{core["id"]}})
+	cmd := x.command("Version", "show version", "show")
+	set, err := x.db.CreateServiceCredentialSet(context.Background(), x.kr, 1, store.CredentialInput{Name: ptrTo("frr"),
+		Username: &user, Password: &password}, store.True)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := int64(x.must(201, "POST", pathSchedules, x.admin, scheduleBody("frr health", cmd, set,
+		map[string]any{"cron": "* * * * *", "tags": []any{core["id"]}}))["id"].(float64))
+	real := time.Now()
+	offset := real.Truncate(time.Minute).Add(time.Minute - 1500*time.Millisecond).Sub(real)
+	x.scheduler(func() time.Time { return time.Now().Add(offset) }, schedules.Limits{})
+	run := x.lastRun(id, "", 30*time.Second)
+	if run["status"] != "completed" || run["devices"].(float64) != 1 || run["trigger"] != "schedule" {
+		t.Fatalf("run: %v", run)
+	}
+	l := x.must(200, "GET", pathCommandLogs+"?schedule_id="+itoa(id)+"&fields=id,success,device,source", x.admin, nil)["results"].([]any)[0].(map[string]any)
+	full := x.must(200, "GET", pathCommandLogs+itoa(int64(l["id"].(float64)))+"/", x.admin, nil)
+	if l["success"] != true || l["source"] != "schedule" || !strings.Contains(full["output"].(string), "FRRouting") {
+		t.Fatalf("the FRR peer's log: %v\n%v", l, full["output"])
+	}
+}
