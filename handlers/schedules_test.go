@@ -353,9 +353,9 @@ func TestMissedRunsRunOnceAfterARestart(t *testing.T) {
 	}
 }
 
-// The scheduler against a real CLI: a schedule every minute on a tag, holding the FRR
-// peer (vtysh over sshd) and a simulated device, runs show version on both with a
-// service credential set of each platform's login.
+// The scheduler against a real CLI: a schedule every minute on a tag holding the FRR
+// peer (vtysh over sshd) runs show version on it with a service credential set of the
+// peer's login, by itself.
 func TestScheduleRunsOnRealFRR(t *testing.T) {
 	host, port, user, password := frrPeer(t)
 	x := newXEnv(t, 100)
