@@ -87,7 +87,8 @@ type Processor struct {
 	events   chan struct{} // events are waiting
 	send     chan struct{} // deliveries are waiting
 	states   map[[2]string]bool
-	inflight map[int64]bool // webhooks with a request under way
+	sendMu   sync.Mutex     // the sender's read of the heads and its records (sendDue)
+	inflight map[int64]bool // webhooks with a request under way; under sendMu
 }
 
 // New makes a processor; Run starts it.

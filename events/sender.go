@@ -50,6 +50,12 @@ func (p *Processor) sendLoop(ctx context.Context) {
 // sendDue starts the due deliveries of webhooks with no request under way, and returns
 // how long until the next one is due.
 func (p *Processor) sendDue(ctx context.Context, wg *sync.WaitGroup) time.Duration {
+	cfg := p.config()
+	// The read of the heads and the marks of the webhooks under way are one step under
+	// sendMu, as a finished try's record and the clearing of its mark are: a head read
+	// before its try was recorded is always seen under way, never sent twice.
+	p.sendMu.Lock()
+	defer p.sendMu.Unlock()
 	ds, err := p.o.DB.DueDeliveries(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -57,7 +63,6 @@ func (p *Processor) sendDue(ctx context.Context, wg *sync.WaitGroup) time.Durati
 		}
 		return 5 * time.Second
 	}
-	cfg := p.config()
 	now := p.o.Now()
 	wait := 30 * time.Second
 	for _, d := range ds {
@@ -65,33 +70,35 @@ func (p *Processor) sendDue(ctx context.Context, wg *sync.WaitGroup) time.Durati
 			wait = min(wait, d.NextAttempt.Sub(now))
 			continue
 		}
-		p.mu.Lock()
-		busy := p.inflight[d.WebhookID] || len(p.inflight) >= cfg.Workers
-		if !busy {
-			p.inflight[d.WebhookID] = true
-		}
-		p.mu.Unlock()
-		if busy {
+		if p.inflight[d.WebhookID] || len(p.inflight) >= cfg.Workers {
 			continue
 		}
+		p.inflight[d.WebhookID] = true
 		wg.Add(1)
 		go func(d store.Delivery) {
 			defer wg.Done()
-			p.deliver(context.WithoutCancel(ctx), d, cfg)
-			p.mu.Lock()
+			ctx := context.WithoutCancel(ctx)
+			rec, ok := p.deliver(ctx, d, cfg)
+			p.sendMu.Lock()
+			if ok {
+				if err := p.o.DB.RecordAttempt(ctx, d.ID, rec); err != nil {
+					p.o.Logger.Error("webhook delivery not recorded", "delivery_id", d.ID, "err", err)
+				}
+			}
 			delete(p.inflight, d.WebhookID)
-			p.mu.Unlock()
+			p.sendMu.Unlock()
 			nudge(p.send) // the webhook's next delivery, or another webhook's turn
 		}(d)
 	}
 	return max(wait, 10*time.Millisecond)
 }
 
-// deliver makes one try at a delivery and records it.
-func (p *Processor) deliver(ctx context.Context, d store.Delivery, cfg Config) {
+// deliver makes one try at a delivery and says how to record it (false: nothing to
+// record, the webhook is gone with its deliveries).
+func (p *Processor) deliver(ctx context.Context, d store.Delivery, cfg Config) (store.Attempt, bool) {
 	w, err := p.o.DB.WebhookTarget(ctx, d.WebhookID)
 	if errors.Is(err, store.ErrNotFound) {
-		return // deleted with its deliveries
+		return store.Attempt{}, false
 	}
 	a := Attempt{}
 	if err == nil {
@@ -111,14 +118,12 @@ func (p *Processor) deliver(ctx context.Context, d store.Delivery, cfg Config) {
 		p.o.Logger.Warn("webhook delivery failed; it is retried", "webhook", w.Name, "webhook_id", w.ID, "delivery_id", d.ID,
 			"next_attempt", status.Next, "err", a.Error)
 	}
-	if err := p.o.DB.RecordAttempt(ctx, d.ID, status); err != nil {
-		p.o.Logger.Error("webhook delivery not recorded", "delivery_id", d.ID, "err", err)
-	}
 	obs := status.Status
 	if obs == "pending" {
 		obs = "retry"
 	}
 	p.o.Observer.Delivery(obs, now.Sub(d.Created))
+	return status, true
 }
 
 // Attempt is one request's result.

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -367,5 +368,37 @@ func TestWebhookPermissions(t *testing.T) {
 	}
 	if r := x.do("GET", pathEventRules, bob, nil); r.status != 403 {
 		t.Fatalf("event rules with a permission on webhooks only: %d %s", r.status, r.body)
+	}
+}
+
+// Each event is delivered once: a burst of executions makes as many requests, one per
+// log, in the order of the logs (the sender reads a webhook's next delivery and records
+// a finished one under one lock, so a delivery read before its try was recorded is
+// never sent again).
+func TestEachEventDeliveredOnce(t *testing.T) {
+	x := newXEnv(t, 1000)
+	rc := &receiver{t: t}
+	rc.listen("127.0.0.1:0")
+	x.events(events.Config{})
+	cmd := x.command("Version", "show version", "show")
+	hook := x.must(201, "POST", pathWebhooks, x.admin, map[string]any{"name": "all", "payload_url": "http://" + rc.addr + "/",
+		"body_template": `{{ data.id }}`})
+	x.must(201, "POST", pathEventRules, x.admin, map[string]any{"name": "every", "object_types": []string{store.TypeCommandLog},
+		"event_types": []string{"object_created"}, "action_object_id": hook["id"], "state_changes_only": false})
+	var execs []any
+	for range 20 {
+		execs = append(execs, map[string]any{"command_id": cmd, "device_id": x.iosID, "credential_token": x.token})
+	}
+	for range 3 {
+		x.must(200, "POST", pathCommands+"bulk-execute/", x.admin, map[string]any{"executions": execs})
+	}
+	got := rc.waitFor(60, 20*time.Second)
+	prev := 0
+	for _, r := range got {
+		id, err := strconv.Atoi(string(r.body))
+		if err != nil || id <= prev {
+			t.Fatalf("log %q after %d: each log once, in order", r.body, prev)
+		}
+		prev = id
 	}
 }
