@@ -25,6 +25,7 @@ func (db *DB) Backup(ctx context.Context, path string) error {
 
 // CopyInto writes a consistent copy of the live database into path, which must be
 // empty or absent; it is not atomic (Backup is). The caller removes path on failure.
+// The copy is marked as one (MarkCopied): whoever opens it next starts a new hub epoch.
 func (db *DB) CopyInto(ctx context.Context, path string) error {
 	// A connection of its own that may write (the readers are query_only): VACUUM INTO
 	// only reads the source, so in WAL mode writers go on while it copies.
@@ -38,7 +39,7 @@ func (db *DB) CopyInto(ctx context.Context, path string) error {
 	if _, err := c.ExecContext(ctx, `VACUUM INTO ?`, path); err != nil {
 		return fmt.Errorf("store: copy: %w", err)
 	}
-	return nil
+	return MarkCopied(ctx, path)
 }
 
 // Counts are what a restore reports having brought back.

@@ -151,6 +151,10 @@ func open(ctx context.Context, path string, o openOptions, upTo string) (*DB, er
 	if isNew && !copied {
 		db.keepFreshImage(ctx)
 	}
+	if err := db.rotateIfCopied(ctx); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
 	r, err := sql.Open("sqlite", dsn(abs, false))
 	if err != nil {
 		w.Close()

@@ -473,8 +473,12 @@ func (db *DB) pruneLogBatch(ctx context.Context, olderThan time.Time, size int, 
 		defer own.Rollback()
 		tx = own
 	}
-	ids, err := scalars[int64](ctx, tx, `SELECT id FROM command_logs WHERE created < ? ORDER BY created LIMIT ?`,
-		Stamp(olderThan), size)
+	floor, err := unsentLogFloor(ctx, tx) // a log the hub has not stored stays
+	if err != nil {
+		return 0, err
+	}
+	ids, err := scalars[int64](ctx, tx, `SELECT id FROM command_logs WHERE created < ? AND id < ? ORDER BY created LIMIT ?`,
+		Stamp(olderThan), floor, size)
 	if err != nil || len(ids) == 0 {
 		return 0, err
 	}
