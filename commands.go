@@ -118,6 +118,16 @@ func init() {
 				fs.StringVar(&o.passphraseFile, "passphrase-file", "", "read the backup's passphrase from the first line of `FILE` (- for stdin); else "+passphraseEnv)
 				fs.StringVar(&o.keyFile, "key-file", "", "for a backup that is a database alone (made before backups held the key): the install's secret.key `FILE`")
 			}, run: cmdRestore},
+		{path: "hub site add", args: "NAME", nargs: 1, summary: "on a hub: add a site and print its token (shown only now) for its hub.token",
+			flags: func(fs *flag.FlagSet, o *opts) {
+				fs.StringVar(&o.description, "description", "", "`TEXT` saying what the site is")
+			}, run: cmdHubSiteAdd},
+		{path: "hub site list", summary: "on a hub: list the sites and their state (last batch, how far behind, clock skew, version)",
+			run: cmdHubSiteList},
+		{path: "hub site revoke", args: "NAME", nargs: 1, summary: "on a hub: make a site's token stop working; its records stay",
+			run: cmdHubSiteRevoke},
+		{path: "hub site token", args: "NAME", nargs: 1, summary: "on a hub: give a site a new token (an edge installed anew) and print it",
+			run: cmdHubSiteToken},
 		{path: "service install", summary: "install FieldKit as a system service (systemd, SysV or Windows)",
 			flags: func(fs *flag.FlagSet, o *opts) {
 				fs.StringVar(&o.user, "user", defaultServiceUser, "`NAME` of the account the service runs as on Linux, created if missing (root: no dedicated user)")

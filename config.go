@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"reflect"
 	"sort"
@@ -37,6 +38,7 @@ type Config struct {
 	Inventory InventoryConfig `yaml:"inventory"`
 	Schedules SchedulesConfig `yaml:"schedules"`
 	Webhooks  WebhooksConfig  `yaml:"webhooks"`
+	Hub       HubConfig       `yaml:"hub"`
 }
 
 // ServerConfig is the HTTP server.
@@ -142,6 +144,15 @@ func (c WebhooksConfig) events() events.Config {
 
 func (c SchedulesConfig) limits() schedules.Limits {
 	return schedules.Limits{Workers: c.Workers, PerSite: c.WorkersPerSite, PerDriver: c.WorkersPerDriver}
+}
+
+// HubConfig is the hub of many sites: this FieldKit pushes its records to one (url,
+// token, ca_file), or is one (serve). See docs/HUB-PROTOCOL.md.
+type HubConfig struct {
+	Serve  bool   `yaml:"serve" doc:"be a hub: take the pushes of the sites made with fieldkit hub site add, and serve their devices, commands and logs"`
+	URL    string `yaml:"url" doc:"the hub to push this site's logs, devices, platforms and commands to (https://hub.example.net); \"\" = none"`
+	Token  string `yaml:"token" doc:"this site's token, printed by fieldkit hub site add on the hub; never logged or shown (keep the file 0600)"`
+	CAFile string `yaml:"ca_file" doc:"PEM file of the CA certificates to trust for the hub's HTTPS, besides the system's"`
 }
 
 // defaults is the configuration with no file, environment or flags.
@@ -405,7 +416,25 @@ func (c Config) validate() error {
 		bad("webhooks.workers", "workers and keep_days must be at least 1")
 	}
 	c.Inventory.validate(bad)
+	c.Hub.validate(bad)
 	return errors.Join(errs...)
+}
+
+// validate checks the hub's settings. Messages never quote the token.
+func (c HubConfig) validate(bad func(name, format string, a ...any)) {
+	if c.URL != "" {
+		if u, err := url.Parse(c.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			bad("hub.url", "%q is not an http(s) URL", c.URL)
+		}
+		if strings.TrimSpace(c.Token) == "" {
+			bad("hub.token", "needed with hub.url (fieldkit hub site add on the hub prints it)")
+		}
+	}
+	if c.CAFile != "" {
+		if _, err := os.Stat(c.CAFile); err != nil {
+			bad("hub.ca_file", "%v", err)
+		}
+	}
 }
 
 // validate checks the NetBox sync's settings. Messages never quote the token.

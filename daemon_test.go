@@ -111,7 +111,12 @@ func freeAddr(t *testing.T) string {
 // the API answers.
 func startServer(t *testing.T, l *lab, extraEnv []string, args ...string) *server {
 	t.Helper()
-	addr := freeAddr(t)
+	return startServerAt(t, l, freeAddr(t), extraEnv, args...)
+}
+
+// startServerAt is startServer listening on addr.
+func startServerAt(t *testing.T, l *lab, addr string, extraEnv []string, args ...string) *server {
+	t.Helper()
 	s := &server{base: "http://" + addr, logs: &webtest.Buffer{}, done: make(chan error, 1)}
 	s.cmd = exec.Command(testBinary(t), append([]string{"serve", "--data", l.data, "--listen", addr}, args...)...)
 	s.cmd.Env = append(append(serverEnv(), "FIELDKIT_SECRET_KEY="+l.key, "FIELDKIT_LOG_FORMAT=json"), extraEnv...)

@@ -19,6 +19,7 @@ import (
 	"fieldkit/exec/ratelimit"
 	"fieldkit/exec/textfsm"
 	"fieldkit/handlers"
+	"fieldkit/hub"
 	"fieldkit/netbox"
 	"fieldkit/observe"
 	"fieldkit/schedules"
@@ -42,6 +43,9 @@ type serveOptions struct {
 	// headerTimeout and bodyTimeout replace headerTimeout and web.BodyTimeout when set
 	// (tests of the deadlines).
 	headerTimeout, bodyTimeout time.Duration
+	// clock replaces the store's clock, and so the times of the logs and of what the
+	// hub pusher says its clock reads (tests of a site whose clock is off).
+	clock func() time.Time
 }
 
 // headerTimeout is how long a client may take to send a request's line and headers; its
@@ -105,6 +109,9 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 		return err
 	}
 	defer db.Close()
+	if so.clock != nil {
+		db.SetClock(so.clock)
+	}
 	// A few seconds after the start rather than before or during it: after a start with
 	// the file out of the page cache, opening them beside the first requests slowed
 	// those (the first statistics and page 0.49-0.55 s against 0.44-0.50).
@@ -183,6 +190,11 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 			}
 			return x, nil
 		}})
+	var ingest handlers.HubServer
+	if cfg.Hub.Serve {
+		ingest = hub.NewIngest(db, logger)
+	}
+	var pusher *hub.Pusher // set below, once the API that renders its records is built
 	// Events (a log written, a schedule's run) are matched against the event rules and
 	// delivered by their own goroutines, never on an execution's path.
 	evp := events.New(events.Options{DB: db, Keyring: keyring, Logger: logger, Config: cfg.Webhooks.events(), Version: version,
@@ -203,8 +215,8 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 	}
 	api = handlers.New(handlers.Options{DB: db, Logger: logger, Version: version, Location: loc, Schedules: sch, Events: evp, BaseURL: base,
 		Session: web.Session, Login: web.CheckLogin, UI: web.Routes, Metrics: metricsHandler, Observer: metrics,
-		BodyTimeout: so.bodyTimeout,
-		Health:      health(db, dbFile, sched, sch), NetBox: syncer,
+		BodyTimeout: so.bodyTimeout, Hub: ingest,
+		Health: health(db, dbFile, sched, sch, func() *hub.Pusher { return pusher }), NetBox: syncer,
 		Exec: handlers.ExecOptions{Keyring: keyring, Limiter: limiter, TextFSM: templates,
 			HostKeyPolicy: exec.HostKeyPolicy(cfg.SSH.HostKeyPolicy), MaxOutputBytes: cfg.Exec.MaxOutputBytes,
 			BulkMax: cfg.Exec.BulkMax, BulkConcurrency: cfg.Exec.BulkConcurrency, Pool: pool, Context: execCtx}})
@@ -214,6 +226,10 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 	schDone, evDone := make(chan struct{}), make(chan struct{})
 	go func() { _ = sch.Run(bgCtx); close(schDone) }()
 	go func() { _ = evp.Run(bgCtx); close(evDone) }()
+	if pusher, err = startPusher(ctx, bgCtx, cfg, db, api, so.clock, metrics, logger); err != nil {
+		return err
+	}
+	defer func() { stopBackground(); pusher.Wait() }() // stopped before db.Close, deferred earlier
 	srv := newHTTPServer(observe.Access(api, logger, metrics), logger, so.headerTimeout)
 	errc := make(chan error, 1)
 	go func() {
@@ -340,9 +356,9 @@ func poolConfig(cfg Config, log *slog.Logger) exec.PoolConfig {
 	return exec.PoolConfig{Idle: cfg.Exec.SessionIdle, PerDevice: cfg.Exec.SessionsPerDevice, Logger: log}
 }
 
-// health reports the database, the background jobs and the users' schedules for
-// /api/status/.
-func health(db *store.DB, dbFile string, sched *scheduler, sch *schedules.Scheduler) func(context.Context) map[string]any {
+// health reports the database, the background jobs, the users' schedules and the hub
+// pusher (when there is one) for /api/status/.
+func health(db *store.DB, dbFile string, sched *scheduler, sch *schedules.Scheduler, pusher func() *hub.Pusher) func(context.Context) map[string]any {
 	return func(ctx context.Context) map[string]any {
 		dbh := map[string]any{"status": "ok"}
 		var one int
@@ -358,6 +374,10 @@ func health(db *store.DB, dbFile string, sched *scheduler, sch *schedules.Schedu
 		}
 		jobs := sched.health()
 		jobs["schedules"] = sch.Health()
-		return map[string]any{"database": dbh, "scheduler": jobs}
+		out := map[string]any{"database": dbh, "scheduler": jobs}
+		if p := pusher(); p != nil {
+			out["hub"] = hubHealth(ctx, db, p)
+		}
+		return out
 	}
 }

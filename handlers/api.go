@@ -54,6 +54,9 @@ type Options struct {
 	// BodyTimeout is how long a client may take to send a request body; 0 =
 	// web.BodyTimeout.
 	BodyTimeout time.Duration
+	// Hub makes this FieldKit a hub (hub.serve): it takes its sites' pushes and serves
+	// its sites; nil: no such routes.
+	Hub HubServer
 }
 
 // API is the HTTP handler.

@@ -55,35 +55,6 @@ func problems(n int) string {
 	return itoa(int64(n)) + " problems"
 }
 
-// accents folds the accented Latin letters of site and device names to plain ones.
-var accents = strings.NewReplacer("à", "a", "á", "a", "â", "a", "ã", "a", "ä", "a", "å", "a", "æ", "ae", "ç", "c",
-	"è", "e", "é", "e", "ê", "e", "ë", "e", "ì", "i", "í", "i", "î", "i", "ï", "i", "ñ", "n", "ò", "o", "ó", "o",
-	"ô", "o", "õ", "o", "ö", "o", "ø", "o", "œ", "oe", "ù", "u", "ú", "u", "û", "u", "ü", "u", "ý", "y", "ÿ", "y", "ß", "ss")
-
-// slugify makes a slug of a name as the web UI does: lower case, accents dropped, every
-// run of other characters a single "-".
-func slugify(name string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range accents.Replace(strings.ToLower(name)) {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '_':
-			if dash && b.Len() > 0 {
-				b.WriteByte('-')
-			}
-			b.WriteRune(r)
-			dash = false
-		default:
-			dash = true
-		}
-	}
-	s := b.String()
-	if len(s) > 100 {
-		s = strings.TrimRight(s[:100], "-")
-	}
-	return s
-}
-
 // importKindEnum lists the import's object types for the schema.
 func importKindEnum() []any {
 	var out []any

@@ -98,7 +98,7 @@ func (im *importer) convert(ctx context.Context, k *importKind, rec *importRecor
 		c.raw[f.Name] = v
 	}
 	if _, hasSlug := m.Field("slug"); hasSlug && c.raw["slug"] == nil && c.raw["name"] != nil {
-		c.raw["slug"], c.autoSlug = slugify(fmt.Sprint(c.raw["name"])), true
+		c.raw["slug"], c.autoSlug = store.Slugify(fmt.Sprint(c.raw["name"])), true
 	}
 	return c, ok
 }

@@ -139,6 +139,9 @@ func (a *API) routes(rt *web.Router) {
 	// Parsing without a device (template authors, tests).
 	rt.Handle(http.MethodPost, pathParse, a.authed(a.parseOutput))
 
+	// A hub's sites and the pushes of their records (hub.go), on a hub only.
+	a.hubRoutes(rt)
+
 	// The schema and its readers.
 	a.public(rt, http.MethodGet, "/api/schema/", a.serveSchema)
 	a.public(rt, http.MethodGet, "/api/docs/", a.docsPage)

@@ -74,6 +74,26 @@ var opDocs = []opDoc{
 			"web login's throttle (429 with Retry-After after repeated failures).",
 		Body: ref("TokenProvisionRequest"), OKStatus: "201", OK: jsonResponse("The token, with its key.", ref("CreatedToken")),
 		Errors: map[string]string{"401": "Unauthorized", "429": "TooManyAttempts"}},
+	{Method: http.MethodPost, Path: pathHubPush, ID: "hub_push_create", Summary: "Push a site's records (hub only)",
+		Desc: "An edge's pusher sends its records here, gzip-compressed (docs/HUB-PROTOCOL.md), with its site token as " +
+			"Authorization: Bearer. One transaction per batch; records the hub holds already are counted as duplicates. " +
+			"401: unknown or revoked token; 403: the token is bound to another edge's database; 409: a gap (resend from " +
+			"expected), a diverged or superseded epoch; 413: split the batch; 426: the edge speaks a newer protocol; 429: busy, " +
+			"retry after Retry-After seconds.",
+		Body: ref("HubBatch"), OK: jsonResponse("What the hub stored.", ref("HubAnswer")),
+		Errors: map[string]string{"401": "HubRefused", "403": "HubRefused", "409": "HubRefused", "413": "HubRefused",
+			"426": "HubRefused", "429": "HubRefused"}},
+	{Method: http.MethodPost, Path: pathHubSites + ":id/revoke/", ID: "plugins_toolkit_hub_sites_revoke_create",
+		Summary: "Revoke a site's token (hub only)",
+		Desc: "The site's token stops working at once (its pushes get 401); the site and everything it pushed stay. " +
+			"Needs change on the site.",
+		OK: jsonResponse("The site.", ref("HubSite"))},
+	{Method: http.MethodPost, Path: pathHubSites + ":id/token/", ID: "plugins_toolkit_hub_sites_token_create",
+		Summary: "Give a site a new token (hub only)",
+		Desc: "The old token stops working, a revoked site works again, and the token is no longer bound to the " +
+			"database that pushed first (for an edge installed anew). The answer is the only one that shows the token. " +
+			"Needs change on the site.",
+		OK: jsonResponse("The site, with its token.", ref("CreatedHubSite"))},
 	{Method: http.MethodGet, Path: "/api/status/", ID: "status_retrieve", Summary: "Service status",
 		Desc: "Versions, uptime and object counts. No authentication needed.",
 		OK:   jsonResponse("The status.", ref("Status"))},
@@ -219,6 +239,7 @@ func errorResponses() obj {
 		"Unavailable":     detail("This server does not do that work (no scheduler runs).", "This server runs no schedules."),
 		"NotConfigured":   detail("No NetBox is configured.", "no NetBox to sync from: set inventory.netbox_url and inventory.netbox_token."),
 		"BadGateway":      detail("NetBox refused, or what it sent could not be applied; nothing changed.", "netbox: GET /api/dcim/devices/…: 503 Service Unavailable"),
+		"HubRefused":      jsonResponse("The hub refused the push: code and detail say why, expected which record it wants next (409).", ref("HubAnswer")),
 		"ServerError":     jsonResponse("Internal error; quote the request_id (also in X-Request-ID) when reporting it.", ref("ServerError")),
 	}
 }

@@ -85,6 +85,21 @@ func opSchemas() obj {
 		"APIRoot": props(nil, obj{"dcim": tStr, "extras": tStr, "ipam": tStr, "plugins": tStr, "status": tStr, "users": tStr,
 			"tenancy": tStr, "virtualization": tStr}),
 		"SectionIndex": obj{"type": "object", "additionalProperties": tStr, "description": "Endpoint name to its absolute URL."},
+		"HubBatch": props([]string{"protocol", "epoch", "epoch_start", "records"}, obj{
+			"protocol": tInt, "instance": described(tStr, "The edge's database."), "epoch": tStr, "epoch_start": tInt,
+			"sent_at": tTime, "version": tStr, "backlog": tInt, "oldest": obj{"type": "string", "format": "date-time", "nullable": true},
+			"records": obj{"type": "array", "items": props([]string{"seq", "kind", "op", "id"}, obj{
+				"seq": tInt, "kind": obj{"type": "string", "enum": []any{"log", "device", "platform", "command", "snapshot"}},
+				"op": obj{"type": "string", "enum": []any{"upsert", "delete"}}, "id": tInt, "uid": tStr,
+				"body": described(tAnyObj, "The object as the edge's API renders it."), "cut": tBool,
+			})},
+		}),
+		"HubAnswer": props([]string{"protocol"}, obj{
+			"protocol": tInt, "acknowledged": tInt, "expected": tInt, "applied": tInt, "duplicates": tInt,
+			"problems": obj{"type": "array", "items": props([]string{"seq", "problem"}, obj{"seq": tInt, "problem": tStr})},
+			"code":     obj{"type": "string", "enum": []any{"gap", "diverged", "superseded", "instance"}},
+			"detail":   tStr, "max_bytes": tInt,
+		}),
 		"Status": props([]string{"fieldkit-version", "netbox-version", "uptime_seconds"}, obj{
 			"fieldkit-version": tStr, "netbox-version": described(tStr, "The NetBox API version emulated."),
 			"python-version": obj{"type": "string", "nullable": true}, "plugins": obj{"type": "object", "additionalProperties": tStr},
@@ -111,6 +126,13 @@ func opSchemas() obj {
 					"jobs_running":     described(tInt, "device jobs running"), "jobs_queued": described(tInt, "device jobs waiting for a worker"),
 				}}, "The users' schedules (netbox_toolkit_plugin.schedule) since start-up."),
 			}), "The background jobs (session cleanup, log retention, log export) and the users' schedules."),
+			"hub": described(props([]string{"state"}, obj{
+				"url": tStr, "state": obj{"type": "string", "enum": []any{"starting", "ok", "unreachable", "busy", "refused", "upgrade_required", "superseded"}},
+				"last_error": tStr, "last_push": tTime, "sent": tInt, "duplicates": tInt, "failures": tInt,
+				"pending":        described(tInt, "Records the hub has not acknowledged."),
+				"behind_seconds": described(tNum, "How old the oldest of them is."),
+				"epoch":          tStr, "instance": tStr, "acknowledged": tInt,
+			}), "On an edge pushing to a hub (hub.url): the pusher's state and how far behind the hub is."),
 		}),
 		"ExecuteRequest": props([]string{"device_id", "credential_token"}, obj{
 			"device_id": tInt, "credential_token": token, "variables": vars, "timeout": timeout,

@@ -172,6 +172,39 @@ func (m *Metrics) SessionPool(stats func() PoolStats) {
 	)
 }
 
+// HubStats is what an edge's hub pusher has sent and has still to send.
+type HubStats struct {
+	Up             bool // the last push was stored
+	Pending        int64
+	Behind         time.Duration
+	Sent, Failures int64
+}
+
+// HubPusher reports an edge's hub pusher, read at each scrape: the records the hub has
+// not acknowledged and how old the oldest is, what it sent, and failed pushes.
+func (m *Metrics) HubPusher(stats func() HubStats) {
+	if m == nil {
+		return
+	}
+	m.reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "fieldkit_hub_pending_records",
+			Help: "Records of this site its hub has not acknowledged."}, func() float64 { return float64(stats().Pending) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "fieldkit_hub_behind_seconds",
+			Help: "How old the oldest record the hub has not acknowledged is."}, func() float64 { return stats().Behind.Seconds() }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "fieldkit_hub_up",
+			Help: "1 when the last push to the hub was stored, else 0."}, func() float64 {
+			if stats().Up {
+				return 1
+			}
+			return 0
+		}),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "fieldkit_hub_records_sent_total",
+			Help: "Records the hub stored since the start."}, func() float64 { return float64(stats().Sent) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "fieldkit_hub_push_failures_total",
+			Help: "Pushes that did not reach the hub or that it failed (retried with backoff)."}, func() float64 { return float64(stats().Failures) }),
+	)
+}
+
 // promauto registers collectors as they are made.
 type promauto struct{ reg *prometheus.Registry }
 

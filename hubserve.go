@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"fieldkit/handlers"
+	"fieldkit/hub"
+	"fieldkit/observe"
+	"fieldkit/store"
+)
+
+// startPusher starts pushing this site's records to its hub (hub.url), after turning
+// the outbox on so that every change from now on is noted; without hub.url it turns
+// the outbox off. The pusher stops with bg.
+func startPusher(ctx, bg context.Context, cfg Config, db *store.DB, api *handlers.API, clock func() time.Time,
+	m *observe.Metrics, logger *slog.Logger) (*hub.Pusher, error) {
+	if cfg.Hub.URL == "" {
+		n, err := db.DisableOutbox(ctx)
+		if n > 0 {
+			logger.Warn("hub.url is not set: records are no longer noted for a hub, and those not sent wait for one", "records", n)
+		}
+		return nil, err
+	}
+	p, err := hub.NewPusher(db, api, hub.PusherConfig{URL: cfg.Hub.URL, Token: cfg.Hub.Token, CAFile: cfg.Hub.CAFile,
+		Version: version, Now: clock}, logger)
+	if err != nil {
+		return nil, err
+	}
+	st, err := db.EnableOutbox(ctx, cfg.Hub.URL)
+	if err != nil {
+		return nil, err
+	}
+	logger.Info("pushing this site's records to its hub", "url", cfg.Hub.URL, "pending", st.Pending, "epoch", st.Epoch)
+	p.Start(bg)
+	m.HubPusher(func() observe.HubStats {
+		s := p.Status()
+		h := observe.HubStats{Up: s.State == "ok", Sent: s.Sent, Failures: s.Failures}
+		if st, err := db.OutboxState(context.Background()); err == nil {
+			h.Pending, h.Behind = st.Pending, behind(st)
+		}
+		return h
+	})
+	return p, nil
+}
+
+// behind is how old the oldest record the hub has not acknowledged is.
+func behind(st store.OutboxState) time.Duration {
+	if st.Oldest.IsZero() {
+		return 0
+	}
+	return max(time.Since(st.Oldest), 0)
+}
+
+// hubHealth is the pusher's part of /api/status/.
+func hubHealth(ctx context.Context, db *store.DB, p *hub.Pusher) map[string]any {
+	s := p.Status()
+	out := map[string]any{"url": s.URL, "state": s.State, "sent": s.Sent, "duplicates": s.Duplicates, "failures": s.Failures}
+	if s.LastError != "" {
+		out["last_error"] = s.LastError
+	}
+	if !s.LastPush.IsZero() {
+		out["last_push"] = s.LastPush.UTC().Format(time.RFC3339Nano)
+	}
+	if st, err := db.OutboxState(ctx); err == nil {
+		out["pending"], out["behind_seconds"] = st.Pending, behind(st).Seconds()
+		out["epoch"], out["instance"], out["acknowledged"] = st.Epoch, st.Instance, st.Acked
+	}
+	return out
+}

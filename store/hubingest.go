@@ -1,0 +1,207 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// A hub's side of a push (package hub drives it): every call here is made inside the
+// one Batch that stores a batch of records, and reads and writes through it. The SQL
+// is the same for SQLite and PostgreSQL.
+
+// LockHubSite reads a site's state for a push and holds its row until the push
+// commits: the UPDATE takes PostgreSQL's row lock, so that two hub processes never
+// apply one site's batches at once (SQLite's one writer serialises them anyway).
+func (db *DB) LockHubSite(ctx context.Context, id int64, now time.Time) (HubSite, error) {
+	s, err := scanHubSite(db.reader(ctx).QueryRowContext(ctx, `UPDATE hub_sites SET last_seen = ? WHERE id = ?
+		RETURNING `+hubSiteColumns, Stamp(now), id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return s, fmt.Errorf("hub site %d: %w", id, ErrNotFound)
+	}
+	return s, err
+}
+
+// BindHubSite binds a site's token to the database that first pushed with it.
+func (db *DB) BindHubSite(ctx context.Context, id int64, instance string) error {
+	_, err := db.execer(ctx).ExecContext(ctx, `UPDATE hub_sites SET instance = ? WHERE id = ? AND instance = ''`, instance, id)
+	return err
+}
+
+// HubEpochSeen reports whether a site pushed in epoch before.
+func (db *DB) HubEpochSeen(ctx context.Context, id int64, epoch string) (bool, error) {
+	var n int
+	err := db.reader(ctx).QueryRowContext(ctx, `SELECT count(*) FROM hub_site_epochs WHERE hub_site_id = ? AND epoch = ?`,
+		id, epoch).Scan(&n)
+	return n > 0, err
+}
+
+// StartHubEpoch makes epoch the site's own, its records expected from first on.
+func (db *DB) StartHubEpoch(ctx context.Context, id int64, epoch string, first int64, now time.Time) error {
+	x := db.execer(ctx)
+	if _, err := x.ExecContext(ctx, `INSERT INTO hub_site_epochs (hub_site_id, epoch, first_seq, started) VALUES (?, ?, ?, ?)`,
+		id, epoch, first, Stamp(now)); err != nil {
+		return err
+	}
+	_, err := x.ExecContext(ctx, `UPDATE hub_sites SET epoch = ?, next_seq = ? WHERE id = ?`, epoch, first, id)
+	return err
+}
+
+// HubRecord is a record's row in the hub's ledger.
+type HubRecord struct {
+	Site    int64
+	Epoch   string
+	Seq     int64
+	Kind    string
+	Op      string
+	EdgeID  int64
+	UID     string
+	SkewMS  int64
+	HubID   int64 // 0: none
+	Problem string
+}
+
+// AddHubRecord puts a record in the ledger; false when the ledger already holds its
+// (site, epoch, seq): a duplicate, never applied twice.
+func (db *DB) AddHubRecord(ctx context.Context, r HubRecord, now time.Time) (bool, error) {
+	rows, err := db.reader(ctx).QueryContext(ctx, `INSERT INTO hub_records (hub_site_id, epoch, seq, kind, op, edge_id, uid,
+		skew_ms, received) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (hub_site_id, epoch, seq) DO NOTHING RETURNING seq`,
+		r.Site, r.Epoch, r.Seq, r.Kind, r.Op, r.EdgeID, r.UID, r.SkewMS, Stamp(now))
+	if err != nil {
+		return false, err
+	}
+	defer rows.Close()
+	added := rows.Next()
+	return added, errors.Join(rows.Err(), rows.Close())
+}
+
+// SetHubRecordResult records what a record was applied to, or why it was not.
+func (db *DB) SetHubRecordResult(ctx context.Context, r HubRecord) error {
+	var hubID any
+	if r.HubID != 0 {
+		hubID = r.HubID
+	}
+	_, err := db.execer(ctx).ExecContext(ctx, `UPDATE hub_records SET hub_id = ?, problem = ? WHERE hub_site_id = ? AND epoch = ? AND seq = ?`,
+		hubID, r.Problem, r.Site, r.Epoch, r.Seq)
+	return err
+}
+
+// StoredHubRecord reads a record of the ledger; false when it holds none.
+func (db *DB) StoredHubRecord(ctx context.Context, site int64, epoch string, seq int64) (HubRecord, bool, error) {
+	r := HubRecord{Site: site, Epoch: epoch, Seq: seq}
+	err := db.reader(ctx).QueryRowContext(ctx, `SELECT kind, op, edge_id, uid FROM hub_records WHERE hub_site_id = ? AND epoch = ? AND seq = ?`,
+		site, epoch, seq).Scan(&r.Kind, &r.Op, &r.EdgeID, &r.UID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, false, nil
+	}
+	return r, err == nil, err
+}
+
+// HubPushed is what a push changed of its site's state.
+type HubPushed struct {
+	NextSeq             int64
+	Applied, Duplicates int
+	Records             bool // the push carried records (not a heartbeat)
+	Version             string
+	Protocol            int
+	SkewMS              int64
+	Backlog, BehindMS   int64
+	At                  time.Time
+}
+
+// FinishHubPush records a push in its site's state.
+func (db *DB) FinishHubPush(ctx context.Context, id int64, p HubPushed) error {
+	at := Stamp(p.At)
+	var batch any
+	if p.Records {
+		batch = at
+	}
+	_, err := db.execer(ctx).ExecContext(ctx, `UPDATE hub_sites SET next_seq = ?, records = records + ?, duplicates = duplicates + ?,
+		version = ?, protocol = ?, clock_skew_ms = ?, backlog = ?, behind_ms = ?, last_seen = ?, last_batch = coalesce(?, last_batch)
+		WHERE id = ?`, p.NextSeq, p.Applied, p.Duplicates, p.Version, p.Protocol, p.SkewMS, p.Backlog, p.BehindMS, at, batch, id)
+	return err
+}
+
+// HubObject is the hub's id of an edge object of a site (by its id, or a log's uid);
+// false when the hub has none.
+func (db *DB) HubObject(ctx context.Context, site int64, kind, key string) (int64, bool, error) {
+	var id int64
+	err := db.reader(ctx).QueryRowContext(ctx, `SELECT hub_id FROM hub_objects WHERE hub_site_id = ? AND kind = ? AND edge_key = ?`,
+		site, kind, key).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, false, nil
+	}
+	return id, err == nil, err
+}
+
+// SetHubObject records that an edge object of a site is the hub's object hubID.
+func (db *DB) SetHubObject(ctx context.Context, site int64, kind, key string, hubID int64) error {
+	_, err := db.execer(ctx).ExecContext(ctx, `INSERT INTO hub_objects (hub_site_id, kind, edge_key, hub_id) VALUES (?, ?, ?, ?)
+		ON CONFLICT (hub_site_id, kind, edge_key) DO UPDATE SET hub_id = excluded.hub_id`, site, kind, key, hubID)
+	return err
+}
+
+// DropHubObject forgets an edge object of a site.
+func (db *DB) DropHubObject(ctx context.Context, site int64, kind, key string) error {
+	_, err := db.execer(ctx).ExecContext(ctx, `DELETE FROM hub_objects WHERE hub_site_id = ? AND kind = ? AND edge_key = ?`,
+		site, kind, key)
+	return err
+}
+
+// HubObjects are the edge objects of a kind the hub holds for a site: edge key → hub id.
+func (db *DB) HubObjects(ctx context.Context, site int64, kind string) (map[string]int64, error) {
+	rows, err := db.reader(ctx).QueryContext(ctx, `SELECT edge_key, hub_id FROM hub_objects WHERE hub_site_id = ? AND kind = ?`, site, kind)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]int64{}
+	for rows.Next() {
+		var key string
+		var id int64
+		if err := rows.Scan(&key, &id); err != nil {
+			return nil, err
+		}
+		out[key] = id
+	}
+	return out, rows.Err()
+}
+
+// HubObjectMapped reports whether any site's object is the hub's object hubID of kind
+// (a platform or tag several sites share).
+func (db *DB) HubObjectMapped(ctx context.Context, kind string, hubID int64) (bool, error) {
+	var n int
+	err := db.reader(ctx).QueryRowContext(ctx, `SELECT count(*) FROM hub_objects WHERE kind = ? AND hub_id = ?`, kind, hubID).Scan(&n)
+	return n > 0, err
+}
+
+// IDBySlug is the id of the row of a table (platforms, tags) with that slug; false when
+// none has it.
+func (db *DB) IDBySlug(ctx context.Context, m *Model, slug string) (int64, bool, error) {
+	var id int64
+	err := db.reader(ctx).QueryRowContext(ctx, `SELECT id FROM `+m.Table+` WHERE slug = ?`, slug).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, false, nil
+	}
+	return id, err == nil, err
+}
+
+// PlatformUsed reports whether a device or a command uses a platform.
+func (db *DB) PlatformUsed(ctx context.Context, id int64) (bool, error) {
+	var used bool
+	err := db.reader(ctx).QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM devices WHERE platform_id = ?)
+		OR EXISTS (SELECT 1 FROM command_platforms WHERE platform_id = ?)`, id, id).Scan(&used)
+	return used, err
+}
+
+// Savepoint runs fn inside ctx's Batch so that a failing fn undoes its own changes
+// alone, and the batch goes on.
+func (db *DB) Savepoint(ctx context.Context, fn func(ctx context.Context) error) error {
+	tx := db.batchTx(ctx)
+	if tx == nil {
+		return errors.New("store: a savepoint outside a batch")
+	}
+	return savepoint(ctx, tx, func(*sql.Tx) error { return fn(ctx) })
+}
