@@ -16,11 +16,14 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
+	"fieldkit/exec/devsim"
 	"fieldkit/hub"
 	"fieldkit/store"
+	"fieldkit/web/webtest"
 )
 
 // The hub's end-to-end tests: real `fieldkit serve` processes, an edge pushing to a hub
@@ -87,7 +90,8 @@ func bulk(t *testing.T, s *server, l *lab, n int) {
 	}
 }
 
-// logStamps are the created stamps of a database's logs, in id order.
+// logStamps are the created stamps of a database's logs, in id order; those of the
+// user "old" (an older edge's, pushed by hand) left out.
 func logStamps(t *testing.T, data string) []string {
 	t.Helper()
 	db, err := store.Open(context.Background(), filepath.Join(data, "fieldkit.db"))
@@ -95,7 +99,7 @@ func logStamps(t *testing.T, data string) []string {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	rows, err := db.Reader().Query(`SELECT created FROM command_logs ORDER BY id`)
+	rows, err := db.Reader().Query(`SELECT created FROM command_logs WHERE username <> 'old' ORDER BY id`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,5 +357,295 @@ func copyFile(t *testing.T, from, to string) {
 	}
 	if err := os.WriteFile(to, b, 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// stop stops a server with SIGTERM and waits for it.
+func (s *server) stop(t *testing.T) {
+	t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-s.done; err != nil {
+		t.Fatalf("serve exited: %v\n%s", err, s.logs.String())
+	}
+}
+
+// restore puts a backup in place of a stopped server's database.
+func restore(t *testing.T, backup, data string) {
+	t.Helper()
+	db := filepath.Join(data, "fieldkit.db")
+	for _, f := range []string{db + "-wal", db + "-shm"} {
+		if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+	}
+	copyFile(t, backup, db)
+}
+
+// TestHubGap: the hub is restored from a backup and has lost the last records it
+// acknowledged; the edge's next batch leaves a gap, the hub answers 409 with the
+// record it expects, and the edge sends them again from the records it keeps.
+func TestHubGap(t *testing.T) {
+	p := startHubPair(t)
+	bulk(t, p.edge, p.edgeLab, 30)
+	sameLogs(t, p.hubLab.data, p.edgeLab.data)
+	backup := filepath.Join(t.TempDir(), "hub.db")
+	runBin(t, testBinary(t), "", "backup", "--output", backup, "--data", p.hubLab.data)
+	bulk(t, p.edge, p.edgeLab, 30)
+	sameLogs(t, p.hubLab.data, p.edgeLab.data)
+	eventually(t, "the edge's backlog empties", func() bool { return p.edge.hubStatus(t).Pending == 0 })
+
+	addr := strings.TrimPrefix(p.hub.base, "http://")
+	p.hub.stop(t)
+	restore(t, backup, p.hubLab.data)
+	if n := len(logStamps(t, p.hubLab.data)); n != 30 {
+		t.Fatalf("the restored hub holds %d logs, want 30", n)
+	}
+	p.hub = startServerAt(t, p.hubLab, addr, hubEnv)
+	bulk(t, p.edge, p.edgeLab, 10)
+	got := sameLogs(t, p.hubLab.data, p.edgeLab.data)
+	if len(got) != 70 {
+		t.Fatalf("%d logs at the hub, want 70", len(got))
+	}
+	if !strings.Contains(p.hub.logs.String(), `"status":409`) || !strings.Contains(p.edge.logs.String(), "sending them again") {
+		t.Fatal("the gap was not answered 409 and resent")
+	}
+}
+
+// TestHubEdgeRestored: an edge restored from `fieldkit backup` starts a new epoch;
+// the logs it writes with the ids its lost ones had are new logs at the hub, and
+// nothing the hub held is overwritten.
+func TestHubEdgeRestored(t *testing.T) {
+	p := startHubPair(t)
+	bulk(t, p.edge, p.edgeLab, 20)
+	eventually(t, "the edge's backlog empties", func() bool { return p.edge.hubStatus(t).Pending == 0 })
+	backup := filepath.Join(t.TempDir(), "edge.db")
+	runBin(t, testBinary(t), "", "backup", "--output", backup, "--data", p.edgeLab.data)
+	bulk(t, p.edge, p.edgeLab, 20)
+	before := sameLogs(t, p.hubLab.data, p.edgeLab.data)
+	oldEpoch := p.edge.hubStatus(t).Epoch
+
+	p.edge.stop(t)
+	restore(t, backup, p.edgeLab.data)
+	p.edge = startServer(t, p.edgeLab, edgeEnv(p.proxy.srv.URL, p.token))
+	bulk(t, p.edge, p.edgeLab, 15) // ids 21 to 35 again, other logs
+	eventually(t, "the restored edge's backlog empties", func() bool { st := p.edge.hubStatus(t); return st.State == "ok" && st.Pending == 0 })
+	now := logStamps(t, p.edgeLab.data)
+	got := logStamps(t, p.hubLab.data)
+	want := append(slices.Clone(before), now[20:]...)
+	if !slices.Equal(got, want) {
+		t.Fatalf("the hub holds %d logs, want %d (40 kept, 15 new): %s", len(got), len(want), firstDiff(got, want))
+	}
+	if ep := p.edge.hubStatus(t).Epoch; ep == oldEpoch || p.hub.site(t, p.hubLab.token, "Paris").Epoch != ep {
+		t.Fatalf("epochs: before %s, edge now %s", oldEpoch, ep)
+	}
+}
+
+// TestHubProtocolVersions: a batch of an older edge, with only what protocol 1 needs,
+// is stored with defaults; an edge speaking a newer protocol gets 426 and keeps its
+// records until the hub speaks it, then sends them all.
+func TestHubProtocolVersions(t *testing.T) {
+	p := startHubPair(t)
+	token := strings.TrimSpace(runBin(t, testBinary(t), "", "hub", "site", "add", "Lyon", "--data", p.hubLab.data))
+	old := `{"protocol": 1, "epoch": "e1", "epoch_start": 1, "records": [{"seq": 1, "kind": "log", "op": "upsert", "id": 7,
+		"body": {"command": {"name": "show clock"}, "device": {"name": "r1"}, "username": "old", "success": true,
+		"created": "2024-01-01T00:00:00Z", "output": "12:00"}}]}`
+	st, ans := push(t, p.hub.base, token, "1", []byte(old))
+	if st != 200 || ans.Applied != 1 || ans.Acknowledged != 1 {
+		t.Fatalf("an older edge's batch: %d %+v", st, ans)
+	}
+	logs := getJSON(t, p.hub.base+"/api/plugins/toolkit/command-logs/?username=old", p.hubLab.token)
+	res, _ := logs["results"].([]any)
+	if len(res) != 1 {
+		t.Fatalf("the older edge's log: %v", logs)
+	}
+	l := res[0].(map[string]any)
+	if l["command_type"] != "show" || l["output"] != "12:00" || l["created"] != "2024-01-01T00:00:00.000000Z" {
+		t.Fatalf("stored without its defaults: %v", l)
+	}
+	if s := p.hub.site(t, p.hubLab.token, "Lyon"); s.Version != "unknown" || s.Records != 1 {
+		t.Fatalf("the older edge's site: %+v", s)
+	}
+	if st, ans := push(t, p.hub.base, token, "2", []byte(old)); st != 426 || ans.Protocol != hub.Protocol {
+		t.Fatalf("a newer edge's batch: %d %+v", st, ans)
+	}
+
+	p.proxy.protocol.Store(hub.Protocol + 1) // the edge now speaks a protocol the hub does not
+	bulk(t, p.edge, p.edgeLab, 10)
+	eventually(t, "the edge says the hub needs upgrading", func() bool { return p.edge.hubStatus(t).State == "upgrade_required" })
+	if st := p.edge.hubStatus(t); st.Pending < 10 {
+		t.Fatalf("the edge dropped records: %+v", st)
+	}
+	p.proxy.protocol.Store(0) // the hub is upgraded; a SIGHUP makes the edge try at once
+	if err := p.edge.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	sameLogs(t, p.hubLab.data, p.edgeLab.data)
+}
+
+// push posts a batch (gzip) with a site token and a protocol header.
+func push(t *testing.T, base, token, protocol string, body []byte) (int, hub.Answer) {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write(body)
+	zw.Close()
+	req, _ := http.NewRequest("POST", base+hub.PushPath, &buf)
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Encoding", "gzip")
+	req.Header.Set(hub.ProtocolHeader, protocol)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var ans hub.Answer
+	json.NewDecoder(res.Body).Decode(&ans)
+	return res.StatusCode, ans
+}
+
+// TestHubLargeOutput: a 12 MB output goes to the hub whole, in a batch of its own.
+func TestHubLargeOutput(t *testing.T) {
+	p := startHubPair(t, "FIELDKIT_EXEC_MAX_OUTPUT_BYTES=13000000")
+	bulk(t, p.edge, p.edgeLab, 3)
+	p.edgeLab.dev.SetFault(devsim.FaultEndlessOutput)
+	body := fmt.Sprintf(`{"device_id": %d, "credential_token": %q, "timeout": 10}`, p.edgeLab.deviceID, p.edgeLab.credToken)
+	req, _ := http.NewRequest("POST", fmt.Sprintf("%s/api/plugins/toolkit/commands/%d/execute/", p.edge.base, p.edgeLab.cmdID), strings.NewReader(body))
+	req.Header.Set("Authorization", "Token "+p.edgeLab.token)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out struct {
+		Output          string
+		OutputTruncated bool `json:"output_truncated"`
+		CommandLogID    int64
+	}
+	json.NewDecoder(res.Body).Decode(&out)
+	res.Body.Close()
+	if len(out.Output) < 12000000 {
+		t.Fatalf("the output is %d bytes", len(out.Output))
+	}
+	p.edgeLab.dev.SetFault(devsim.FaultNone)
+	bulk(t, p.edge, p.edgeLab, 3)
+	sameLogs(t, p.hubLab.data, p.edgeLab.data)
+	db, err := store.Open(context.Background(), filepath.Join(p.hubLab.data, "fieldkit.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var size int
+	if err := db.Reader().QueryRow(`SELECT max(length(output)) FROM command_logs`).Scan(&size); err != nil || size != len(out.Output) {
+		t.Fatalf("the hub's largest output is %d bytes, the edge's %d (%v)", size, len(out.Output), err)
+	}
+}
+
+// TestHubTwoEdgesOneToken: a second FieldKit pushing with a site's token is refused
+// (403, a security event at the hub) and says so; the first goes on.
+func TestHubTwoEdgesOneToken(t *testing.T) {
+	p := startHubPair(t)
+	other := newLab(t, 0)
+	second := startServer(t, other, edgeEnv(p.hub.base, p.token))
+	eventually(t, "the second edge is refused", func() bool { return second.hubStatus(t).State == "refused" })
+	if st := second.hubStatus(t); !strings.Contains(st.LastError, "in use by another FieldKit") {
+		t.Fatalf("the second edge says: %+v", st)
+	}
+	if !strings.Contains(p.hub.logs.String(), `"msg":"security event","event":"forbidden","reason":"The token of site \"Paris\" is in use by another FieldKit`) {
+		t.Fatalf("no security event at the hub:\n%s", p.hub.logs.String())
+	}
+	bulk(t, p.edge, p.edgeLab, 5)
+	sameLogs(t, p.hubLab.data, p.edgeLab.data)
+}
+
+// TestHubRevokedToken: a revoked site's pushes get 401; the edge keeps its records and
+// says it was refused.
+func TestHubRevokedToken(t *testing.T) {
+	p := startHubPair(t)
+	bulk(t, p.edge, p.edgeLab, 5)
+	sameLogs(t, p.hubLab.data, p.edgeLab.data)
+	runBin(t, testBinary(t), "", "hub", "site", "revoke", "Paris", "--data", p.hubLab.data)
+	bulk(t, p.edge, p.edgeLab, 5)
+	eventually(t, "the edge is refused", func() bool { return p.edge.hubStatus(t).State == "refused" })
+	if st := p.edge.hubStatus(t); st.Pending < 5 || !strings.Contains(st.LastError, "revoked") {
+		t.Fatalf("the edge: %+v", st)
+	}
+	if n := len(logStamps(t, p.hubLab.data)); n != 5 {
+		t.Fatalf("the hub holds %d logs after the revoke, want 5", n)
+	}
+	if !strings.Contains(p.hub.logs.String(), `"event":"unauthorized","reason":"The token of site \"Paris\" was revoked."`) {
+		t.Fatal("no security event at the hub")
+	}
+	if s := p.hub.site(t, p.hubLab.token, "Paris"); s.State != "revoked" {
+		t.Fatalf("the site: %+v", s)
+	}
+}
+
+// startEdgeIn runs an edge's serve in this process with its clock off by what clock
+// says (a process's clock cannot be set from outside), pushing to url with token.
+func startEdgeIn(t *testing.T, l *lab, url, token string, clock func() time.Time) *server {
+	t.Helper()
+	getenv := func(k string) string {
+		if k == "FIELDKIT_SECRET_KEY" {
+			return l.key
+		}
+		return ""
+	}
+	cfg, err := loadConfig("", getenv, edgeEnv(url, token), map[string]string{"server.data": l.data, "server.listen": "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan string, 1)
+	s := &server{logs: &webtest.Buffer{}, done: make(chan error, 1)}
+	go func() {
+		s.done <- serve(ctx, env{getenv: getenv, stdout: s.logs, stderr: s.logs}, cfg, serveOptions{ready: ready, clock: clock})
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-s.done
+	})
+	select {
+	case s.base = <-ready:
+	case err := <-s.done:
+		t.Fatalf("serve: %v\n%s", err, s.logs.String())
+	}
+	return s
+}
+
+// TestHubEdgeClockOff: edges whose clocks read 6 hours behind and 1970 push their
+// logs; the hub stores each once and in order, measures the skew, and adds it to the
+// logs' times, so that they read in the hub's time.
+func TestHubEdgeClockOff(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		off  time.Duration
+	}{
+		{"6h behind", -6 * time.Hour},
+		{"1970", -time.Since(time.Unix(0, 0))},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			hubLab, token := newHubData(t)
+			hubSrv := startServer(t, hubLab, hubEnv)
+			edgeLab := newLab(t, 0)
+			edge := startEdgeIn(t, edgeLab, hubSrv.base, token, func() time.Time { return time.Now().Add(c.off).UTC() })
+			bulk(t, edge, edgeLab, 20)
+			eventually(t, "the edge's backlog empties", func() bool { return edge.hubStatus(t).Pending == 0 })
+			site := hubSrv.site(t, hubLab.token, "Paris")
+			if skew := time.Duration(site.ClockSkewMS) * time.Millisecond; (skew + c.off).Abs() > time.Minute {
+				t.Fatalf("the hub measured a skew of %v, the edge's clock is off by %v", skew, c.off)
+			}
+			edgeStamps, hubStamps := logStamps(t, edgeLab.data), logStamps(t, hubLab.data)
+			if len(hubStamps) != len(edgeStamps) || len(hubStamps) != 20 {
+				t.Fatalf("the hub holds %d logs, the edge %d", len(hubStamps), len(edgeStamps))
+			}
+			for i := range hubStamps {
+				h, e := store.ParseStamp(hubStamps[i]), store.ParseStamp(edgeStamps[i])
+				if d := h.Sub(e) + c.off; d.Abs() > time.Minute || (i > 0 && hubStamps[i] < hubStamps[i-1]) {
+					t.Fatalf("log %d: at the hub %s, at the edge %s", i, hubStamps[i], edgeStamps[i])
+				}
+			}
+		})
 	}
 }

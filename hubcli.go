@@ -18,7 +18,7 @@ func cmdHubSiteAdd(ctx context.Context, e env, o *opts) error {
 		return err
 	}
 	defer db.Close()
-	_, token, err := db.CreateHubSite(ctx, o.args[0], o.description, store.All)
+	_, token, err := db.CreateHubSite(ctx, o.args[0], o.description, "", store.All)
 	var fe *store.FieldError
 	if errors.As(err, &fe) && errors.Is(err, store.ErrConflict) {
 		return fmt.Errorf("a site named %q exists already", o.args[0])

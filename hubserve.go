@@ -38,19 +38,19 @@ func startPusher(ctx, bg context.Context, cfg Config, db *store.DB, api *handler
 		s := p.Status()
 		h := observe.HubStats{Up: s.State == "ok", Sent: s.Sent, Failures: s.Failures}
 		if st, err := db.OutboxState(context.Background()); err == nil {
-			h.Pending, h.Behind = st.Pending, behind(st)
+			h.Pending, h.Behind = st.Pending, behind(st, db.Now())
 		}
 		return h
 	})
 	return p, nil
 }
 
-// behind is how old the oldest record the hub has not acknowledged is.
-func behind(st store.OutboxState) time.Duration {
+// behind is how old the oldest record the hub has not acknowledged is, at now.
+func behind(st store.OutboxState, now time.Time) time.Duration {
 	if st.Oldest.IsZero() {
 		return 0
 	}
-	return max(time.Since(st.Oldest), 0)
+	return max(now.Sub(st.Oldest), 0)
 }
 
 // hubHealth is the pusher's part of /api/status/.
@@ -64,7 +64,7 @@ func hubHealth(ctx context.Context, db *store.DB, p *hub.Pusher) map[string]any 
 		out["last_push"] = s.LastPush.UTC().Format(time.RFC3339Nano)
 	}
 	if st, err := db.OutboxState(ctx); err == nil {
-		out["pending"], out["behind_seconds"] = st.Pending, behind(st).Seconds()
+		out["pending"], out["behind_seconds"] = st.Pending, behind(st, db.Now()).Seconds()
 		out["epoch"], out["instance"], out["acknowledged"] = st.Epoch, st.Instance, st.Acked
 	}
 	return out

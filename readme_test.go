@@ -63,7 +63,8 @@ func readmeExamples(t *testing.T) []string {
 }
 
 // runnable rewrites an example to run here: the listen address and TLS files are
-// replaced (by a free port and a generated pair), everything else is kept.
+// replaced (by a free port and a generated pair; a CA file by the certificate),
+// everything else is kept.
 func runnable(t *testing.T, example, dir, pathPrefix string) (yaml string, tlsOn bool) {
 	t.Helper()
 	cert, key := selfSigned(t, dir)
@@ -79,6 +80,8 @@ func runnable(t *testing.T, example, dir, pathPrefix string) (yaml string, tlsOn
 			lines[i], tlsOn = indent+"tls_cert: "+pathPrefix+cert, true
 		case "tls_key":
 			lines[i] = indent + "tls_key: " + pathPrefix + key
+		case "ca_file":
+			lines[i] = indent + "ca_file: " + pathPrefix + cert // a certificate file that exists
 		case "listen":
 			lines[i] = indent + "# listen: given by --listen"
 		}

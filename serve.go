@@ -250,7 +250,7 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 		so.ready <- base
 	}
 	r := reloader{cfg: cfg, load: so.load, logs: logs, limiter: limiter, pool: pool, sched: sched, db: db, getenv: e.getenv, syncer: syncer,
-		schedules: sch, events: evp}
+		schedules: sch, events: evp, pusher: pusher}
 	for running := true; running; {
 		select {
 		case err := <-errc:
@@ -316,6 +316,7 @@ type reloader struct {
 	schedules *schedules.Scheduler
 	// events delivers webhooks; a reload applies its delivery settings.
 	events *events.Processor
+	pusher *hub.Pusher // nil: no hub.url
 }
 
 // reload re-reads the configuration. A configuration that does not load or validate is
@@ -345,6 +346,9 @@ func (r *reloader) reload(ctx context.Context) {
 	r.sched.start(ctx, loc, jobs(cfg, r.db, loc, log, r.syncer))
 	r.schedules.Configure(cfg.Schedules.limits())
 	r.events.Configure(cfg.Webhooks.events())
+	if r.pusher != nil {
+		r.pusher.Wake() // a site waiting out a refusal or an older hub tries again now
+	}
 	r.cfg = cfg
 	log.Info("configuration reloaded", "log_level", cfg.Log.Level, "rate_limit_enabled", cfg.RateLimit.Enabled,
 		"device_command_limit", cfg.RateLimit.DeviceCommandLimit, "time_window_minutes", cfg.RateLimit.TimeWindowMinutes,

@@ -15,6 +15,10 @@
 #          daemons run in their own network and UTS namespaces (hostname
 #          fk-frr, interfaces lo, eth0, eth1), so they never touch the host's
 #          routes and their output is the same on every machine.
+#   pg     PostgreSQL 15 (Debian's postgresql-15) on 127.0.0.1:2224, a cluster
+#          made by initdb in the peers directory and run by pg_ctl as the
+#          postgres user; a database and a user "fieldkit" with a random
+#          password: FIELDKIT_TEST_PG_DSN (the hub's store).
 #
 # Must run as root (it adds users and starts sshd/FRR daemons). The users
 # are machine-wide: a second set of peers on the same machine needs its own
@@ -25,6 +29,8 @@ set -euo pipefail
 PEERS_DIR=${FIELDKIT_PEERS_DIR:-/tmp/fieldkit-peers}
 SSHD_PORT=${FIELDKIT_PEERS_SSHD_PORT:-2222}
 FRR_PORT=${FIELDKIT_PEERS_FRR_PORT:-2223}
+PG_PORT=${FIELDKIT_PEERS_PG_PORT:-2224}
+PG_BIN=/usr/lib/postgresql/15/bin
 NPM_PREFIX=${FIELDKIT_NPM_PREFIX:-/tmp/fieldkit-npm}
 LINUX_USER=${FIELDKIT_PEERS_LINUX_USER:-fkuser}
 FRR_USER=${FIELDKIT_PEERS_FRR_USER:-fkfrr}
@@ -45,7 +51,7 @@ PLAYWRIGHT_DIR=$NPM_PREFIX
 # inventory as a NetBox client.
 APT_PACKAGES=(openssh-server openssh-client sshpass frr iproute2 procps
 	python3-pynetbox ansible python3-tz chromium chromium-driver
-	systemd util-linux wine64 gcc-mingw-w64-x86-64-win32)
+	systemd util-linux wine64 gcc-mingw-w64-x86-64-win32 postgresql-15)
 
 log() { printf 'peers: %s\n' "$*" >&2; }
 die() {
@@ -293,15 +299,49 @@ start_frr() {
 		die "vtysh -b failed"
 }
 
+# start_pg makes a PostgreSQL cluster of its own in the peers directory (initdb as the
+# postgres user, which Debian's package creates) and starts it on 127.0.0.1:$PG_PORT,
+# its socket in the same directory; then a database and a user "fieldkit".
+start_pg() {
+	local pw=$1 d=$PEERS_DIR/pg
+	[[ -x $PG_BIN/initdb ]] || die "PostgreSQL 15 is not installed (run: $0 install)"
+	mkdir -p "$d"
+	chown postgres: "$d"
+	chmod 700 "$d"
+	(umask 077 && printf '%s\n' "$pw" >"$d/pwfile")
+	chown postgres: "$d/pwfile"
+	runuser -u postgres -- "$PG_BIN/initdb" -D "$d/data" -A scram-sha-256 --pwfile="$d/pwfile" \
+		-U postgres -E UTF8 --locale=C.UTF-8 >"$d/initdb.log" 2>&1 || die "initdb failed: see $d/initdb.log"
+	rm -f "$d/pwfile"
+	# Tests start and stop many connections; fsync off: the cluster is thrown away.
+	runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$d/data" -l "$d/postgres.log" -w -t 60 start \
+		-o "-p $PG_PORT -c listen_addresses=127.0.0.1 -k $d -c fsync=off -c max_connections=200" >/dev/null ||
+		die "PostgreSQL did not start: see $d/postgres.log"
+	PGPASSWORD=$pw psql -q -h 127.0.0.1 -p "$PG_PORT" -U postgres -d postgres -v ON_ERROR_STOP=1 \
+		-c "CREATE ROLE fieldkit LOGIN PASSWORD '$pw'" -c "CREATE DATABASE fieldkit OWNER fieldkit" >/dev/null ||
+		die "PostgreSQL: cannot make the fieldkit database"
+}
+
+stop_pg() {
+	local d=$PEERS_DIR/pg
+	[[ -f $d/data/postmaster.pid ]] || return 0
+	if ! runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$d/data" -m fast -w -t 60 stop >/dev/null 2>&1; then
+		local pid
+		pid=$(head -n 1 "$d/data/postmaster.pid")
+		running "$pid" && kill -9 "$pid" 2>/dev/null || true
+	fi
+}
+
 cmd_start() {
 	need_root
 	local b
-	for b in "$SSHD" /usr/bin/vtysh /usr/bin/ssh-keygen unshare ip; do
+	for b in "$SSHD" /usr/bin/vtysh /usr/bin/ssh-keygen unshare ip "$PG_BIN/initdb" psql runuser; do
 		command -v "$b" >/dev/null || die "$b not found (run: $0 install)"
 	done
 	cmd_stop >/dev/null 2>&1 || true
 	port_in_use "$SSHD_PORT" && die "127.0.0.1:$SSHD_PORT is in use (set FIELDKIT_PEERS_SSHD_PORT)"
 	port_in_use "$FRR_PORT" && die "127.0.0.1:$FRR_PORT is in use (set FIELDKIT_PEERS_FRR_PORT)"
+	port_in_use "$PG_PORT" && die "127.0.0.1:$PG_PORT is in use (set FIELDKIT_PEERS_PG_PORT)"
 	mkdir -p "$PEERS_DIR"/{ssh,bin,home}
 	chmod 755 "$PEERS_DIR" "$PEERS_DIR/bin" "$PEERS_DIR/home"
 	mkdir -p /run/sshd && chmod 755 /run/sshd # sshd's privilege separation dir
@@ -320,9 +360,10 @@ cmd_start() {
 	done
 	chmod 644 "$PEERS_DIR/known_hosts"
 
-	local linux_pw frr_pw
+	local linux_pw frr_pw pg_pw
 	linux_pw=$(random_password)
 	frr_pw=$(random_password)
+	pg_pw=$(random_password)
 	write_frr_files
 	ensure_user "$LINUX_USER" /bin/bash
 	ensure_user "$FRR_USER" "$PEERS_DIR/bin/fk-vtysh" frrvty,frr
@@ -333,6 +374,7 @@ cmd_start() {
 	write_sshd_config frr "$FRR_PORT" "$FRR_USER" no
 	start_sshd linux "$SSHD_PORT"
 	start_sshd frr "$FRR_PORT"
+	start_pg "$pg_pw"
 
 	(
 		umask 077
@@ -345,9 +387,10 @@ cmd_start() {
 			printf 'export FIELDKIT_TEST_FRR_PASSWORD=%q\n' "$frr_pw"
 			printf 'export FIELDKIT_TEST_FRR_HOSTNAME=%q\n' "$FRR_HOSTNAME"
 			printf 'export FIELDKIT_TEST_KNOWN_HOSTS=%q\n' "$PEERS_DIR/known_hosts"
+			printf 'export FIELDKIT_TEST_PG_DSN=%q\n' "postgres://fieldkit:$pg_pw@127.0.0.1:$PG_PORT/fieldkit?sslmode=disable"
 		} >"$PEERS_DIR/env"
 	)
-	log "started: linux sshd 127.0.0.1:$SSHD_PORT ($LINUX_USER), FRR vtysh 127.0.0.1:$FRR_PORT ($FRR_USER)"
+	log "started: linux sshd 127.0.0.1:$SSHD_PORT ($LINUX_USER), FRR vtysh 127.0.0.1:$FRR_PORT ($FRR_USER), PostgreSQL 127.0.0.1:$PG_PORT"
 	log "use them with: source <($0 env)"
 }
 
@@ -359,6 +402,7 @@ cmd_stop() {
 	for d in staticd zebra mgmtd; do
 		kill_pidfile "$f/run/$d.pid"
 	done
+	stop_pg
 	local u pids
 	for u in "$LINUX_USER" "$FRR_USER"; do
 		id "$u" >/dev/null 2>&1 || continue
@@ -445,6 +489,13 @@ cmd_check() {
 		die "check failed: FRR peer accepted a wrong password"
 	fi
 	log "ok: wrong passwords are refused"
+
+	out=$(psql "$FIELDKIT_TEST_PG_DSN" -tA -v ON_ERROR_STOP=1 \
+		-c 'CREATE TABLE peers_check (id BIGINT PRIMARY KEY)' \
+		-c 'INSERT INTO peers_check VALUES (1) ON CONFLICT (id) DO NOTHING RETURNING id' \
+		-c 'SELECT count(*) FROM peers_check' -c 'DROP TABLE peers_check' 2>&1) || die "PostgreSQL: $out"
+	expect_in 1 "$out"
+	log "ok: PostgreSQL takes the fieldkit user's tables"
 }
 
 case ${1:-} in

@@ -13,11 +13,11 @@ import (
 func TestFieldSelection(t *testing.T) {
 	w := newLogWorld(t)
 	e := w.e
-	if len(resources) < 10 {
-		t.Fatalf("only %d resources registered", len(resources))
+	if len(e.api.routedResources()) < 10 {
+		t.Fatalf("only %d resources registered", len(e.api.routedResources()))
 	}
 	tested := 0
-	for _, res := range resources {
+	for _, res := range e.api.routedResources() {
 		names := res.fieldNames()
 		for _, bad := range []string{"fields=id,no_such_field", "exclude=no_such_field", "fields="} {
 			param := bad[:len("fields")]

@@ -54,16 +54,17 @@ func (a *API) createHubSite(w http.ResponseWriter, r *http.Request) error {
 	if !scope.Granted {
 		return web.Forbidden("")
 	}
-	f, err := web.DecodeForm(r, "name", "description")
+	f, err := web.DecodeForm(r, "name", "description", "token")
 	if err != nil {
 		return err
 	}
 	name, _ := f.Str("name", true, 100)
 	desc, _ := f.Str("description", false, 200)
+	token, _ := f.Str("token", false, 47)
 	if err := f.Err(); err != nil {
 		return err
 	}
-	id, token, err := a.DB.CreateHubSite(r.Context(), name, desc, scope)
+	id, token, err := a.DB.CreateHubSite(r.Context(), name, desc, token, scope)
 	if err != nil {
 		return err
 	}

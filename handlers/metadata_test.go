@@ -80,7 +80,7 @@ func must[T any](v T, err error) T {
 // web UI makes exactly those columns sortable.
 func TestOptionsOrderingIsAccepted(t *testing.T) {
 	e := newEnv(t)
-	for _, res := range resources {
+	for _, res := range e.api.routedResources() {
 		t.Run(res.Path, func(t *testing.T) {
 			r := e.do("OPTIONS", res.Path, e.admin, nil)
 			var m struct{ Ordering []string }

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -34,7 +35,8 @@ var HubSites = declare(&Model{
 		{Name: "state", Kind: KindString, Access: ReadOnly, Compute: hubSiteState, Brief: true,
 			Choices: choices("never", "online", "offline", "revoked"),
 			Doc:     "never: no push yet; online: a push in the last 2 minutes; offline: none since; revoked: its token no longer works"},
-		{Name: "token", Kind: KindString, Access: CreateOnly, Doc: "the site's token for hub.token; shown once, in the create response"},
+		{Name: "token", Kind: KindString, Access: CreateOnly, Check: checkHubSiteToken,
+			Doc: "the site's token for hub.token (fkh_ and 43 letters, digits, - or _); generated unless given; shown once, in the create response"},
 		{Name: "token_hash", Column: "token_hash", Kind: KindString, Access: Internal, Secret: true},
 		{Name: "token_prefix", Column: "token_prefix", Kind: KindString, Access: Internal},
 		{Name: "revoked", Column: "revoked", Kind: KindTime, Access: ReadOnly, Null: true, Filter: FilterLookups, Sort: true,
@@ -81,6 +83,15 @@ func hubSiteState(r Row) any {
 	return "offline"
 }
 
+var hubSiteTokenRE = regexp.MustCompile(`^fkh_[A-Za-z0-9_-]{43}$`)
+
+func checkHubSiteToken(v any) (any, error) {
+	if !hubSiteTokenRE.MatchString(v.(string)) {
+		return nil, Problem("Enter fkh_ and 43 letters, digits, - or _.")
+	}
+	return v, nil
+}
+
 // newHubSiteToken makes a site token: fkh_ and 43 URL-safe characters.
 func newHubSiteToken() string {
 	b := make([]byte, 32)
@@ -90,10 +101,10 @@ func newHubSiteToken() string {
 	return HubSiteTokenPrefix + base64.RawURLEncoding.EncodeToString(b)
 }
 
-// CreateHubSite adds a site within guard and returns its id and token, which is shown
-// once and never stored. Its dcim site is the one of that name (or slug) if it exists,
-// else a new one.
-func (db *DB) CreateHubSite(ctx context.Context, name, description string, guard Scope) (int64, string, error) {
+// CreateHubSite adds a site within guard and returns its id and token (generated
+// unless given), which is shown once and never stored. Its dcim site is the one of that
+// name (or slug) if it exists, else a new one.
+func (db *DB) CreateHubSite(ctx context.Context, name, description, token string, guard Scope) (int64, string, error) {
 	name = strings.TrimSpace(name)
 	if name == "" || len(name) > 100 {
 		return 0, "", &FieldError{Field: "name", Err: Problem("Enter a name of 1 to 100 characters.")}
@@ -101,7 +112,11 @@ func (db *DB) CreateHubSite(ctx context.Context, name, description string, guard
 	if Slugify(name) == "" {
 		return 0, "", &FieldError{Field: "name", Err: Problem("The name needs a letter or a digit.")}
 	}
-	token := newHubSiteToken()
+	if token == "" {
+		token = newHubSiteToken()
+	} else if _, err := checkHubSiteToken(token); err != nil {
+		return 0, "", &FieldError{Field: "token", Err: err}
+	}
 	var id int64
 	err := db.Write(ctx, func(tx *sql.Tx) error {
 		now := Stamp(db.now())

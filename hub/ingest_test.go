@@ -1,0 +1,306 @@
+package hub
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"fieldkit/store"
+	"fieldkit/web"
+)
+
+// rig is a hub on a real SQLite file, its push handler served over HTTP, and a site.
+type rig struct {
+	t     *testing.T
+	db    *store.DB
+	in    *Ingest
+	srv   *httptest.Server
+	token string
+	site  store.HubSite
+}
+
+func newRig(t *testing.T) *rig {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "hub.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	in := NewIngest(db, slog.New(slog.DiscardHandler))
+	rt := &web.Router{Log: slog.New(slog.DiscardHandler)}
+	rt.Handle(http.MethodPost, PushPath, in.Push)
+	srv := httptest.NewServer(rt.Handler())
+	t.Cleanup(srv.Close)
+	_, token, err := db.CreateHubSite(ctx, "Paris", "", "", store.All)
+	if err != nil {
+		t.Fatal(err)
+	}
+	site, err := db.HubSiteNamed(ctx, "Paris")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &rig{t: t, db: db, in: in, srv: srv, token: token, site: site}
+}
+
+// push sends a batch of records (seq from first on) in epoch, as instance.
+func (r *rig) push(instance, epoch string, first int64, recs ...Record) (int, Answer) {
+	r.t.Helper()
+	for i := range recs {
+		recs[i].Seq = first + int64(i)
+	}
+	b := Batch{Protocol: Protocol, Instance: instance, Epoch: epoch, EpochStart: 1, SentAt: time.Now(), Version: "test", Records: recs}
+	raw, _ := json.Marshal(b)
+	return r.post(r.token, raw)
+}
+
+func (r *rig) post(token string, body []byte) (int, Answer) {
+	r.t.Helper()
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write(body)
+	zw.Close()
+	req, _ := http.NewRequest("POST", r.srv.URL+PushPath, &buf)
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Encoding", "gzip")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var ans Answer
+	json.NewDecoder(res.Body).Decode(&ans)
+	return res.StatusCode, ans
+}
+
+// count is a query's count on the hub.
+func (r *rig) count(q string, args ...any) int {
+	r.t.Helper()
+	var n int
+	if err := r.db.Reader().QueryRow(q, args...).Scan(&n); err != nil {
+		r.t.Fatal(err)
+	}
+	return n
+}
+
+func body(v string) json.RawMessage { return json.RawMessage(v) }
+
+var (
+	platformIOS = Record{Kind: store.KindPlatform, Op: store.OpUpsert, ID: 3, Body: body(`{"id": 3, "name": "Cisco IOS", "slug": "cisco_ios"}`)}
+	deviceR1    = Record{Kind: store.KindDevice, Op: store.OpUpsert, ID: 5, Body: body(`{"id": 5, "name": "r1",
+		"site": {"id": 1, "name": "Edge site", "slug": "edge-site"}, "platform": {"id": 3, "name": "Cisco IOS", "slug": "cisco_ios"},
+		"status": {"value": "planned", "label": "Planned"}, "mgmt_ip": "192.0.2.5/24", "tags": [{"id": 9, "name": "Core", "slug": "core", "color": "ff0000"}],
+		"custom_fields": {"ssh_port": 2222}}`)}
+	commandVer = Record{Kind: store.KindCommand, Op: store.OpUpsert, ID: 8, Body: body(`{"id": 8, "name": "Version",
+		"command": "show version <v>", "command_type": "show", "platforms": [{"id": 3, "name": "Cisco IOS", "slug": "cisco_ios"}],
+		"variables": [{"name": "v", "variable_type": "text", "required": false}], "tags": []}`)}
+)
+
+func logRecord(id int64, uid string) Record {
+	return Record{Kind: store.KindLog, Op: store.OpUpsert, ID: id, UID: uid, Body: body(fmt.Sprintf(`{"id": %d,
+		"command": {"id": 8, "name": "Version"}, "device": {"id": 5, "name": "r1"}, "username": "alice", "success": true,
+		"command_type": "show", "output": "IOS 15", "created": "2030-01-02T03:04:05.000006Z", "source": "api"}`, id))}
+}
+
+// TestApplyEachKind: each kind lands in the hub's own tables, mapped to the site: the
+// device at the site's dcim site with its platform, tags and address; the command with
+// its platforms and variables; the log with its device and command.
+func TestApplyEachKind(t *testing.T) {
+	r := newRig(t)
+	st, ans := r.push("inst", "e1", 1, platformIOS, deviceR1, commandVer, logRecord(11, "u11"))
+	if st != 200 || ans.Applied != 4 || ans.Acknowledged != 4 || len(ans.Problems) != 0 {
+		t.Fatalf("push: %d %+v", st, ans)
+	}
+	ctx := context.Background()
+	devs, err := r.db.Rows(ctx, store.Devices, []int64{r.hubID(store.KindDevice, "5")})
+	if err != nil || len(devs) != 1 {
+		t.Fatal(devs, err)
+	}
+	d := devs[0]
+	if d["name"] != "r1" || d["site"].(store.Row).ID() != r.site.SiteID || d["status"] != "planned" ||
+		d["platform"].(store.Row)["slug"] != "cisco_ios" || d["mgmt_ip"] != "192.0.2.5/24" || d["ssh_port"] != int64(2222) ||
+		len(d["tags"].([]store.Row)) != 1 {
+		t.Fatalf("device: %v", d)
+	}
+	cmds, _ := r.db.Rows(ctx, store.Commands, []int64{r.hubID(store.KindCommand, "8")})
+	if c := cmds[0]; c["command"] != "show version <v>" || len(c["platforms"].([]store.Row)) != 1 || len(c["variables"].([]store.Row)) != 1 {
+		t.Fatalf("command: %v", c)
+	}
+	logs, _ := r.db.Rows(ctx, store.CommandLogs, []int64{r.hubID(store.KindLog, "u11")})
+	if l := logs[0]; l["device"].(store.Row)["id"] != d.ID() || l["output"] != "IOS 15" || l["source"] != "api" ||
+		!l["created"].(time.Time).Equal(time.Date(2030, 1, 2, 3, 4, 5, 6000, time.UTC)) {
+		t.Fatalf("log: %v", l)
+	}
+
+	// An update moves the device to another platform, made from its nested form.
+	moved := Record{Kind: store.KindDevice, Op: store.OpUpsert, ID: 5, Body: body(`{"id": 5, "name": "r1-new",
+		"platform": {"id": 4, "name": "Arista EOS", "slug": "eos"}, "status": {"value": "active"}}`)}
+	if st, ans := r.push("inst", "e1", 5, moved); st != 200 || ans.Applied != 1 {
+		t.Fatalf("update: %d %+v", st, ans)
+	}
+	if n := r.count(`SELECT count(*) FROM devices d JOIN platforms p ON p.id = d.platform_id WHERE d.name = 'r1-new' AND p.slug = 'eos'`); n != 1 {
+		t.Fatal("the device was not updated onto its new platform")
+	}
+	// A snapshot lists what the edge has: the command is gone, the device stays.
+	snap := Record{Kind: store.KindSnapshot, Op: store.OpUpsert, Body: body(`{"device": [5], "command": [], "platform": [3, 4]}`)}
+	if st, ans := r.push("inst", "e1", 6, snap); st != 200 || ans.Applied != 1 {
+		t.Fatalf("snapshot: %d %+v", st, ans)
+	}
+	if r.count(`SELECT count(*) FROM commands`) != 0 || r.count(`SELECT count(*) FROM devices`) != 1 {
+		t.Fatal("the snapshot did not drop the command alone")
+	}
+	// A platform's delete keeps the hub's platform while a device uses it.
+	if st, _ := r.push("inst", "e1", 7, Record{Kind: store.KindPlatform, Op: store.OpDelete, ID: 4}); st != 200 ||
+		r.count(`SELECT count(*) FROM platforms WHERE slug = 'eos'`) != 1 {
+		t.Fatal("a used platform was deleted")
+	}
+	// The device's delete deletes it; its log stays.
+	if st, _ := r.push("inst", "e1", 8, Record{Kind: store.KindDevice, Op: store.OpDelete, ID: 5}); st != 200 ||
+		r.count(`SELECT count(*) FROM devices`) != 0 || r.count(`SELECT count(*) FROM command_logs`) != 1 {
+		t.Fatal("the device's delete")
+	}
+}
+
+// hubID is the hub's object of an edge object of the rig's site.
+func (r *rig) hubID(kind, key string) int64 {
+	r.t.Helper()
+	id, ok, err := r.db.HubObject(context.Background(), r.site.ID, kind, key)
+	if err != nil || !ok {
+		r.t.Fatalf("no hub object for %s %s: %v", kind, key, err)
+	}
+	return id
+}
+
+// TestIdempotentAndOrdered: a batch sent again is counted as duplicates and stored
+// once; an overlapping one stores only its new records; a gap is refused with the
+// record expected; a log sent again under a new epoch is recognised by its uid.
+func TestIdempotentAndOrdered(t *testing.T) {
+	r := newRig(t)
+	if st, ans := r.push("inst", "e1", 1, logRecord(1, "a"), logRecord(2, "b")); st != 200 || ans.Applied != 2 {
+		t.Fatalf("first: %d %+v", st, ans)
+	}
+	if st, ans := r.push("inst", "e1", 1, logRecord(1, "a"), logRecord(2, "b")); st != 200 || ans.Duplicates != 2 || ans.Applied != 0 {
+		t.Fatalf("again: %d %+v", st, ans)
+	}
+	if st, ans := r.push("inst", "e1", 2, logRecord(2, "b"), logRecord(3, "c")); st != 200 || ans.Duplicates != 1 || ans.Applied != 1 || ans.Acknowledged != 3 {
+		t.Fatalf("overlap: %d %+v", st, ans)
+	}
+	if st, ans := r.push("inst", "e1", 6, logRecord(6, "f")); st != 409 || ans.Code != CodeGap || ans.Expected != 4 {
+		t.Fatalf("gap: %d %+v", st, ans)
+	}
+	// Another database under the same epoch: the hub's record 3 is not its record 3.
+	if st, ans := r.push("inst", "e1", 3, logRecord(3, "other")); st != 409 || ans.Code != CodeDiverged {
+		t.Fatalf("diverged: %d %+v", st, ans)
+	}
+	// A restored edge: a new epoch, log c sent again, d new.
+	if st, ans := r.push("inst", "e2", 1, logRecord(3, "c"), logRecord(3, "d")); st != 200 || ans.Applied != 1 || ans.Duplicates != 1 {
+		t.Fatalf("new epoch: %d %+v", st, ans)
+	}
+	// The old epoch is over.
+	if st, ans := r.push("inst", "e1", 4, logRecord(4, "x")); st != 409 || ans.Code != CodeSuperseded {
+		t.Fatalf("old epoch: %d %+v", st, ans)
+	}
+	if n := r.count(`SELECT count(*) FROM command_logs`); n != 4 {
+		t.Fatalf("%d logs, want a, b, c, d", n)
+	}
+	if n := r.count(`SELECT duplicates FROM hub_sites WHERE id = ?`, r.site.ID); n != 4 {
+		t.Fatalf("%d duplicates counted, want 4", n)
+	}
+}
+
+// TestProblemsDoNotBlock: a record the hub cannot apply is stored with its problem and
+// acknowledged, and the records after it are applied.
+func TestProblemsDoNotBlock(t *testing.T) {
+	r := newRig(t)
+	twin := Record{Kind: store.KindDevice, Op: store.OpUpsert, ID: 6, Body: body(`{"id": 6, "name": "r1", "status": "active"}`)}
+	st, ans := r.push("inst", "e1", 1, deviceR1, twin, logRecord(1, "a"))
+	if st != 200 || ans.Applied != 3 || len(ans.Problems) != 1 || ans.Problems[0].Seq != 2 || ans.Acknowledged != 3 {
+		t.Fatalf("push: %d %+v", st, ans)
+	}
+	if r.count(`SELECT count(*) FROM devices`) != 1 || r.count(`SELECT count(*) FROM command_logs`) != 1 ||
+		r.count(`SELECT count(*) FROM hub_records WHERE problem <> ''`) != 1 {
+		t.Fatal("the problem record held up the others, or was not kept")
+	}
+}
+
+// TestRefusals: the answers an edge must act on.
+func TestRefusals(t *testing.T) {
+	r := newRig(t)
+	if st, _ := r.push("inst", "e1", 1); st != 200 {
+		t.Fatalf("heartbeat: %d", st)
+	}
+	if st, ans := r.push("other", "e9", 1); st != 403 || ans.Code != CodeInstance {
+		t.Fatalf("a second database with the token: %d %+v", st, ans)
+	}
+	if st, _ := r.post("fkh_nope", []byte(`{}`)); st != 401 {
+		t.Fatalf("an unknown token: %d", st)
+	}
+	big := bytes.Repeat([]byte(" "), MaxBodyBytes+10)
+	if st, ans := r.post(r.token, big); st != 413 || ans.MaxBytes != MaxBodyBytes {
+		t.Fatalf("too large: %d %+v", st, ans)
+	}
+	if st, _ := r.post(r.token, []byte(`{"protocol": 1, "epoch": "", "epoch_start": 1}`)); st != 400 {
+		t.Fatalf("no epoch: %d", st)
+	}
+	if st, _ := r.post(r.token, []byte(`{"protocol": 1, "epoch": "e", "epoch_start": 1, "records": [{"seq": 1, "kind": "log", "op": "upsert", "id": 1, "body": {}},
+		{"seq": 3, "kind": "log", "op": "upsert", "id": 1, "body": {}}]}`)); st != 400 {
+		t.Fatalf("records not consecutive: %d", st)
+	}
+	if st, ans := r.post(r.token, []byte(`{"protocol": 2, "epoch": "e", "epoch_start": 1}`)); st != 426 || ans.Protocol != Protocol {
+		t.Fatalf("a newer protocol: %d %+v", st, ans)
+	}
+	// Busy: every slot taken.
+	for range pushSlots {
+		r.in.slots <- struct{}{}
+	}
+	req, _ := http.NewRequest("POST", r.srv.URL+PushPath, strings.NewReader("{}"))
+	req.Header.Set("Authorization", "Bearer "+r.token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 429 || res.Header.Get("Retry-After") == "" {
+		t.Fatalf("busy: %d %v", res.StatusCode, res.Header)
+	}
+	for range pushSlots {
+		<-r.in.slots
+	}
+	if err := r.db.RevokeHubSite(context.Background(), r.site.ID); err != nil {
+		t.Fatal(err)
+	}
+	if st, ans := r.push("inst", "e1", 1); st != 401 || !strings.Contains(ans.Detail, "revoked") {
+		t.Fatalf("revoked: %d %+v", st, ans)
+	}
+}
+
+// TestSkewCorrected: a log from an edge whose clock is off by more than SkewCorrected
+// is stored in the hub's time, the correction kept in the ledger.
+func TestSkewCorrected(t *testing.T) {
+	r := newRig(t)
+	b := Batch{Protocol: Protocol, Instance: "i", Epoch: "e", EpochStart: 1, SentAt: time.Now().Add(-6 * time.Hour),
+		Records: []Record{logRecord(1, "a")}}
+	b.Records[0].Seq = 1
+	raw, _ := json.Marshal(b)
+	if st, ans := r.post(r.token, raw); st != 200 || ans.Applied != 1 {
+		t.Fatalf("push: %d %+v", st, ans)
+	}
+	var created string
+	var skew int64
+	if err := r.db.Reader().QueryRow(`SELECT l.created, h.skew_ms FROM command_logs l, hub_records h`).Scan(&created, &skew); err != nil {
+		t.Fatal(err)
+	}
+	want := time.Date(2030, 1, 2, 9, 4, 5, 6000, time.UTC)
+	if got := store.ParseStamp(created); got.Sub(want).Abs() > time.Minute || (time.Duration(skew)*time.Millisecond-6*time.Hour).Abs() > time.Minute {
+		t.Fatalf("stored at %s (skew %d ms), want about %s", created, skew, want)
+	}
+}
