@@ -183,7 +183,7 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 	// after the web UI, whose routes it serves.
 	var api *handlers.API
 	web := ui.New(ui.Options{DB: db, Keyring: keyring, Limiter: limiter, Logger: logger, SessionHours: cfg.UI.SessionHours,
-		TimeZone: cfg.Server.TimeZone, Sessions: pool, Execute: func(r *http.Request) (ui.Execution, error) {
+		TimeZone: cfg.Server.TimeZone, Sessions: pool, Hub: cfg.Hub.Serve, Execute: func(r *http.Request) (ui.Execution, error) {
 			x, err := api.StartExecution(r)
 			if err != nil {
 				return nil, err

@@ -39,8 +39,10 @@ func (a *API) hubRoutes(rt *web.Router) {
 	sites.del, sites.bulkDel = nil, nil // a site is revoked, never deleted: its records stay
 	sites.bulkPut, sites.bulkPatch = nil, nil
 	a.crud(rt, hubSiteResource, sites)
-	rt.Handle(http.MethodPost, pathHubSites+":id/revoke/", a.authed(a.revokeHubSite))
-	rt.Handle(http.MethodPost, pathHubSites+":id/token/", a.authed(a.newHubSiteToken))
+	rt.Handle(http.MethodPost, pathHubSites+":id/revoke/", a.authed(a.hubSiteChange(func(ctx context.Context, id int64) (string, error) {
+		return "", a.DB.RevokeHubSite(ctx, id)
+	})))
+	rt.Handle(http.MethodPost, pathHubSites+":id/token/", a.authed(a.hubSiteChange(a.DB.NewHubSiteToken)))
 }
 
 // createHubSite adds a site (and its dcim site) and answers it with its token, shown
@@ -71,14 +73,16 @@ func (a *API) createHubSite(w http.ResponseWriter, r *http.Request) error {
 	return a.writeHubSite(w, r, id, token, http.StatusCreated)
 }
 
-// writeHubSite answers a site with its new token.
+// writeHubSite answers a site, with its new token when there is one.
 func (a *API) writeHubSite(w http.ResponseWriter, r *http.Request, id int64, token string, status int) error {
 	rows, err := a.DB.Rows(r.Context(), store.HubSites, []int64{id})
 	if err != nil || len(rows) == 0 {
 		return errors.Join(err, fmt.Errorf("hub site %d vanished", id))
 	}
 	n := a.renderObject(r, hubSiteResource, store.HubSites, rows[0], full)
-	n["token"] = token
+	if token != "" {
+		n["token"] = token
+	}
 	if status == http.StatusCreated {
 		w.Header().Set("Location", hubSiteResource.objURL(r, id))
 	}
@@ -86,41 +90,25 @@ func (a *API) writeHubSite(w http.ResponseWriter, r *http.Request, id int64, tok
 	return nil
 }
 
-// revokeHubSite makes a site's token stop working; the site and its records stay.
-func (a *API) revokeHubSite(w http.ResponseWriter, r *http.Request) error {
-	id, err := web.PathID(r)
-	if err != nil {
-		return err
+// hubSiteChange is the handler of a change of one site that needs change on it: revoke
+// (its token fails at once; the site and its records stay) or a new token (for an edge
+// installed anew: the token is bound to the database that pushes first), which the
+// answer alone shows.
+func (a *API) hubSiteChange(change func(ctx context.Context, id int64) (token string, err error)) web.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		id, err := web.PathID(r)
+		if err != nil {
+			return err
+		}
+		if _, err := changeable(a, r, hubSiteResource, id, "change", a.rows(hubSiteResource)); err != nil {
+			return err
+		}
+		token, err := change(r.Context(), id)
+		if err != nil {
+			return err
+		}
+		return a.writeHubSite(w, r, id, token, http.StatusOK)
 	}
-	if _, err := changeable(a, r, hubSiteResource, id, "change", a.rows(hubSiteResource)); err != nil {
-		return err
-	}
-	if err := a.DB.RevokeHubSite(r.Context(), id); err != nil {
-		return err
-	}
-	rows, err := a.DB.Rows(r.Context(), store.HubSites, []int64{id})
-	if err != nil || len(rows) == 0 {
-		return errors.Join(err, web.NotFound())
-	}
-	web.Write(w, http.StatusOK, a.renderObject(r, hubSiteResource, store.HubSites, rows[0], full))
-	return nil
-}
-
-// newHubSiteToken gives a site a new token (for an edge installed anew: the token is
-// bound to the database that pushes first) and shows it once.
-func (a *API) newHubSiteToken(w http.ResponseWriter, r *http.Request) error {
-	id, err := web.PathID(r)
-	if err != nil {
-		return err
-	}
-	if _, err := changeable(a, r, hubSiteResource, id, "change", a.rows(hubSiteResource)); err != nil {
-		return err
-	}
-	token, err := a.DB.NewHubSiteToken(r.Context(), id)
-	if err != nil {
-		return err
-	}
-	return a.writeHubSite(w, r, id, token, http.StatusOK)
 }
 
 // hubKinds are the resources whose objects an edge's records carry, by record kind.

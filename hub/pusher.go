@@ -5,8 +5,6 @@ import (
 	"compress/gzip"
 	"context"
 	"crypto/sha256"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -15,13 +13,13 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"fieldkit/store"
+	"fieldkit/web"
 )
 
 // Renderer renders objects as the edge's API shows them (handlers.API does).
@@ -98,20 +96,9 @@ type Status struct {
 
 // NewPusher builds a pusher; Run sends.
 func NewPusher(db *store.DB, render Renderer, cfg PusherConfig, logger *slog.Logger) (*Pusher, error) {
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	if cfg.CAFile != "" {
-		pem, err := os.ReadFile(cfg.CAFile)
-		if err != nil {
-			return nil, fmt.Errorf("hub: ca_file: %w", err)
-		}
-		pool, err := x509.SystemCertPool()
-		if err != nil {
-			pool = x509.NewCertPool()
-		}
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("hub: ca_file %s holds no PEM certificate", cfg.CAFile)
-		}
-		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	tr, err := web.ClientTransport(cfg.CAFile)
+	if err != nil {
+		return nil, fmt.Errorf("hub: %w", err)
 	}
 	if cfg.Now == nil {
 		cfg.Now = func() time.Time { return time.Now().UTC() }

@@ -6,17 +6,16 @@ package netbox
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"time"
+
+	"fieldkit/web"
 )
 
 // maxPageBytes bounds one page of a NetBox list: 1,000 devices with their custom
@@ -38,20 +37,9 @@ func NewClient(baseURL, token, caFile string) (*Client, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("netbox: %q is not an http(s) URL", baseURL)
 	}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	if caFile != "" {
-		pem, err := os.ReadFile(caFile)
-		if err != nil {
-			return nil, fmt.Errorf("netbox: CA file: %w", err)
-		}
-		pool, err := x509.SystemCertPool()
-		if err != nil {
-			pool = x509.NewCertPool()
-		}
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("netbox: CA file %s holds no PEM certificate", caFile)
-		}
-		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	tr, err := web.ClientTransport(caFile)
+	if err != nil {
+		return nil, fmt.Errorf("netbox: %w", err)
 	}
 	return &Client{base: u, token: token, http: &http.Client{Transport: tr, Timeout: 2 * time.Minute}}, nil
 }

@@ -156,8 +156,9 @@ func startDemo(t *testing.T, bin string) *demoServer {
 	t.Helper()
 	cmd := exec.Command(bin, "serve", "--demo", "--data", t.TempDir(), "--listen", "127.0.0.1:0")
 	// A rate limit of 10 a minute (the default is 60), so that the scenario of a refused
-	// run meets it in a few runs.
-	cmd.Env = append(os.Environ(), "FIELDKIT_SERVER_TIME_ZONE="+demoZone, "FIELDKIT_RATE_LIMIT_DEVICE_COMMAND_LIMIT=10")
+	// run meets it in a few runs; a hub too, for its sites' pages.
+	cmd.Env = append(os.Environ(), "FIELDKIT_SERVER_TIME_ZONE="+demoZone, "FIELDKIT_RATE_LIMIT_DEVICE_COMMAND_LIMIT=10",
+		"FIELDKIT_HUB_SERVE=true")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -237,6 +237,7 @@ func (u *UI) writeSession(w http.ResponseWriter, r *http.Request, status int, s 
 		"permissions":    perms,
 		"time_zone":      u.timeZone,
 		"administrators": contacts,
+		"hub":            u.hub,
 	})
 	return nil
 }

@@ -37,6 +37,8 @@ type Options struct {
 	// Sessions closes the device sessions kept open for a credential set when the set
 	// changes; nil when no sessions are kept.
 	Sessions SessionCloser
+	// Hub tells the pages this FieldKit is a hub (hub.serve): they offer its sites.
+	Hub bool
 }
 
 // SessionCloser closes the device sessions kept open for a credential set (exec.Pool
@@ -62,6 +64,7 @@ type UI struct {
 	// reset it, or any valid account could clear the way for more guesses.
 	addrThrottle *throttle
 	sessions     SessionCloser
+	hub          bool
 }
 
 // New builds the web interface.
@@ -85,7 +88,7 @@ func New(o Options) *UI {
 	if o.TimeZone == "" {
 		o.TimeZone = "UTC"
 	}
-	u := &UI{db: o.DB, keyring: o.Keyring, limiter: o.Limiter, log: o.Logger, sessions: o.Sessions,
+	u := &UI{db: o.DB, keyring: o.Keyring, limiter: o.Limiter, log: o.Logger, sessions: o.Sessions, hub: o.Hub,
 		ttl: time.Duration(o.SessionHours) * time.Hour, static: o.Static, timeZone: o.TimeZone, execute: o.Execute,
 		throttle: newThrottle(loginFailures, loginWindow, o.Now), addrThrottle: newThrottle(loginAddrFailures, loginWindow, o.Now)}
 	return u

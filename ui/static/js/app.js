@@ -13,7 +13,7 @@ import { registerServices } from './services.js';
 import { registerLogs } from './logs.js';
 import { registerDiff } from './diff.js';
 import { registerParse } from './parse.js';
-import { navItems, homePath, notAllowed, registerHome } from './home.js';
+import { navItems, homePath, notAllowed, registerHome, hubLine } from './home.js';
 import { searchBox, registerSearch } from './search.js';
 import { registerImport } from './import.js';
 
@@ -22,7 +22,8 @@ const root = document.getElementById('app');
 function shell() {
   const nav = h('nav', { class: 'nav', id: 'nav', 'aria-label': 'Main' },
     navItems().map(([title, items]) => h('div', { class: 'nav-group' }, h('div', { class: 'nav-title' }, title),
-      h('ul', {}, items.map(([label, href]) => h('li', {}, h('a', { href, 'data-nav': href }, label)))))));
+      h('ul', {}, items.map(([label, href]) => h('li', {}, h('a', { href, 'data-nav': href }, label)))))),
+    hubLine());
   const menu = h('button', { type: 'button', class: 'btn small menu-btn', 'aria-label': 'Menu', 'aria-controls': 'nav', 'aria-expanded': 'false', onclick: () => {
     const open = document.body.classList.toggle('nav-open');
     menu.setAttribute('aria-expanded', String(open));

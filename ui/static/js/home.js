@@ -2,7 +2,8 @@
 // navigation (shown by permission), the first page a user may open, the welcome page of
 // a user who may open none, and the "not allowed" panel with whom to ask.
 
-import { h, clear, link, pageHead, lowerFirst } from './dom.js';
+import { h, clear, link, pageHead, lowerFirst, badge } from './dom.js';
+import { get } from './api.js';
 import { route } from './router.js';
 import { session, isSuper, can } from './session.js';
 
@@ -24,14 +25,32 @@ export const NAV = [
     ['Service credentials', '/ui/service-credentials/', 'netbox_toolkit_plugin.devicecredentialset', 'service'],
     ['Webhooks', '/ui/webhooks/', 'extras.webhook'], ['Event rules', '/ui/event-rules/', 'extras.eventrule'],
     ['Deliveries', '/ui/webhook-deliveries/', 'netbox_toolkit_plugin.webhookdelivery']]],
+  ['Hub', [['Hub sites', '/ui/hub-sites/', 'netbox_toolkit_plugin.hubsite']], false, 'hub'],
   ['Admin', [['Users', '/ui/users/'], ['Groups', '/ui/groups/'], ['API tokens', '/ui/tokens/'], ['Permissions', '/ui/permissions/']], true],
 ];
 
-/** navItems are the navigation's entries the user may open, by group. */
+/** navItems are the navigation's entries the user may open, by group (the hub's on a hub only). */
 export function navItems() {
-  return NAV.filter(([, , admin]) => !admin || isSuper())
+  return NAV.filter(([, , admin, hub]) => (!admin || isSuper()) && (!hub || session.hub))
     .map(([title, items]) => [title, items.filter(([, , type, action]) => !type || can(type, action || 'view'))])
     .filter(([, items]) => items.length);
+}
+
+/**
+ * hubLine is the navigation's last line on a site that pushes to a hub: whether the hub
+ * has everything, or how far behind it is and why (read from /api/status/).
+ */
+export function hubLine() {
+  const el = h('p', { class: 'nav-hub muted', id: 'nav-hub' });
+  get('/api/status/', { auth: false }).then((st) => {
+    const hub = st && st.hub;
+    if (!hub) return;
+    const behind = hub.pending ? `${hub.pending.toLocaleString()} records behind (${Math.round(hub.behind_seconds)} s)` : 'up to date';
+    const ok = hub.state === 'ok';
+    clear(el, 'Hub: ', badge(ok ? 'connected' : hub.state.replace('_', ' '), ok ? 'ok' : 'warn'), ' ', behind);
+    if (hub.last_error) el.title = hub.last_error;
+  }).catch(() => {});
+  return el;
 }
 
 /**

@@ -177,6 +177,36 @@ export const RESOURCES = {
     collect: (v) => { if (v.user == null) delete v.user; },
     secret: 'key',
   },
+  'hub-sites': {
+    title: 'Hub sites', one: 'site', blank: 'On a hub, each FieldKit site pushes its logs, devices and commands with the token shown when it is added (its hub.token).', path: '/api/plugins/toolkit/hub-sites/', type: 'netbox_toolkit_plugin.hubsite', section: 'hub',
+    columns: [['Name', (s) => link(`/ui/hub-sites/${s.id}`, s.name), 'name'], ['State', (s) => hubState(s.state)],
+      ['Last batch', (s) => fmtAgo(s.last_batch), 'last_batch'], ['Behind', (s) => hubBehind(s), 'backlog'],
+      ['Clock skew', (s) => fmtMillis(s.clock_skew_ms), 'clock_skew_ms'], ['Version', (s) => s.version || '—', 'version'],
+      ['Devices', (s) => (s.site ? link(`/ui/devices/?site_id=${s.site.id}`, 'devices') : '—')]],
+    filters: [{ name: 'q', label: 'Search' }],
+    form: { token: false },
+    secret: 'token',
+    noDelete: true,
+    // A site is revoked (its token fails at once) or given a new token (an edge
+    // installed anew), never deleted: what it pushed stays.
+    detailActions: (obj, main) => (can(RESOURCES['hub-sites'].type, 'change') ? [
+      h('button', { type: 'button', class: 'btn', onclick: async () => {
+        const ok = await confirmDialog({ title: 'Give this site a new token?', body: h('p', {}, 'Its current token stops working at once; the new one is shown once, for the site\'s hub.token.'), confirm: 'New token' });
+        if (!ok) return;
+        const r = RESOURCES['hub-sites'];
+        const saved = await post(`${r.path}${obj.id}/token/`);
+        clear(main, pageHead(`New token for ${obj.name}`));
+        showSecret(main, 'hub-sites', r, saved);
+      } }, 'New token'),
+      obj.revoked ? null : h('button', { type: 'button', class: 'btn danger', onclick: async () => {
+        const ok = await confirmDialog({ title: 'Revoke this site\'s token?', body: h('p', {}, `“${obj.name}” will be refused at its next push. What it sent stays.`), confirm: 'Revoke', danger: true });
+        if (!ok) return;
+        await post(`${RESOURCES['hub-sites'].path}${obj.id}/revoke/`);
+        toast(`Revoked ${obj.name}`);
+        navigate(`/ui/hub-sites/${obj.id}`, { replace: true });
+      } }, 'Revoke'),
+    ].filter(Boolean) : []),
+  },
   permissions: {
     title: 'Permissions', one: 'permission', blank: 'Users who are not superusers see and run only what a permission grants them.', path: '/api/users/permissions/', type: 'users.objectpermission', section: 'admin',
     columns: [['Name', (p) => link(`/ui/permissions/${p.id}`, p.name), 'name'], ['Enabled', (p) => yes(p.enabled), 'enabled'], ['Object types', (p) => (p.object_types || []).join(', ')],
@@ -185,6 +215,28 @@ export const RESOURCES = {
     form: { constraints: { help: 'an object (all lookups hold) or a list of objects (any holds), Django lookup syntax; "$user" is the requesting user; empty = none. Example: {"platforms__slug": "cisco_ios"}' } },
   },
 };
+
+/** hubState is a hub site's state as a badge. */
+function hubState(state) {
+  return badge(state || '—', { online: 'ok', offline: 'warn', revoked: 'bad' }[state] || '');
+}
+
+/** fmtMillis is a count of milliseconds in words: 950 ms, 12 s, 6 h 2 min. */
+export function fmtMillis(ms) {
+  const a = Math.abs(ms || 0);
+  const sign = ms < 0 ? '−' : '';
+  if (a < 1000) return `${sign}${a} ms`;
+  if (a < 60000) return `${sign}${Math.round(a / 1000)} s`;
+  if (a < 3600000) return `${sign}${Math.round(a / 60000)} min`;
+  const hours = Math.floor(a / 3600000);
+  return hours >= 48 ? `${sign}${Math.round(hours / 24)} days` : `${sign}${hours} h ${Math.round((a % 3600000) / 60000)} min`;
+}
+
+/** hubBehind is how far behind a hub site is: its records not sent, and how old the oldest is. */
+function hubBehind(s) {
+  if (!s.backlog) return badge('up to date', 'ok');
+  return `${s.backlog.toLocaleString()} records, ${fmtMillis(s.behind_ms)}`;
+}
 
 /** addOrAsk is the way to fill an empty list of r: its create page, or whom to ask. */
 export function addOrAsk(r, href) {
@@ -273,7 +325,7 @@ async function detailPage(main, key, id) {
   const synced = obj.netbox_id != null;
   clear(main, pageHead(`${r.one[0].toUpperCase()}${r.one.slice(1)}: ${obj.display || obj.name || obj.id}`,
     can(r.type, 'change') && (!synced || r.localSettings) ? link(`/ui/${key}/${id}/edit`, synced ? 'Edit FieldKit settings' : 'Edit', { class: 'btn' }) : null,
-    can(r.type, 'delete') && !synced ? deleteButton(r, obj, `/ui/${key}/`) : null, r.detailActions ? r.detailActions(obj) : null),
+    can(r.type, 'delete') && !synced && !r.noDelete ? deleteButton(r, obj, `/ui/${key}/`) : null, r.detailActions ? r.detailActions(obj, main) : null),
   h('p', {}, link(`/ui/${key}/`, `← all ${lowerFirst(r.title)}`)),
   synced ? h('div', { class: 'msg info', role: 'status' }, `This ${r.one} comes from NetBox (NetBox id ${obj.netbox_id}): change it there; the next sync brings the change here.`,
     r.localSettings ? ' Its FieldKit settings (SSH driver, timeouts, prompt) stay editable here.' : '') : null,
@@ -283,7 +335,7 @@ async function detailPage(main, key, id) {
 
 function showSecret(main, key, r, created) {
   main.append(h('section', { class: 'card secret-once', role: 'alert' },
-    h('h2', {}, `Your new ${r.one}`),
+    h('h2', {}, r.secret === 'key' ? `Your new ${r.one}` : `The ${r.one}'s ${r.secret}`),
     h('p', {}, h('strong', {}, 'Copy it now: you will not see it again.'), ' FieldKit shows it only this once.'),
     h('div', { class: 'secret-row' }, h('code', { class: 'secret', id: 'new-secret' }, created[r.secret]), copyButton(() => created[r.secret])),
     h('p', {}, link(`/ui/${key}/`, `Done: back to ${r.title}`, { class: 'btn' }))));

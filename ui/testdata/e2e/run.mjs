@@ -12,6 +12,7 @@ import { confirmAndSets } from './confirm.mjs';
 import { layoutSweep } from './layout.mjs';
 import { inventory } from './inventory.mjs';
 import { changes } from './changes.mjs';
+import { hub } from './hub.mjs';
 
 async function scenarios() {
   await workflow();
@@ -21,6 +22,7 @@ async function scenarios() {
   await liveRuns();
   await confirmAndSets();
   await changes();
+  await hub();
   await layoutSweep();
   check(pageErrors.length === 0, `page errors: ${pageErrors.join('; ')}`);
 }
