@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -348,18 +349,6 @@ func TestHubAnswerLost(t *testing.T) {
 	}
 }
 
-// copyFile copies a file (a stopped server's database).
-func copyFile(t *testing.T, from, to string) {
-	t.Helper()
-	b, err := os.ReadFile(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(to, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // stop stops a server with SIGTERM and waits for it.
 func (s *server) stop(t *testing.T) {
 	t.Helper()
@@ -371,34 +360,59 @@ func (s *server) stop(t *testing.T) {
 	}
 }
 
-// restore puts a backup in place of a stopped server's database.
-func restore(t *testing.T, backup, data string) {
+// backupOf writes `fieldkit backup` of a server's data directory (live) to a new file.
+func backupOf(t *testing.T, l *lab) string {
 	t.Helper()
-	db := filepath.Join(data, "fieldkit.db")
-	for _, f := range []string{db + "-wal", db + "-shm"} {
+	file := filepath.Join(t.TempDir(), "backup.tar")
+	runBinEnv(t, []string{"FIELDKIT_SECRET_KEY=" + l.key, "FIELDKIT_BACKUP_PASSPHRASE=" + backupPassphrase},
+		"backup", "--output", file, "--data", l.data)
+	return file
+}
+
+const backupPassphrase = "hub tests restore this"
+
+// restoreInto puts a backup in place of a stopped server's database with `fieldkit
+// restore`, into its data directory emptied of the database.
+func restoreInto(t *testing.T, l *lab, backup string) {
+	t.Helper()
+	db := filepath.Join(l.data, "fieldkit.db")
+	for _, f := range []string{db, db + "-wal", db + "-shm"} {
 		if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
 			t.Fatal(err)
 		}
 	}
-	copyFile(t, backup, db)
+	runBinEnv(t, []string{"FIELDKIT_BACKUP_PASSPHRASE=" + backupPassphrase}, "restore", backup, "--data", l.data)
 }
 
-// TestHubGap: the hub is restored from a backup and has lost the last records it
+// runBinEnv runs the built binary to completion with more environment.
+func runBinEnv(t *testing.T, more []string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(testBinary(t), args...)
+	cmd.Env = append(serverEnv(), more...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("fieldkit %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return stdout.String()
+}
+
+// TestHubGap: the hub is restored from a backup (`fieldkit backup`, `fieldkit
+// restore`) and has lost the last records it
 // acknowledged; the edge's next batch leaves a gap, the hub answers 409 with the
 // record it expects, and the edge sends them again from the records it keeps.
 func TestHubGap(t *testing.T) {
 	p := startHubPair(t)
 	bulk(t, p.edge, p.edgeLab, 30)
 	sameLogs(t, p.hubLab.data, p.edgeLab.data)
-	backup := filepath.Join(t.TempDir(), "hub.db")
-	runBin(t, testBinary(t), "", "backup", "--output", backup, "--data", p.hubLab.data)
+	backup := backupOf(t, p.hubLab)
 	bulk(t, p.edge, p.edgeLab, 30)
 	sameLogs(t, p.hubLab.data, p.edgeLab.data)
 	eventually(t, "the edge's backlog empties", func() bool { return p.edge.hubStatus(t).Pending == 0 })
 
 	addr := strings.TrimPrefix(p.hub.base, "http://")
 	p.hub.stop(t)
-	restore(t, backup, p.hubLab.data)
+	restoreInto(t, p.hubLab, backup)
 	if n := len(logStamps(t, p.hubLab.data)); n != 30 {
 		t.Fatalf("the restored hub holds %d logs, want 30", n)
 	}
@@ -413,21 +427,21 @@ func TestHubGap(t *testing.T) {
 	}
 }
 
-// TestHubEdgeRestored: an edge restored from `fieldkit backup` starts a new epoch;
+// TestHubEdgeRestored: an edge restored from `fieldkit backup` (with `fieldkit
+// restore`) starts a new epoch;
 // the logs it writes with the ids its lost ones had are new logs at the hub, and
 // nothing the hub held is overwritten.
 func TestHubEdgeRestored(t *testing.T) {
 	p := startHubPair(t)
 	bulk(t, p.edge, p.edgeLab, 20)
 	eventually(t, "the edge's backlog empties", func() bool { return p.edge.hubStatus(t).Pending == 0 })
-	backup := filepath.Join(t.TempDir(), "edge.db")
-	runBin(t, testBinary(t), "", "backup", "--output", backup, "--data", p.edgeLab.data)
+	backup := backupOf(t, p.edgeLab)
 	bulk(t, p.edge, p.edgeLab, 20)
 	before := sameLogs(t, p.hubLab.data, p.edgeLab.data)
 	oldEpoch := p.edge.hubStatus(t).Epoch
 
 	p.edge.stop(t)
-	restore(t, backup, p.edgeLab.data)
+	restoreInto(t, p.edgeLab, backup)
 	p.edge = startServer(t, p.edgeLab, edgeEnv(p.proxy.srv.URL, p.token))
 	bulk(t, p.edge, p.edgeLab, 15) // ids 21 to 35 again, other logs
 	eventually(t, "the restored edge's backlog empties", func() bool { st := p.edge.hubStatus(t); return st.State == "ok" && st.Pending == 0 })
