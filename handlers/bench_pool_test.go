@@ -380,3 +380,44 @@ func cpuTime() time.Duration {
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkExecuteOutbox: a warm execute on a simulated device that answers at once,
+// on a site that pushes to a hub (its outbox notes each log's record in the log's
+// transaction; the hub is down, so the records stay) and on one that does not,
+// alternating between the two servers.
+func BenchmarkExecuteOutbox(b *testing.B) {
+	off, on := benchEnv(b), benchEnv(b)
+	if _, err := on.db.EnableOutbox(b.Context(), "https://hub.invalid"); err != nil {
+		b.Fatal(err)
+	}
+	type side struct {
+		tg        benchTarget
+		ex        *executor
+		wall, cpu time.Duration
+	}
+	sides := []*side{}
+	for _, x := range []*xenv{off, on} {
+		s := &side{tg: simTarget(x, 0)}
+		s.ex = newExecutor(b, x, x.command("Version", "show version", "show"))
+		s.ex.run(s.tg.id, s.tg.token)
+		sides = append(sides, s)
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		for j := range sides {
+			s := sides[(i+j)%2] // each goes first half the time
+			c0, t0 := cpuTime(), time.Now()
+			s.ex.run(s.tg.id, s.tg.token)
+			s.cpu, s.wall = s.cpu+cpuTime()-c0, s.wall+time.Since(t0)
+		}
+	}
+	per := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(b.N) / 1000 }
+	b.ReportMetric(per(sides[0].wall), "off-ms/op")
+	b.ReportMetric(per(sides[1].wall), "on-ms/op")
+	b.ReportMetric(per(sides[0].cpu), "off-cpu-ms/op")
+	b.ReportMetric(per(sides[1].cpu), "on-cpu-ms/op")
+	b.ReportMetric(float64(sides[1].cpu)/float64(sides[0].cpu), "cpu-ratio")
+	if st, err := on.db.OutboxState(b.Context()); err != nil || st.Pending < int64(b.N) {
+		b.Fatalf("the outbox holds %d records for %d executions: %v", st.Pending, b.N, err)
+	}
+}
