@@ -13,6 +13,7 @@ import { layoutSweep } from './layout.mjs';
 import { inventory } from './inventory.mjs';
 import { changes } from './changes.mjs';
 import { hub } from './hub.mjs';
+import { automation } from './automation.mjs';
 
 async function scenarios() {
   await workflow();
@@ -23,6 +24,7 @@ async function scenarios() {
   await confirmAndSets();
   await changes();
   await hub();
+  await automation();
   await layoutSweep();
   check(pageErrors.length === 0, `page errors: ${pageErrors.join('; ')}`);
 }
