@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -20,16 +23,124 @@ type bulkItem struct {
 	p      *prepared
 	slot   ratelimit.Slot
 	result map[string]any
+	// deviceID is the element's device_id as given (0: none readable), and deviceName
+	// its name once the checks found it visible, for a rejected element's device; ran
+	// holds what execute answers, for the fields on request.
+	deviceID   int64
+	deviceName string
+	ran        map[string]any
+}
+
+// bulkIncludable are the fields an element carries on request ("include"), beside
+// the seed's: what a script would otherwise fetch with one more call per device.
+var bulkIncludable = []string{"device", "output", "parsed_output", "error"}
+
+// bulkIncludes reads "include": a list of bulkIncludable names.
+func bulkIncludes(f *web.Form) map[string]bool {
+	raw, ok := f.Raw["include"]
+	if !ok {
+		return nil
+	}
+	var names []string
+	if json.Unmarshal(raw, &names) != nil {
+		f.Errs.Add("include", fmt.Sprintf("Expected a list of field names: any of %s.", strings.Join(bulkIncludable, ", ")))
+		return nil
+	}
+	out := map[string]bool{}
+	for _, n := range names {
+		if !slices.Contains(bulkIncludable, n) {
+			f.Errs.Add("include", fmt.Sprintf("%q is not a field an element can include: any of %s.", n, strings.Join(bulkIncludable, ", ")))
+			continue
+		}
+		out[n] = true
+	}
+	return out
+}
+
+// add puts the included fields on the element's result. An element rejected before it
+// ran has null output and parsed output, its device as far as it is known, and an
+// error_message saying why.
+func (it *bulkItem) add(include map[string]bool) {
+	res := it.result
+	ran := it.ran
+	if include["device"] {
+		switch {
+		case ran != nil:
+			res["device"] = ran["device"]
+		case it.deviceName != "":
+			res["device"] = map[string]any{"id": it.deviceID, "name": it.deviceName}
+		case it.deviceID > 0:
+			res["device"] = map[string]any{"id": it.deviceID, "name": nil}
+		default:
+			res["device"] = nil
+		}
+	}
+	for _, k := range []string{"output", "parsed_output"} {
+		if include[k] {
+			res[k] = nil
+			if ran != nil {
+				res[k] = ran[k]
+			}
+		}
+	}
+	if include["error"] {
+		res["syntax_error"], res["failure"] = nil, nil
+		if ran != nil {
+			res["syntax_error"], res["failure"] = ran["syntax_error"], ran["failure"]
+		} else {
+			res["error_message"] = rejectionMessage(res["error"], res["details"])
+		}
+	}
+}
+
+// rejectionMessage is a rejected element's reason as one sentence: its short reason
+// and what its details say ("Rate limit exceeded: Device rate limit exceeded: …").
+func rejectionMessage(reason, details any) string {
+	msg := fmt.Sprint(reason)
+	d, _ := details.(map[string]any)
+	if why, ok := d["reason"].(string); ok {
+		return strings.TrimSuffix(msg, ".") + ": " + why
+	}
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(d)) {
+		parts = append(parts, k+": "+flatMessages(d[k]))
+	}
+	if len(parts) == 0 {
+		return msg
+	}
+	return strings.TrimSuffix(msg, ".") + ": " + strings.Join(parts, "; ")
+}
+
+// flatMessages is a field's error messages as one string.
+func flatMessages(v any) string {
+	switch x := v.(type) {
+	case []string:
+		return strings.Join(x, " ")
+	case []any:
+		var out []string
+		for _, m := range x {
+			out = append(out, flatMessages(m))
+		}
+		return strings.Join(out, " ")
+	case map[string]any:
+		var out []string
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			out = append(out, k+": "+flatMessages(x[k]))
+		}
+		return strings.Join(out, "; ")
+	}
+	return fmt.Sprint(v)
 }
 
 // bulkExecute serves POST commands/bulk-execute/: every element is checked like
 // a single execution; the accepted ones run concurrently, those on the same device with
 // the same credentials in order over one session; results come back in request order.
 func (a *API) bulkExecute(w http.ResponseWriter, r *http.Request) error {
-	f, err := web.DecodeForm(r, "executions")
+	f, err := web.DecodeForm(r, "executions", "include")
 	if err != nil {
 		return err
 	}
+	include := bulkIncludes(f)
 	var elems []json.RawMessage
 	raw, ok := f.Raw["executions"]
 	switch {
@@ -54,6 +165,7 @@ func (a *API) bulkExecute(w http.ResponseWriter, r *http.Request) error {
 	results := make([]any, len(items))
 	ok2 := 0
 	for i, it := range items {
+		it.add(include)
 		results[i] = it.result
 		if it.result["success"] == true {
 			ok2++
@@ -86,6 +198,7 @@ func (a *API) planElement(r *http.Request, i int, raw json.RawMessage, pc *planC
 	f := web.NewForm(fields, "command_id", "device_id", "credential_token", "variables", "timeout")
 	cmdID, _ := f.Integer("command_id", true, 1, 1<<53)
 	req := readExecRequest(f, true)
+	it.deviceID = req.DeviceID
 	if len(f.Errs) > 0 {
 		return reject("Invalid execution.", map[string]any(f.Errs))
 	}
@@ -100,6 +213,10 @@ func (a *API) planElement(r *http.Request, i int, raw json.RawMessage, pc *planC
 	if err == nil {
 		p.source = "bulk"
 		it.slot, err = a.acquire(r, p.target.ID)
+	}
+	// The device's name, once the checks found it visible (the plan cache holds it).
+	if t, terr := pc.target(a, r, req.DeviceID); terr == nil {
+		it.deviceName = t.Name
 	}
 	if err != nil {
 		if rj, ok := err.(*rejection); ok {
@@ -167,6 +284,7 @@ func (a *API) runGroup(ctx context.Context, user store.Principal, g []*bulkItem)
 		o, err := a.finish(ctx, it.p, user, start, res, it.slot)
 		it.result = map[string]any{"execution_id": it.index + 1, "success": res.Success, "command_log_id": o.logID,
 			"execution_time": round3(res.Duration.Seconds()), "error_message": o.message}
+		it.ran = a.executeBody(it.p, o)
 		if err != nil {
 			a.Logger.Error("bulk execution not logged", "err", err)
 			it.result["command_log_id"] = nil

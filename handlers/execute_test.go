@@ -429,6 +429,54 @@ func TestBulkExecute(t *testing.T) {
 	}
 }
 
+// TestBulkExecuteInclude: on request each element carries its device, output, parsed
+// output and error as execute answers them, so a script needs no call per device; a
+// rejected element has them null (its device as far as it was found) and its reason as
+// a sentence. Without "include" the elements are the seed's.
+func TestBulkExecuteInclude(t *testing.T) {
+	x := newXEnv(t, 100)
+	ver := x.command("Version", "show version", "show")
+	bad := x.command("Bad", "show bogus thing", "show")
+	el := func(cmd, dev int64, token string) map[string]any {
+		return map[string]any{"command_id": cmd, "device_id": dev, "credential_token": token}
+	}
+	execs := []any{el(ver, x.iosID, x.token), el(bad, x.iosID, x.token), el(ver, x.iosID, "bogus"), el(ver, 999999, x.token)}
+	m := x.must(200, "POST", pathCommands+"bulk-execute/", x.admin, map[string]any{"executions": execs,
+		"include": []string{"device", "output", "parsed_output", "error"}})
+	res := m["results"].([]any)
+	ok, syntax, token, nodev := res[0].(map[string]any), res[1].(map[string]any), res[2].(map[string]any), res[3].(map[string]any)
+	name := x.must(200, "GET", pathDevices+itoa(x.iosID)+"/", x.admin, nil)["name"]
+	logged := x.must(200, "GET", logPath+fmt.Sprint(ok["command_log_id"])+"/", x.admin, nil)
+	if ok["success"] != true || ok["output"] != logged["output"] || !strings.Contains(fmt.Sprint(ok["output"]), "Cisco IOS") ||
+		ok["device"].(map[string]any)["name"] != name || ok["failure"] != nil || ok["error_message"] != "" {
+		t.Errorf("a success: %v", ok)
+	}
+	if p, _ := ok["parsed_output"].(map[string]any); p["success"] != true || len(p["data"].([]any)) != 1 {
+		t.Errorf("a success's parsed output: %v", ok["parsed_output"])
+	}
+	if se, _ := syntax["syntax_error"].(map[string]any); syntax["success"] != false || se["detected"] != true ||
+		syntax["parsed_output"].(map[string]any)["success"] != false || syntax["output"] == nil {
+		t.Errorf("a syntax error: %v", syntax)
+	}
+	if token["output"] != nil || token["parsed_output"] != nil || token["failure"] != nil || token["error"] != "Invalid credential token." ||
+		token["device"].(map[string]any)["name"] != name || !strings.HasPrefix(fmt.Sprint(token["error_message"]), "Invalid credential token: credential_token: ") {
+		t.Errorf("a rejected token: %v", token)
+	}
+	if d := nodev["device"].(map[string]any); d["id"] != 999999.0 || d["name"] != nil || nodev["error_message"] == "" {
+		t.Errorf("an unknown device: %v", nodev)
+	}
+	plain := x.must(200, "POST", pathCommands+"bulk-execute/", x.admin, map[string]any{"executions": execs[:1]})
+	if e := plain["results"].([]any)[0].(map[string]any); len(e) != 5 {
+		t.Errorf("without include, the seed's five fields: %v", e)
+	}
+	for _, inc := range []any{"output", []string{"output", "stdout"}} {
+		r := x.do("POST", pathCommands+"bulk-execute/", x.admin, map[string]any{"executions": execs[:1], "include": inc})
+		if r.status != 400 || !strings.Contains(string(r.body), `"include"`) || !strings.Contains(string(r.body), "device, output, parsed_output, error") {
+			t.Errorf("include %v: %d %s", inc, r.status, r.body)
+		}
+	}
+}
+
 func TestVariableChoicesAndValidate(t *testing.T) {
 	x := newXEnv(t, 100)
 	cmd := x.command("Int", "show interfaces <iface> <note>", "show",

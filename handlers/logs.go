@@ -5,9 +5,11 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"fieldkit/store"
 	"fieldkit/web"
@@ -151,12 +153,14 @@ func (a *API) logExport(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	name := exportName(r.URL.Query(), a.DB.Now().In(a.Location), req.format)
 	if req.format == store.FormatCSV {
-		name := "command-logs-" + a.DB.Now().In(a.Location).Format("2006-01-02") + ".csv"
 		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 		w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
 	} else {
+		// Shown in place when opened, saved under its name when downloaded.
 		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Disposition", `inline; filename="`+name+`"`)
 	}
 	sw := &startedWriter{w: w}
 	var out io.Writer = sw
@@ -180,6 +184,92 @@ func (a *API) logExport(w http.ResponseWriter, r *http.Request) error {
 	a.Logger.LogAttrs(r.Context(), level, "export stopped mid-stream",
 		slog.String("request_id", web.RequestID(r)), slog.Any("err", err), slog.Bool("client_gone", web.ClientGone(r)))
 	return nil
+}
+
+// exportNameParts name an export's filters in its file name, in this order; other
+// filters follow by their own name.
+var exportNameParts = []struct{ key, label string }{
+	{"device_id", "device"}, {"device", "device"}, {"command_id", "command"}, {"command", "command"},
+	{"username", "user"}, {"user_id", "user"}, {"success", ""}, {"source", "from"}, {"q", "search"},
+	{"start_date", "from"}, {"end_date", "to"}, {"created__gte", "since"}, {"created__lte", "until"},
+}
+
+// exportName is the file name of an export: what it holds and when it was made, so
+// that two files of a day never share a name: "command-log-42.csv" for one log,
+// "command-logs_device-3_failed_since-2026-03-01_2026-03-12-090000.csv" for a list.
+func exportName(vals url.Values, now time.Time, format string) string {
+	ext := "." + format
+	if ids := vals["id"]; len(ids) == 1 && len(vals) == len(exportOwnParams(vals))+1 {
+		return "command-log-" + fileWord(ids[0]) + ext
+	}
+	var parts []string
+	seen := map[string]bool{"id": false}
+	add := func(key, label string) {
+		seen[key] = true
+		for _, v := range vals[key] {
+			switch {
+			case key == "success" && (v == "true" || v == "1"):
+				parts = append(parts, "successful")
+			case key == "success":
+				parts = append(parts, "failed")
+			case strings.HasPrefix(key, "created__"):
+				if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+					v = t.In(now.Location()).Format("2006-01-02-150405")
+				}
+				parts = append(parts, label+"-"+fileWord(v))
+			default:
+				parts = append(parts, label+"-"+fileWord(v))
+			}
+		}
+	}
+	for _, p := range exportNameParts {
+		add(p.key, p.label)
+	}
+	for _, key := range slices.Sorted(maps.Keys(vals)) {
+		if !seen[key] && !exportParams[key] {
+			add(key, fileWord(key))
+		}
+	}
+	name := strings.Join(append([]string{"command-logs"}, parts...), "_")
+	if len(name) > 160 {
+		name = strings.TrimRight(name[:160], "_-.")
+	}
+	return name + "_" + now.Format("2006-01-02-150405") + ext
+}
+
+// exportOwnParams are the export's own parameters among vals (format, include_output…).
+func exportOwnParams(vals url.Values) []string {
+	var own []string
+	for k := range vals {
+		if exportParams[k] && k != "q" && k != "start_date" && k != "end_date" {
+			own = append(own, k)
+		}
+	}
+	return own
+}
+
+// fileWord is a value as a file name may hold it: letters, digits, dots and dashes,
+// every other run of characters a dash, at most 40 characters.
+func fileWord(v string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range v {
+		if r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '.') {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+		if b.Len() >= 40 {
+			break
+		}
+	}
+	out := strings.Trim(b.String(), "-.")
+	if out == "" {
+		return "x"
+	}
+	return out
 }
 
 // startedWriter remembers whether any byte of the body was written.

@@ -42,7 +42,7 @@ func TestLogExportCSV(t *testing.T) {
 	tkExec(t, e.db, `DELETE FROM devices WHERE id = ?`, w.south) // the name stays, the id goes
 
 	r := e.do("GET", exportPath+"?format=csv&include_output=true", e.admin, nil)
-	if r.status != 200 || r.header.Get("Content-Disposition") != `attachment; filename="command-logs-2026-03-12.csv"` ||
+	if r.status != 200 || r.header.Get("Content-Disposition") != `attachment; filename="command-logs_2026-03-12-090000.csv"` ||
 		!strings.HasPrefix(r.header.Get("Content-Type"), "text/csv") {
 		t.Fatalf("csv response: %d %v %s", r.status, r.header, r.body)
 	}
@@ -71,6 +71,27 @@ func TestLogExportCSV(t *testing.T) {
 	// without include_output there is no output column
 	if recs := readCSV(t, e.do("GET", exportPath+"?format=csv&success=true", e.admin, nil).body); len(recs[0]) != 17 || len(recs) != 3 {
 		t.Fatalf("csv without output, successful only: %q", recs)
+	}
+}
+
+// TestLogExportNames: an export's file name says what it holds and when it was made
+// (every list export of a day was command-logs-<day>.csv, and so was each single log's).
+func TestLogExportNames(t *testing.T) {
+	w := newLogWorld(t)
+	e := w.e
+	e.db.SetClock(func() time.Time { return time.Date(2026, 3, 12, 9, 5, 7, 0, time.UTC) })
+	for query, want := range map[string]string{
+		"?format=csv&include_output=true&id=3": `attachment; filename="command-log-3.csv"`,
+		"?format=csv":                          `attachment; filename="command-logs_2026-03-12-090507.csv"`,
+		"?format=csv&device_id=" + itoa(w.north) + "&success=false&created__gte=2026-03-01T00:00:00Z": `attachment; filename="command-logs_device-` +
+			itoa(w.north) + `_failed_since-2026-03-01-000000_2026-03-12-090507.csv"`,
+		"?format=json&username=bob&q=show%20ver%2Fsion&start_date=2026-03-10&end_date=2026-03-11": `inline; filename="command-logs_user-bob_search-show-ver-sion_from-2026-03-10_to-2026-03-11_2026-03-12-090507.json"`,
+		"?format=csv&source=ui&command_id=" + itoa(w.show):                                        `attachment; filename="command-logs_command-` + itoa(w.show) + `_from-ui_2026-03-12-090507.csv"`,
+	} {
+		r := e.do("GET", exportPath+query, e.admin, nil)
+		if r.status != 200 || r.header.Get("Content-Disposition") != want {
+			t.Errorf("%s: %d %q, want %q", query, r.status, r.header.Get("Content-Disposition"), want)
+		}
 	}
 }
 

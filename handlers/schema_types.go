@@ -25,6 +25,18 @@ var (
 	tAnyObj = obj{"type": "object", "additionalProperties": true}
 )
 
+// withIncluded adds to a bulk element's properties the fields "include" asks for, each
+// null when it does not apply (a rejected element did not run).
+func withIncluded(p obj) obj {
+	nullable := func(s obj) obj { return obj{"nullable": true, "allOf": []any{s}} }
+	p["device"] = nullable(props([]string{"id", "name"}, obj{"id": tInt, "name": obj{"type": "string", "nullable": true}}))
+	p["output"] = obj{"type": "string", "nullable": true}
+	p["parsed_output"] = nullable(ref("ParsedOutput"))
+	p["syntax_error"] = nullable(ref("SyntaxError"))
+	p["failure"] = nullable(ref("ExecutionFailure"))
+	return p
+}
+
 func described(s obj, desc string) obj {
 	out := obj{"description": desc}
 	for k, v := range s {
@@ -208,6 +220,10 @@ func opSchemas() obj {
 		"BulkExecuteRequest": props([]string{"executions"}, obj{
 			"executions": obj{"type": "array", "minItems": 1, "items": ref("BulkExecution"),
 				"description": "At most exec.bulk_max (default 100)."},
+			"include": described(obj{"type": "array", "items": obj{"type": "string", "enum": anyStrings(bulkIncludable)}},
+				"Fields each result also carries, as execute answers them: device ({id, name}), output, parsed_output, "+
+					"and error (syntax_error and failure; a rejected element's error_message, its reason as a sentence). "+
+					"A rejected element has them null, its device as far as it was found."),
 		}),
 		"BulkExecution": props([]string{"command_id", "device_id", "credential_token"}, obj{
 			"command_id": tInt, "device_id": tInt, "credential_token": token, "variables": vars, "timeout": timeout,
@@ -216,17 +232,18 @@ func opSchemas() obj {
 			"results": obj{"type": "array", "items": obj{"oneOf": []any{ref("BulkResult"), ref("BulkRejected")}}},
 			"summary": props([]string{"total", "successful", "failed"}, obj{"total": tInt, "successful": tInt, "failed": tInt}),
 		}),
-		"BulkResult": described(props([]string{"execution_id", "success", "command_log_id", "execution_time", "error_message"}, obj{
+		"BulkResult": described(props([]string{"execution_id", "success", "command_log_id", "execution_time", "error_message"}, withIncluded(obj{
 			"execution_id": described(tInt, "1-based index in the request."), "success": tBool,
 			"command_log_id": tInt, "execution_time": described(tNum, "Seconds."), "error_message": tStr,
-		}), "An execution that ran (or tried to reach the device)."),
-		"BulkRejected": described(props([]string{"execution_id", "success", "command_log_id", "execution_time", "error", "details"}, obj{
+		})), "An execution that ran (or tried to reach the device)."),
+		"BulkRejected": described(props([]string{"execution_id", "success", "command_log_id", "execution_time", "error", "details"}, withIncluded(obj{
 			"execution_id": tInt, "success": obj{"type": "boolean", "enum": []any{false}},
 			"command_log_id": obj{"type": "integer", "nullable": true, "enum": []any{nil}},
 			"execution_time": obj{"type": "number", "nullable": true, "enum": []any{nil}},
 			"error":          described(tStr, "Short reason."),
 			"details":        described(tAnyObj, "Field errors, or the rate limit details."),
-		}), "An execution rejected before running; no log is written."),
+			"error_message":  described(tStr, "With include error: the reason as one sentence."),
+		})), "An execution rejected before running; no log is written."),
 		"VariableChoices": props([]string{"device_id", "device_name", "command_id", "command_name", "variables"}, obj{
 			"device_id": tInt, "device_name": tStr, "command_id": tInt, "command_name": tStr,
 			"variables": obj{"type": "object", "additionalProperties": ref("VariableChoice"), "description": "Keyed by variable name."},

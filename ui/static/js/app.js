@@ -16,6 +16,7 @@ import { registerParse } from './parse.js';
 import { navItems, homePath, notAllowed, registerHome, hubLine } from './home.js';
 import { searchBox, registerSearch } from './search.js';
 import { registerImport } from './import.js';
+import { registerBulkRun } from './bulkrun.js';
 
 const root = document.getElementById('app');
 
@@ -168,6 +169,7 @@ registerParse();
 registerHome();
 registerSearch();
 registerImport();
+registerBulkRun();
 route('/ui/login', () => {});
 onRender(render);
 start();

@@ -56,11 +56,11 @@ async function listView(main) {
   try {
     const sets = await listCredentialSets();
     clear(body, table([
-      { label: 'Name', class: 'wrap', value: (s) => s.name.toLowerCase(), cell: (s) => link(`/ui/credentials/${s.id}/edit`, s.name) },
+      { label: 'Name', class: 'wrap-some', value: (s) => s.name.toLowerCase(), cell: (s) => link(`/ui/credentials/${s.id}/edit`, s.name) },
       { label: 'Username', value: (s) => s.username.toLowerCase(), cell: (s) => s.username },
-      { label: 'Platforms', class: 'wrap', cell: (s) => (s.platforms.length ? s.platforms.map((p) => p.name).join(', ') : 'all') },
+      { label: 'Platforms', class: 'wrap-some', cell: (s) => (s.platforms.length ? s.platforms.map((p) => p.name).join(', ') : 'all') },
       { label: 'Status', value: (s) => (s.is_active ? 0 : 1), cell: (s) => (s.is_active ? badge('active', 'ok') : badge('inactive')) },
-      { label: 'Secrets', class: 'wrap', cell: (s) => [s.has_password ? 'password' : null, s.has_enable_secret ? 'enable' : null, s.has_private_key ? 'key' : null].filter(Boolean).join(', ') || '—' },
+      { label: 'Secrets', class: 'wrap-some', cell: (s) => [s.has_password ? 'password' : null, s.has_enable_secret ? 'enable' : null, s.has_private_key ? 'key' : null].filter(Boolean).join(', ') || '—' },
       { label: 'Token', cell: (s) => h('code', {}, `${s.token_prefix}…`) },
       { label: 'Last used', value: (s) => s.last_used || '', cell: (s) => fmtAgo(s.last_used) },
       { label: 'Actions', class: 'actions-cell', cell: (s) => h('div', { class: 'actions' },

@@ -32,11 +32,14 @@ export function parsedTable(parsed) {
   for (const r of data) for (const k of Object.keys(r)) if (!cols.includes(k)) cols.push(k);
   const cell = (v) => (v == null ? '' : Array.isArray(v) ? v.map((x) => (typeof x === 'object' ? JSON.stringify(x) : x)).join(', ') : typeof v === 'object' ? JSON.stringify(v) : String(v));
   const body = data.length === 1
-    ? scrollBox(h('table', { class: 'record' }, h('tbody', {}, cols.map((c) => h('tr', {}, h('th', { scope: 'row' }, c), h('td', {}, cell(data[0][c])))))))
+    ? scrollBox(h('table', { class: 'record' }, h('tbody', {}, cols.map((c) => h('tr', {}, h('th', { scope: 'row' }, breakable(c)), h('td', {}, cell(data[0][c])))))))
     : table(cols.map((c) => ({ label: c, cell: (r) => cell(r[c]) })), data);
   return h('div', { class: 'parsed' },
     h('p', { class: 'muted' }, `${data.length} record${data.length === 1 ? '' : 's'} · template ${parsed.template}`), body);
 }
+
+/** breakable is a field name that may break after its underscores, never mid-word ("hostnam/e"). */
+const breakable = (name) => String(name).split(/(?<=_)/).flatMap((part, i) => (i ? [h('wbr'), part] : [part]));
 
 const WRAP_KEY = 'fieldkit.wrapOutput';
 
@@ -461,7 +464,7 @@ function rememberSet(deviceId, setId) {
  * liveOutput is the output of a run while it runs: text appended as it arrives, kept
  * scrolled to the end unless the reader scrolled up to look at something.
  */
-function liveOutput() {
+export function liveOutput() {
   const pre = h('pre', { class: wrapPreferred() ? 'output live wrap' : 'output live', tabindex: '0', 'aria-label': 'Output so far' });
   const text = document.createTextNode('');
   pre.append(text);
@@ -496,7 +499,8 @@ export function failureBox(message, f) {
     parts ? h('details', {}, h('summary', {}, 'Details'), parts) : null);
 }
 
-function showResult(box, res) {
+/** showResult shows a run's result (execute's answer) in box. */
+export function showResult(box, res) {
   clear(box,
     h('div', { class: `result-head ${res.success ? 'ok' : 'bad'}` },
       okBadge(res.success), ' ', h('strong', {}, res.command.name), ` on ${res.device.name} · ${fmtSeconds(res.execution_time)} · `,

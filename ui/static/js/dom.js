@@ -82,13 +82,17 @@ function timeTitle(d) {
   return lines.join('\n');
 }
 
-/** fmtTime shows a time in the browser's zone, with the zone's name, UTC on hover. */
-export function fmtTime(iso) {
+/**
+ * fmtTime shows a time in the browser's zone, with the zone's name (zone: false leaves
+ * it to a column's header), UTC on hover.
+ */
+export function fmtTime(iso, { zone = true } = {}) {
   if (!iso) return '—';
   const d = new Date(iso);
   if (isNaN(d)) return iso;
   const local = stampIn(d, undefined);
-  return h('time', { datetime: d.toISOString(), title: timeTitle(d) }, `${local.text} ${local.zone}`);
+  return zone ? h('time', { datetime: d.toISOString(), title: timeTitle(d) }, `${local.text} ${local.zone}`)
+    : h('time', { datetime: d.toISOString(), title: `${local.text} ${local.zone}\n${timeTitle(d)}` }, local.text);
 }
 
 /** clockTime is the time of day of d in the browser's zone, with the zone: "17:05:12 CET". */

@@ -16,7 +16,7 @@ const SCHED = 'netbox_toolkit_plugin.schedule';
  * when absent)]], admin only].
  */
 export const NAV = [
-  ['Run', [['Devices', '/ui/devices/', 'dcim.device'], ['Commands', '/ui/commands/', CMD],
+  ['Run', [['Devices', '/ui/devices/', 'dcim.device'], ['Run on several', '/ui/run/', CMD], ['Commands', '/ui/commands/', CMD],
     ['Credentials', '/ui/credentials/'], ['Parse', '/ui/parse/', CMD], ['Logs', '/ui/logs/', LOG], ['Statistics', '/ui/statistics/', LOG]]],
   ['Inventory', [['Sites', '/ui/sites/', 'dcim.site'], ['Platforms', '/ui/platforms/', 'dcim.platform'], ['Interfaces', '/ui/interfaces/', 'dcim.interface'],
     ['VLANs', '/ui/vlans/', 'ipam.vlan'], ['IP addresses', '/ui/ip-addresses/', 'ipam.ipaddress'], ['Tags', '/ui/tags/', 'extras.tag'],

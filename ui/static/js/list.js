@@ -27,6 +27,19 @@ async function filterControl(f, value) {
 }
 
 /**
+ * filterParams are the API query parameters of the filters set in the page's query q:
+ * what the list asks for, and what an export of the same rows asks for.
+ */
+export function filterParams(filters, q = query()) {
+  const params = {};
+  for (const f of filters) {
+    if (!q[f.name]) continue;
+    params[f.param || f.name] = f.toParam ? f.toParam(q[f.name]) : q[f.name];
+  }
+  return params;
+}
+
+/**
  * emptyState is what an empty list shows: what would fill it, and the way there (a link
  * when the user may add, else whom to ask).
  */
@@ -55,8 +68,9 @@ async function sortable(opts, q) {
  * listPage renders a filtered, paginated list into main. opts: title, path (API list
  * URL), columns [{label, cell, sort (an ordering name), class}], filters [{name, label,
  * type, options|ref}], actions (nodes for the header), base (fixed query params), empty
- * (a node or text: what fills the list when it has nothing at all), limit. Filters,
- * page and ordering live in the URL.
+ * (a node or text: what fills the list when it has nothing at all), limit, stack (rows
+ * become cards on a narrow screen, the columns in their order). Filters, page and
+ * ordering live in the URL.
  */
 export async function listPage(main, opts) {
   const q = query();
@@ -89,19 +103,15 @@ export async function listPage(main, opts) {
   if (filters.length) main.append(form);
   const body = h('div', { class: 'list-body', 'aria-live': 'polite' }, loading());
   main.append(body);
-  const params = { ...(opts.base || {}), limit, offset, ordering: q.ordering };
+  const params = { ...(opts.base || {}), limit, offset, ordering: q.ordering, ...filterParams(filters, q) };
   const { columns, head } = await sortable(opts, q);
-  for (const f of filters) {
-    if (!q[f.name]) continue;
-    params[f.param || f.name] = f.toParam ? f.toParam(q[f.name]) : q[f.name];
-  }
   try {
     const page = await get(opts.path + qs(params));
     const none = active
       ? emptyState(`No ${lowerFirst(opts.title)} match these filters.`, h('button', { type: 'button', class: 'btn', onclick: () => setQuery({ ordering: q.ordering }) }, 'Clear the filters'))
       : opts.empty || emptyState(`No ${lowerFirst(opts.title)} yet.`);
     clear(body,
-      table(columns, page.results, none, { head }),
+      table(columns, page.results, none, { head, stack: opts.stack }),
       page.count > limit || offset > 0 ? pager(page.count, offset, limit, (o) => setQuery({ ...q, offset: o || '' }))
         : page.count ? h('p', { class: 'muted count' }, `${page.count} ${page.count === 1 ? 'item' : 'items'}`) : null);
     return page;

@@ -4,35 +4,51 @@
 import { h, add, clear, link, okBadge, loading, pageHead, dl, fmtTime, fmtSeconds, table, errorBox, zoneLabel } from './dom.js';
 import { get, T, qs } from './api.js';
 import { route } from './router.js';
-import { listPage, emptyState } from './list.js';
+import { listPage, emptyState, filterParams } from './list.js';
 import { parsedTable, outputBlock, syntaxBanner, failureBox } from './device.js';
 import { typeBadge } from './commands.js';
 
 const LOGS = `${T}/command-logs/`;
 const localToISO = (v) => (v ? new Date(v).toISOString() : '');
 
+/** LOG_FILTERS are the log list's filters; the export of the list takes the same. */
+const LOG_FILTERS = () => [
+  { name: 'q', label: 'Search', help: 'names, output and error messages' },
+  { name: 'device_id', label: 'Device', type: 'ref', ref: { path: '/api/dcim/devices/' } },
+  { name: 'command_id', label: 'Command', type: 'ref', ref: { path: `${T}/commands/`, label: (c) => c.name } },
+  { name: 'username', label: 'User' },
+  { name: 'success', label: 'Result', type: 'select', options: [['true', 'success'], ['false', 'failed']] },
+  { name: 'source', label: 'Source', type: 'select', options: Object.entries(SOURCES) },
+  { name: 'schedule_id', label: 'Schedule', type: 'ref', ref: { path: `${T}/schedules/`, label: (x) => x.name } },
+  { name: 'from', label: `From (${zoneLabel()})`, type: 'datetime', param: 'created__gte', toParam: localToISO },
+  { name: 'to', label: `To (${zoneLabel()})`, type: 'datetime', param: 'created__lte', toParam: localToISO },
+];
+
+/**
+ * exportLinks download every log the list's filters keep (not just the page shown), as
+ * CSV or JSON; the server names each file by its filters and the time it was made.
+ */
+function exportLinks(filters) {
+  const params = filterParams(filters);
+  const a = (format) => h('a', { class: 'btn export', href: `${LOGS}export/${qs({ format, ...params })}`, download: '',
+    title: `Every log these filters keep, as ${format.toUpperCase()} (without the outputs)` }, `Export ${format.toUpperCase()}`);
+  return h('span', { class: 'actions' }, a('csv'), a('json'));
+}
+
 function listView(main) {
+  const filters = LOG_FILTERS();
+  // What matters comes first: the outcome, when (the link to the log), where and what.
+  // On a phone each row is a card in this order; the rest follows.
   return listPage(main, {
-    title: 'Command logs', path: LOGS,
-    filters: [
-      { name: 'q', label: 'Search', help: 'names, output and error messages' },
-      { name: 'device_id', label: 'Device', type: 'ref', ref: { path: '/api/dcim/devices/' } },
-      { name: 'command_id', label: 'Command', type: 'ref', ref: { path: `${T}/commands/`, label: (c) => c.name } },
-      { name: 'username', label: 'User' },
-      { name: 'success', label: 'Result', type: 'select', options: [['true', 'success'], ['false', 'failed']] },
-      { name: 'source', label: 'From', type: 'select', options: Object.entries(SOURCES) },
-      { name: 'schedule_id', label: 'Schedule', type: 'ref', ref: { path: `${T}/schedules/`, label: (x) => x.name } },
-      { name: 'from', label: `From (${zoneLabel()})`, type: 'datetime', param: 'created__gte', toParam: localToISO },
-      { name: 'to', label: `To (${zoneLabel()})`, type: 'datetime', param: 'created__lte', toParam: localToISO },
-    ],
+    title: 'Command logs', path: LOGS, filters, stack: true,
+    actions: [exportLinks(filters)],
     columns: [
-      { sort: 'id', label: '#', cell: (l) => link(`/ui/logs/${l.id}`, String(l.id)) },
-      { sort: 'created', label: 'When', cell: (l) => fmtTime(l.created) },
-      { label: 'Command', cell: (l) => h('span', {}, l.command && l.command.id ? link(`/ui/commands/${l.command.id}`, l.command.name) : (l.command ? l.command.name : '—'), ' ', typeBadge(l.command_type)) },
-      { label: 'Device', cell: (l) => (l.device && l.device.id ? link(`/ui/devices/${l.device.id}`, l.device.name) : (l.device ? l.device.name : '—')) },
-      { sort: 'username', label: 'User', cell: (l) => l.username },
       { sort: 'success', label: 'Result', cell: (l) => okBadge(l.success) },
-      { sort: 'execution_duration', label: 'Duration', cell: (l) => fmtSeconds(l.execution_duration) },
+      { sort: 'created', label: `When (${zoneLabel()})`, cell: (l) => link(`/ui/logs/${l.id}`, fmtTime(l.created, { zone: false })) },
+      { label: 'Device', cell: (l) => (l.device && l.device.id ? link(`/ui/devices/${l.device.id}`, l.device.name) : (l.device ? l.device.name : '—')) },
+      { label: 'Command', cell: (l) => h('span', {}, l.command && l.command.id ? link(`/ui/commands/${l.command.id}`, l.command.name) : (l.command ? l.command.name : '—'), ' ', typeBadge(l.command_type)) },
+      { sort: 'username', label: 'User', cell: (l) => l.username },
+      { sort: 'execution_duration', label: 'Duration', class: 'minor', cell: (l) => fmtSeconds(l.execution_duration) },
       { label: 'Error', class: 'clamp', title: (l) => l.error_message || undefined, cell: (l) => h('span', {}, l.error_message || '') },
     ],
     empty: emptyState('No command logs yet. Every command run, from a device page or the API, leaves one here with its output.',
@@ -47,7 +63,7 @@ async function detailView(main, { id }) {
   clear(main,
     pageHead(`Log #${l.id}: ${l.command ? l.command.name : ''} on ${l.device ? l.device.name : ''}`,
       l.success ? link(`/ui/logs/${l.id}/diff?against=previous`, 'Compare with previous', { class: 'btn' }) : null,
-      h('a', { href: csv, class: 'btn', download: `command-log-${l.id}.csv` }, 'Download CSV')),
+      h('a', { href: csv, class: 'btn', download: '' }, 'Download CSV')),
     h('p', {}, link('/ui/logs/', '← all logs'),
       l.device && l.device.id && l.command && l.command.id
         ? [' · ', link(`/ui/logs/history?device_id=${l.device.id}&command_id=${l.command.id}`, `history of ${l.command.name} on ${l.device.name}`)] : null),
@@ -57,7 +73,7 @@ async function detailView(main, { id }) {
       ['Type', typeBadge(l.command_type)],
       ['Device', l.device && l.device.id ? link(`/ui/devices/${l.device.id}`, l.device.name) : l.device?.name],
       ['User', l.username],
-      ['From', [l.source ? SOURCES[l.source] || l.source : null, l.client_address].filter(Boolean).join(', ') || '—'],
+      ['Source', [l.source ? SOURCES[l.source] || l.source : null, l.client_address].filter(Boolean).join(', ') || '—'],
       ['Schedule', l.schedule ? link(`/ui/schedules/${l.schedule.id}`, l.schedule.name) : '—'],
       ['Credential set', l.credential_set ? l.credential_set.name : '—'],
       ['Started', fmtTime(l.execution_time)],

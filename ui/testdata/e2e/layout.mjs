@@ -57,7 +57,7 @@ export async function layoutSweep() {
     ['credentials', '/ui/credentials/'], ['credential-new', '/ui/credentials/new'],
     ['service-credentials', '/ui/service-credentials/'], ['service-credential-new', '/ui/service-credentials/new'],
     ['webhook-deliveries', '/ui/webhook-deliveries/'],
-    ['logs', '/ui/logs/'], ['log', `/ui/logs/${ids.logs}`], ['statistics', '/ui/statistics'], ['parse', '/ui/parse/'], ['import', '/ui/import/'], ['welcome', '/ui/welcome'], ['search', '/ui/search?q=demo'], ['not-found', '/ui/no-such-page']];
+    ['run-on-several', '/ui/run/'], ['logs', '/ui/logs/'], ['log', `/ui/logs/${ids.logs}`], ['statistics', '/ui/statistics'], ['parse', '/ui/parse/'], ['import', '/ui/import/'], ['welcome', '/ui/welcome'], ['search', '/ui/search?q=demo'], ['not-found', '/ui/no-such-page']];
   for (const k of ['sites', 'platforms', 'interfaces', 'vlans', 'ip-addresses', 'tags', 'users', 'groups', 'tokens', 'permissions', 'schedules', 'webhooks', 'event-rules']) {
     pages.push([k, `/ui/${k}/`], [`${k}-new`, `/ui/${k}/new`]);
     if (ids[k]) pages.push([`${k}-one`, `/ui/${k}/${ids[k]}`], [`${k}-edit`, `/ui/${k}/${ids[k]}/edit`]);

@@ -14,6 +14,7 @@ import { inventory } from './inventory.mjs';
 import { changes } from './changes.mjs';
 import { hub } from './hub.mjs';
 import { automation } from './automation.mjs';
+import { secondDay } from './secondday.mjs';
 
 async function scenarios() {
   await workflow();
@@ -25,6 +26,7 @@ async function scenarios() {
   await changes();
   await hub();
   await automation();
+  await secondDay();
   await layoutSweep();
   check(pageErrors.length === 0, `page errors: ${pageErrors.join('; ')}`);
 }

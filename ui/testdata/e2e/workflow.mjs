@@ -158,6 +158,7 @@ export async function workflow() {
   check(await page.locator('.parsed table').count() === 1, 'the log shows the parsed data');
   await shot('07-log-detail');
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download CSV' }).click()]);
+  check(/^command-log-\d+\.csv$/.test(download.suggestedFilename()), `one log's file is named by its log: ${download.suggestedFilename()}`);
   const csv = readFileSync(await download.path(), 'utf8');
   const lines = csv.trim().split(/\r?\n/);
   check(lines[0].startsWith('id,created,username,device_id,device,command_id,command,command_type,success,execution_duration,error_message,sent_command,variables,credential_set_id,credential_set,source,client_address,output'), `CSV header: ${lines[0]}`);
