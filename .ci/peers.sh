@@ -5,6 +5,7 @@
 #   .ci/peers.sh start     fresh host keys, users and passwords; start the peers
 #   .ci/peers.sh check     log in to both peers with sshpass and exercise them
 #   .ci/peers.sh env       print `export` lines: source <(.ci/peers.sh env)
+#   .ci/peers.sh up        install, start, then env: source <(sudo .ci/peers.sh up)
 #   .ci/peers.sh stop      stop the peers, remove their users and state
 #
 # Peers (all state under $FIELDKIT_PEERS_DIR, default /tmp/fieldkit-peers):
@@ -498,14 +499,23 @@ cmd_check() {
 	log "ok: PostgreSQL takes the fieldkit user's tables"
 }
 
+# cmd_up installs and starts everything the tests need and prints their variables: the
+# one command a newcomer runs, as source <(sudo bash .ci/peers.sh up).
+cmd_up() {
+	cmd_install >&2
+	cmd_start >&2
+	cmd_env
+}
+
 case ${1:-} in
 install) cmd_install ;;
 start) cmd_start ;;
+up) cmd_up ;;
 stop) cmd_stop ;;
 env) cmd_env ;;
 check) cmd_check ;;
 *)
-	echo "usage: $0 install|start|stop|env|check" >&2
+	echo "usage: $0 install|start|up|stop|env|check" >&2
 	exit 2
 	;;
 esac
