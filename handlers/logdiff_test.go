@@ -3,6 +3,9 @@ package handlers
 import (
 	"strings"
 	"testing"
+	"time"
+
+	"fieldkit/store"
 )
 
 // logID is the command log id of an execute answer.
@@ -113,5 +116,29 @@ func TestLogDiffPermissions(t *testing.T) {
 	h := x.must(200, "GET", pathCommandLogs+"history/?device_id="+itoa(other)+"&command_id="+itoa(vlan), viewer, nil)
 	if len(h["results"].([]any)) != 0 {
 		t.Errorf("history of a device out of sight: %v", h)
+	}
+}
+
+// TestHistoryMarksCancelledRuns: a run someone cancelled is no failure of the device:
+// a command's history says so (cancelled: true), beside a run that failed (false).
+func TestHistoryMarksCancelledRuns(t *testing.T) {
+	x := newXEnv(t, 100)
+	cmd := x.command("Version", "show version", "show")
+	at := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+	logs := []store.Values{
+		{"command": cmd, "command_name": "Version", "command_type": "show", "device": x.iosID, "device_name": "sw1", "username": "admin",
+			"success": false, "error_message": "Cancelled by admin; the output so far is kept.", "created": at,
+			"failure": map[string]any{"phase": "command", "reason": "cancelled", "cancelled_by": "admin"}},
+		{"command": cmd, "command_name": "Version", "command_type": "show", "device": x.iosID, "device_name": "sw1", "username": "admin",
+			"success": false, "error_message": "Timed out after 30 s", "created": at.Add(time.Minute),
+			"failure": map[string]any{"phase": "command", "reason": "timeout"}},
+	}
+	if err := x.db.InsertLogs(t.Context(), logs); err != nil {
+		t.Fatal(err)
+	}
+	h := x.must(200, "GET", pathCommandLogs+"history/?device_id="+itoa(x.iosID)+"&command_id="+itoa(cmd), x.admin, nil)
+	res := h["results"].([]any)
+	if len(res) != 2 || res[0].(map[string]any)["cancelled"] != false || res[1].(map[string]any)["cancelled"] != true {
+		t.Fatalf("history: %v", res)
 	}
 }

@@ -3,7 +3,7 @@
 // run goes through the same streamed endpoint (the same checks, rate limit and log),
 // a few at a time.
 
-import { h, add, clear, link, okBadge, loading, pageHead, errorBox, spinner, notice, refText, fmtSeconds, clockTime } from './dom.js';
+import { h, add, clear, link, okBadge, outcomeBadge, cancelled, loading, pageHead, errorBox, spinner, notice, refText, fmtSeconds, clockTime } from './dom.js';
 import { get, post, stream, qs, T, ApiError, getAll } from './api.js';
 import { route } from './router.js';
 import { can } from './session.js';
@@ -92,7 +92,9 @@ async function bulkPage(main) {
     loadDevices();
   });
 
+  let loads = 0;
   async function loadDevices() {
+    const mine = ++loads; // a later change's answer wins over an earlier one's
     if (!current) { clear(devBox, h('p', { class: 'muted' }, 'Choose a command first: its platforms decide which devices can run it.')); ready(); return; }
     const val = (name) => String(pickers[name].value() ?? '');
     const plat = val('platform_id');
@@ -107,6 +109,7 @@ async function bulkPage(main) {
     try {
       const page = await get(`/api/dcim/devices/${qs({ platform_id: plat || platforms, site_id: val('site_id'), tag_id: val('tag_id'),
         q: q.value.trim(), has_primary_ip: 'true', limit: MAX_DEVICES, ordering: 'name' })}`);
+      if (mine !== loads) return;
       devices = page.results;
       renderDevices(page.count);
     } catch (err) {
@@ -158,7 +161,8 @@ async function bulkPage(main) {
     const count = () => {
       const done = panels.filter((p) => p.outcome);
       const ok = done.filter((p) => p.outcome === 'success').length;
-      summary.textContent = `${cmd.name}: ${done.length} of ${panels.length} done · ${ok} successful · ${done.length - ok} failed or not run`;
+      const off = done.filter((p) => p.outcome === 'cancelled' || p.outcome === 'skipped').length;
+      summary.textContent = `${cmd.name}: ${done.length} of ${panels.length} done · ${ok} successful · ${done.length - ok - off} failed or not run · ${off} cancelled`;
     };
     cancelAll.addEventListener('click', () => { stopped = true; cancelAll.disabled = true; panels.forEach((p) => p.cancel()); });
     clear(results, h('div', { class: 'page-head' }, h('h2', {}, `Runs of ${cmd.name}`), cmd.command_type === 'config' ? null : cancelAll),
@@ -263,11 +267,12 @@ function devicePanel(d) {
           skipped: (ev) => live.append(`\n[… ${ev.bytes} bytes not shown while running; the full output follows]\n`),
         });
         showResult(resultBox, res);
-        panel.outcome = res.success ? 'success' : 'failed';
-        badgeBox.replaceChildren(okBadge(res.success));
+        panel.outcome = res.success ? 'success' : cancelled(res) ? 'cancelled' : 'failed';
+        badgeBox.replaceChildren(outcomeBadge(res));
         const f = res.failure;
-        state.textContent = f && ['connect', 'login', 'enable'].includes(f.phase)
-          ? `not run: the ${f.phase} step failed after ${seconds().toFixed(1)} s` : `finished in ${fmtSeconds(res.execution_time)}`;
+        state.textContent = f && f.reason === 'cancelled' ? `cancelled after ${seconds().toFixed(1)} s`
+          : f && ['connect', 'login', 'enable'].includes(f.phase) ? `not run: the ${f.phase} step failed after ${seconds().toFixed(1)} s`
+            : `finished in ${fmtSeconds(res.execution_time)}`;
       } catch (err) {
         panel.outcome = 'refused';
         badgeBox.replaceChildren(okBadge(false));

@@ -3,7 +3,7 @@
 // the user may execute, active credential sets for the platform); the server still
 // checks everything and its refusals are shown where they apply.
 
-import { h, add, clear, link, okBadge, statusBadge, loading, pageHead, dl, refText, fmtAgo, fmtSeconds, table, scrollBox, errorBox, spinner, copyButton, notice, clockTime } from './dom.js';
+import { h, add, clear, link, okBadge, outcomeBadge, cancelled, statusBadge, loading, pageHead, dl, refText, fmtAgo, fmtSeconds, table, scrollBox, errorBox, spinner, copyButton, notice, clockTime } from './dom.js';
 import { get, post, stream, T, ApiError, getAll, describeFields } from './api.js';
 import { route } from './router.js';
 import { can } from './session.js';
@@ -149,7 +149,7 @@ async function loadHistory(box, id) {
   try {
     const page = await get(`${T}/command-logs/?device_id=${id}&limit=10`);
     clear(box, head, page.results.length ? h('ul', { class: 'history' }, page.results.map((l) => h('li', {},
-      okBadge(l.success), ' ', link(`/ui/logs/${l.id}`, l.command ? l.command.name : '(deleted command)'),
+      outcomeBadge(l), ' ', link(`/ui/logs/${l.id}`, l.command ? l.command.name : '(deleted command)'),
       h('span', { class: 'muted' }, ` · ${l.username} · `, fmtAgo(l.created)),
       l.command && l.command.id ? [' · ', link(`/ui/logs/history?device_id=${id}&command_id=${l.command.id}`, 'history', { title: `Every run of ${l.command.name} here, marked where its output changed` })] : null))) : h('p', { class: 'muted' }, 'Nothing has run on this device yet.'),
     page.count > 10 ? link(`/ui/logs/?device_id=${id}`, `All ${page.count} logs →`) : null);
@@ -332,9 +332,9 @@ async function buildRunner(box, d, refresh) {
       showResult(result, res);
       const f = res.failure;
       // A run that failed before its command reached the device did not "finish".
-      state.textContent = f && ['connect', 'login', 'enable'].includes(f.phase)
-        ? `not run: the ${f.phase} step failed after ${seconds().toFixed(1)} s`
-        : `finished in ${seconds().toFixed(1)} s`;
+      state.textContent = f && f.reason === 'cancelled' ? `cancelled after ${seconds().toFixed(1)} s`
+        : f && ['connect', 'login', 'enable'].includes(f.phase) ? `not run: the ${f.phase} step failed after ${seconds().toFixed(1)} s`
+          : `finished in ${seconds().toFixed(1)} s`;
       refresh(true);
     } catch (err) {
       if (started == null) {
@@ -495,15 +495,17 @@ export function failureBox(message, f) {
     f.exit_status != null ? ['Exit status', String(f.exit_status)] : null,
     f.detail ? ['Detail', h('code', { class: 'wrap' }, f.detail)] : null,
   ]) : null;
-  return h('div', { class: 'msg error failure', role: 'alert' }, h('p', { class: 'failure-text' }, message),
+  // A cancellation is said plainly, not as an error: someone chose to stop the run.
+  const kind = f && f.reason === 'cancelled' ? 'info cancelled' : 'error';
+  return h('div', { class: `msg ${kind} failure`, role: 'alert' }, h('p', { class: 'failure-text' }, message),
     parts ? h('details', {}, h('summary', {}, 'Details'), parts) : null);
 }
 
 /** showResult shows a run's result (execute's answer) in box. */
 export function showResult(box, res) {
   clear(box,
-    h('div', { class: `result-head ${res.success ? 'ok' : 'bad'}` },
-      okBadge(res.success), ' ', h('strong', {}, res.command.name), ` on ${res.device.name} · ${fmtSeconds(res.execution_time)} · `,
+    h('div', { class: `result-head ${res.success ? 'ok' : cancelled(res) ? 'cancelled' : 'bad'}` },
+      outcomeBadge(res), ' ', h('strong', {}, res.command.name), ` on ${res.device.name} · ${fmtSeconds(res.execution_time)} · `,
       res.command_log_id ? link(`/ui/logs/${res.command_log_id}`, `log #${res.command_log_id}`) : null),
     syntaxBanner(res.syntax_error),
     !res.success && res.error_message && !(res.syntax_error && res.syntax_error.detected) ? failureBox(res.error_message, res.failure) : null,

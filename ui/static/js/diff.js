@@ -2,7 +2,7 @@
 // of each changed line marked, the parsed records a diff adds, removes and changes,
 // and a command's history on a device with a mark on each run whose output changed.
 
-import { h, clear, link, okBadge, loading, pageHead, fmtTime, table, scrollBox, badge } from './dom.js';
+import { h, clear, link, outcomeBadge, loading, pageHead, fmtTime, table, scrollBox, badge } from './dom.js';
 import { get, T, qs } from './api.js';
 import { route } from './router.js';
 
@@ -136,7 +136,7 @@ async function historyView(main) {
         { label: '#', cell: (r) => link(`/ui/logs/${r.id}`, String(r.id)) },
         { label: 'When', cell: (r) => fmtTime(r.created) },
         { label: 'User', cell: (r) => r.username },
-        { label: 'Result', cell: (r) => okBadge(r.success) },
+        { label: 'Result', cell: (r) => outcomeBadge(r) },
         { label: 'Output', cell: (r) => h('span', { class: 'change-mark' }, mark(r), r.changed ? [' ', link(`/ui/logs/${r.id}/diff?against=previous`, 'what changed')] : null) },
       ], hist.results, 'This command has not run on this device yet.', { stack: true })));
 }

@@ -121,6 +121,15 @@ export function fmtSeconds(x) {
 export const badge = (text, kind = '') => h('span', { class: `badge ${kind}` }, text);
 export const okBadge = (ok) => badge(ok ? 'success' : 'failed', ok ? 'ok' : 'bad');
 
+/**
+ * cancelled reports whether a run (a log, execute's answer) was stopped by a person (or
+ * by the server stopping) rather than failing: its failure's reason is "cancelled".
+ */
+export const cancelled = (run) => !!(run && !run.success && (run.cancelled === true || (run.failure && run.failure.reason === 'cancelled')));
+
+/** outcomeBadge is a run's outcome: success, failed, or cancelled, which is nobody's failure. */
+export const outcomeBadge = (run) => (cancelled(run) ? badge('cancelled', 'cancelled') : okBadge(run.success));
+
 /** statusBadge is an object's status ({value, label} or a bare value), coloured the same everywhere. */
 export function statusBadge(s) {
   const v = s && typeof s === 'object' ? s.value : s;

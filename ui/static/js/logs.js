@@ -1,7 +1,7 @@
 // logs.js: command logs (filtered list, detail with output and parsed data, one log's
 // CSV) and the statistics page with its hand-drawn 24-hour chart.
 
-import { h, add, clear, link, okBadge, loading, pageHead, dl, fmtTime, fmtSeconds, table, errorBox, zoneLabel } from './dom.js';
+import { h, add, clear, link, outcomeBadge, loading, pageHead, dl, fmtTime, fmtSeconds, table, errorBox, zoneLabel } from './dom.js';
 import { get, T, qs } from './api.js';
 import { route } from './router.js';
 import { listPage, emptyState, filterParams } from './list.js';
@@ -43,7 +43,7 @@ function listView(main) {
     title: 'Command logs', path: LOGS, filters, stack: true,
     actions: [exportLinks(filters)],
     columns: [
-      { sort: 'success', label: 'Result', cell: (l) => okBadge(l.success) },
+      { sort: 'success', label: 'Result', cell: (l) => outcomeBadge(l) },
       { sort: 'created', label: `When (${zoneLabel()})`, cell: (l) => link(`/ui/logs/${l.id}`, fmtTime(l.created, { zone: false })) },
       { label: 'Device', cell: (l) => (l.device && l.device.id ? link(`/ui/devices/${l.device.id}`, l.device.name) : (l.device ? l.device.name : '—')) },
       { label: 'Command', cell: (l) => h('span', {}, l.command && l.command.id ? link(`/ui/commands/${l.command.id}`, l.command.name) : (l.command ? l.command.name : '—'), ' ', typeBadge(l.command_type)) },
@@ -68,7 +68,7 @@ async function detailView(main, { id }) {
       l.device && l.device.id && l.command && l.command.id
         ? [' · ', link(`/ui/logs/history?device_id=${l.device.id}&command_id=${l.command.id}`, `history of ${l.command.name} on ${l.device.name}`)] : null),
     h('section', { class: 'card' }, dl([
-      ['Result', okBadge(l.success)],
+      ['Result', outcomeBadge(l)],
       ['Command', l.command && l.command.id ? link(`/ui/commands/${l.command.id}`, l.command.name) : l.command?.name],
       ['Type', typeBadge(l.command_type)],
       ['Device', l.device && l.device.id ? link(`/ui/devices/${l.device.id}`, l.device.name) : l.device?.name],
@@ -107,13 +107,13 @@ function sentCard(l) {
  */
 export function chart(buckets, width = 720) {
   const W = Math.max(300, Math.round(width)), H = 220, padL = 36, padB = 28, padT = 12;
-  const max = Math.max(1, ...buckets.map((b) => b.ok + b.bad));
+  const max = Math.max(1, ...buckets.map((b) => b.ok + b.bad + b.stopped));
   const step = niceStep(max);
   const top = Math.ceil(max / step) * step;
   const bw = (W - padL - 8) / buckets.length;
   const y = (v) => padT + (H - padT - padB) * (1 - v / top);
   const svg = h('svg:svg', { viewBox: `0 0 ${W} ${H}`, class: 'chart', role: 'img', 'aria-labelledby': 'chart-title' },
-    h('svg:title', { id: 'chart-title' }, `Executions per hour over the last 24 hours: ${buckets.reduce((a, b) => a + b.ok, 0)} successful, ${buckets.reduce((a, b) => a + b.bad, 0)} failed`));
+    h('svg:title', { id: 'chart-title' }, `Executions per hour over the last 24 hours: ${buckets.reduce((a, b) => a + b.ok, 0)} successful, ${buckets.reduce((a, b) => a + b.bad, 0)} failed, ${buckets.reduce((a, b) => a + b.stopped, 0)} cancelled`));
   for (let v = 0; v <= top; v += step) {
     svg.append(h('svg:line', { x1: padL, x2: W - 4, y1: y(v), y2: y(v), class: 'grid' }),
       h('svg:text', { x: padL - 6, y: y(v) + 4, class: 'axis', 'text-anchor': 'end' }, String(v)));
@@ -121,9 +121,12 @@ export function chart(buckets, width = 720) {
   buckets.forEach((b, i) => {
     const x = padL + i * bw + 2;
     const w = Math.max(1, bw - 4);
-    const tip = `${b.label}: ${b.ok} successful, ${b.bad} failed`;
-    if (b.ok) svg.append(h('svg:rect', { x, y: y(b.ok), width: w, height: y(0) - y(b.ok), class: 'bar-ok' }, h('svg:title', {}, tip)));
-    if (b.bad) svg.append(h('svg:rect', { x, y: y(b.ok + b.bad), width: w, height: y(b.ok) - y(b.ok + b.bad), class: 'bar-bad' }, h('svg:title', {}, tip)));
+    const tip = `${b.label}: ${b.ok} successful, ${b.bad} failed, ${b.stopped} cancelled`;
+    let base = 0;
+    for (const [n, cls] of [[b.ok, 'bar-ok'], [b.bad, 'bar-bad'], [b.stopped, 'bar-cancelled']]) {
+      if (n) svg.append(h('svg:rect', { x, y: y(base + n), width: w, height: y(base) - y(base + n), class: cls }, h('svg:title', {}, tip)));
+      base += n;
+    }
     if ((buckets.length - 1 - i) % (W < 480 ? 6 : 3) === 0) svg.append(h('svg:text', { x: x + w / 2, y: H - 8, class: 'axis', 'text-anchor': 'middle' }, b.label));
   });
   return svg;
@@ -142,14 +145,18 @@ export function bucket(logs, now = new Date()) {
   const buckets = [];
   for (let i = 23; i >= 0; i--) {
     const start = new Date(end.getTime() - i * 3600e3);
-    buckets.push({ start: start.getTime(), label: `${String(start.getHours()).padStart(2, '0')}:00`, ok: 0, bad: 0 });
+    buckets.push({ start: start.getTime(), label: `${String(start.getHours()).padStart(2, '0')}:00`, ok: 0, bad: 0, stopped: 0 });
   }
   const first = buckets[0].start;
   for (const l of logs) {
     const t = new Date(l.created).getTime();
     const i = Math.floor((t - first) / 3600e3);
     if (i < 0 || i > 23) continue;
-    if (l.success) buckets[i].ok++; else buckets[i].bad++;
+    // The export has no failure's parts: a cancellation is known by FieldKit's own
+    // sentence for it ("Cancelled by …", exec.Failure.Message).
+    if (l.success) buckets[i].ok++;
+    else if (/^Cancelled\b/.test(l.error_message || '')) buckets[i].stopped++;
+    else buckets[i].bad++;
   }
   return buckets;
 }
@@ -168,7 +175,7 @@ async function statsView(main) {
   if (recent.err) chartBox.append(errorBox(recent.err));
   else {
     add(chartBox, chart(bucket(recent.results), main.clientWidth - 64),
-      h('div', { class: 'legend' }, h('span', { class: 'key ok' }), ' successful ', h('span', { class: 'key bad' }), ' failed'));
+      h('div', { class: 'legend' }, h('span', { class: 'key ok' }), ' successful ', h('span', { class: 'key bad' }), ' failed ', h('span', { class: 'key cancelled' }), ' cancelled'));
   }
   const maxTop = Math.max(1, ...stats.top_commands.map((c) => c.count));
   clear(main, pageHead('Statistics', link('/ui/logs/', 'Browse logs', { class: 'btn' })),

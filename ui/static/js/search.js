@@ -2,7 +2,7 @@
 // logs. Each kind is the API's own ?q= search, asked in parallel for the kinds the user
 // may see; a section shows the first matches and links to the whole filtered list.
 
-import { h, clear, link, pageHead, loading, errorBox, okBadge, fmtTime, table, refText, lowerFirst } from './dom.js';
+import { h, clear, link, pageHead, loading, errorBox, outcomeBadge, fmtTime, table, refText, lowerFirst } from './dom.js';
 import { get, qs, T } from './api.js';
 import { route, query, navigate } from './router.js';
 import { can } from './session.js';
@@ -25,7 +25,7 @@ const KINDS = [
   { title: 'Command logs', type: 'netbox_toolkit_plugin.commandlog', path: `${T}/command-logs/`, list: '/ui/logs/', columns: [
     { label: '#', cell: (l) => link(`/ui/logs/${l.id}`, String(l.id)) }, { label: 'When', cell: (l) => fmtTime(l.created) },
     { label: 'Command', cell: (l) => (l.command ? l.command.name : '—') }, { label: 'Device', cell: (l) => (l.device ? l.device.name : '—') },
-    { label: 'User', cell: (l) => l.username }, { label: 'Result', cell: (l) => okBadge(l.success) }] },
+    { label: 'User', cell: (l) => l.username }, { label: 'Result', cell: (l) => outcomeBadge(l) }] },
 ];
 
 /** searchBox is the header's search form; "/" anywhere outside a field focuses it. */

@@ -45,15 +45,25 @@ export async function liveRuns() {
   const out = await page.locator('.result pre.output').textContent();
   const lines = out.split('\n').length;
   check(out.includes('show version') && lines >= 80 && lines < 1000, `the output so far is kept, and only that: ${lines} lines of about 1,200`);
-  check(/finished in \d+\.\d s/.test(await page.locator('.run-state').textContent()), 'the run says how long it took');
+  check(/cancelled after \d+\.\d s/.test(await page.locator('.run-state').textContent()), 'the run says it was cancelled, and after how long');
+  // A cancelled run is shown as cancelled wherever its outcome shows, never as a red failure.
+  check(await head.locator('.badge.cancelled').textContent() === 'cancelled' && await head.locator('.badge.bad').count() === 0, 'the live view\'s badge says cancelled');
+  check(await page.locator('.result .msg.failure.error').count() === 0, 'the cancellation is not shown as an error');
+  await page.locator('.card', { hasText: 'Recent history' }).locator('li').first().locator('.badge.cancelled').waitFor();
   check(await cancel.count() === 0, 'no cancel button once it ended');
   await fitsWidth('the device page after a cancelled run at 820 px');
   await shot('41-tablet-cancelled');
   await head.getByRole('link', { name: /log #\d+/ }).click();
   await page.getByRole('heading', { name: /Log #\d+: Tech support on demo-ios-1/ }).waitFor();
   check((await page.locator('.msg.failure').textContent()).includes('Cancelled by admin'), 'the log says who cancelled');
+  const logId = /\/ui\/logs\/(\d+)/.exec(page.url())[1];
+  check(await page.locator('dl .badge.cancelled').textContent() === 'cancelled', 'the log\'s result is cancelled');
   await page.locator('.msg.failure summary').click();
   check((await page.locator('.msg.failure dl').textContent()).includes('admin'), 'its details name who cancelled');
+  await page.goto(`${BASE}/ui/logs/?device_id=1`);
+  const row = page.locator('tbody tr', { has: page.locator(`a[href="/ui/logs/${logId}"]`) });
+  await row.waitFor();
+  check(await row.locator('.badge').first().textContent() === 'cancelled', 'the logs list shows it cancelled');
 
   step('a failed login says, in plain words, where, as whom, with which set, and what to check');
   const r = await inPage('/ui/api/credential-sets/', {

@@ -118,7 +118,7 @@ export async function secondDay() {
   await page.locator('.bulk-device-list').waitFor();
   const filters = page.locator('.bulk-filters');
   const listed = async (n) => {
-    await page.waitForFunction((k) => document.querySelectorAll('.bulk-device-list li').length === k, n);
+    await page.waitForFunction((k) => document.querySelectorAll('.bulk-device-list li').length === k, n, { timeout: 30000 });
     return (await page.locator('.bulk-device-list li label').allTextContents()).map((t) => t.trim());
   };
   await pick(filters, 'site_id', 'Demo', 'Demo Lab');
@@ -130,7 +130,7 @@ export async function secondDay() {
   await listed(3);
   await page.selectOption('#bulk-set', { label: `Demo devices (${DEVICE_USER})` });
   await page.getByRole('button', { name: 'Run on 3 devices' }).click();
-  await page.waitForFunction(() => document.querySelectorAll('.bulk-panel .result-head').length === 3);
+  await page.waitForFunction(() => document.querySelectorAll('.bulk-panel .result-head').length === 3, null, { timeout: 60000 });
   const summary = await page.locator('.bulk-summary').textContent();
   check(/3 of 3 done · 3 successful/.test(summary), `summary: ${summary}`);
   for (const name of atLab) {
@@ -145,14 +145,16 @@ export async function secondDay() {
   await listed(2);
   await page.getByRole('button', { name: 'Run on 2 devices' }).click();
   await page.waitForFunction(() => [...document.querySelectorAll('.bulk-panel pre.output.live')]
-    .filter((p) => (p.textContent.match(/\n/g) || []).length >= 40).length === 2);
+    .filter((p) => (p.textContent.match(/\n/g) || []).length >= 40).length === 2, null, { timeout: 60000 });
   const states = await page.locator('.bulk-panel .run-state').allTextContents();
   check(states.every((t) => /^running… \d+ s · \d+ lines so far$/.test(t)), `both stream at once: ${states}`);
   await shot('65-run-on-several-live', false);
   await page.getByRole('button', { name: 'Cancel all' }).click();
-  await page.waitForFunction(() => document.querySelectorAll('.bulk-panel .result-head').length === 2);
+  await page.waitForFunction(() => document.querySelectorAll('.bulk-panel .result-head').length === 2, null, { timeout: 60000 });
   const why = await page.locator('.bulk-panel .failure-text').allTextContents();
   check(why.length === 2 && why.every((t) => t.startsWith('Cancelled by admin')), `cancelled: ${why}`);
+  check(await page.locator('.bulk-panel .bulk-badge .badge.cancelled').count() === 2, 'each panel\'s badge says cancelled');
+  check(/0 failed or not run · 2 cancelled/.test(await page.locator('.bulk-summary').textContent()), 'the count says cancelled, not failed');
 
   step('import: a browser\'s second download, "devices (1).csv", is read as devices');
   await page.goto(`${BASE}/ui/import/`);
