@@ -181,6 +181,10 @@ func envOf(vars map[string]string) env {
 // and a database alone (an older FieldKit's backup) with credential sets but no
 // --key-file are refused with what to do, and write nothing.
 func TestRestoreRefusals(t *testing.T) {
+	// The refusals do not depend on scrypt's cost (the round trip uses the real one);
+	// under the race detector each 128 MiB derivation takes seconds.
+	defer func(n int) { scryptN = n }(scryptN)
+	scryptN = 1 << 10
 	data := filepath.Join(t.TempDir(), "data")
 	seedInstall(t, data, 10)
 	const pass = "another long passphrase"
