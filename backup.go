@@ -43,7 +43,7 @@ const (
 	passphraseHelp = "--passphrase-file FILE (- for stdin) or " + passphraseEnv
 )
 
-// scryptN is scrypt's cost: 128 MiB and about half a second, once per backup or
+// scryptN is scrypt's cost: 128 MiB and 1-2 s of one core, once per backup or
 // restore. A test of refusals lowers it; the manifest records the cost used.
 var scryptN = 1 << 17
 
