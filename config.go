@@ -39,6 +39,7 @@ type Config struct {
 	Schedules SchedulesConfig `yaml:"schedules"`
 	Webhooks  WebhooksConfig  `yaml:"webhooks"`
 	Hub       HubConfig       `yaml:"hub"`
+	Backup    BackupConfig    `yaml:"config_backup"`
 }
 
 // ServerConfig is the HTTP server.
@@ -67,6 +68,12 @@ type ExecConfig struct {
 	BulkConcurrency   int           `yaml:"bulk_concurrency" doc:"bulk executions running at once"`
 	SessionIdle       time.Duration `yaml:"session_idle" reload:"true" doc:"how long an SSH session stays open unused, for the next execution on its device with the same credential set; 0 closes each session after use"`
 	SessionsPerDevice int           `yaml:"sessions_per_device" reload:"true" doc:"SSH sessions open at once per device, in use or idle, so its few vty lines stay free for people; an execution that finds them all in use waits for one within its timeout"`
+}
+
+// BackupConfig is what a config backup's read must pass before it is kept as a version.
+type BackupConfig struct {
+	MinLines         int `yaml:"min_lines" doc:"a configuration of fewer lines is quarantined, not kept (a cut or empty read)"`
+	MaxShrinkPercent int `yaml:"max_shrink_percent" doc:"a configuration that lost more than this share of its lines against the last version, with no FieldKit config execution between, is quarantined; 100 turns the check off"`
 }
 
 // SSHConfig is the SSH client policy.
@@ -171,6 +178,7 @@ func defaults() Config {
 		Schedules: SchedulesConfig{Workers: 32, WorkersPerSite: 16, WorkersPerDriver: 16},
 		Webhooks: WebhooksConfig{Timeout: 10 * time.Second, RetryMin: 5 * time.Second, RetryMax: 5 * time.Minute,
 			GiveUpAfter: 72 * time.Hour, Workers: 4, KeepDays: 7},
+		Backup:    BackupConfig{MinLines: 5, MaxShrinkPercent: 50},
 	}
 }
 
@@ -384,6 +392,12 @@ func (c Config) validate() error {
 	}
 	if c.Exec.SessionsPerDevice < 1 {
 		bad("exec.sessions_per_device", "must be at least 1")
+	}
+	if c.Backup.MinLines < 1 {
+		bad("config_backup.min_lines", "must be at least 1")
+	}
+	if c.Backup.MaxShrinkPercent < 1 || c.Backup.MaxShrinkPercent > 100 {
+		bad("config_backup.max_shrink_percent", "must be from 1 to 100")
 	}
 	switch c.SSH.HostKeyPolicy {
 	case "tofu", "strict", "insecure":

@@ -219,7 +219,8 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 		Health: health(db, dbFile, sched, sch, func() *hub.Pusher { return pusher }), NetBox: syncer,
 		Exec: handlers.ExecOptions{Keyring: keyring, Limiter: limiter, TextFSM: templates,
 			HostKeyPolicy: exec.HostKeyPolicy(cfg.SSH.HostKeyPolicy), MaxOutputBytes: cfg.Exec.MaxOutputBytes,
-			BulkMax: cfg.Exec.BulkMax, BulkConcurrency: cfg.Exec.BulkConcurrency, Pool: pool, Context: execCtx}})
+			BulkMax: cfg.Exec.BulkMax, BulkConcurrency: cfg.Exec.BulkConcurrency, Pool: pool, Context: execCtx},
+		Backup: handlers.BackupOptions{MinLines: cfg.Backup.MinLines, MaxShrink: float64(cfg.Backup.MaxShrinkPercent) / 100}})
 	bgCtx, stopBackground := context.WithCancel(context.Background())
 	defer stopBackground()
 	sched.start(bgCtx, loc, jobs(cfg, db, loc, logger, syncer))

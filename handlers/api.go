@@ -36,6 +36,8 @@ type Options struct {
 	NetBox NetBoxSyncer
 	// Exec configures command execution.
 	Exec ExecOptions
+	// Backup configures what a config backup keeps.
+	Backup BackupOptions
 	// UI registers the web interface's routes (ui.UI.Routes) on the same router.
 	UI func(rt *web.Router)
 	// Metrics serves /metrics (observe.Metrics.Handler); nil: no such route.

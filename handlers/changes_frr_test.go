@@ -96,3 +96,70 @@ func TestLogDiffOnRealFRR(t *testing.T) {
 		t.Errorf("records: %v", d["records"])
 	}
 }
+
+// TestConfigVersionsOnRealFRR backs up a real vtysh: two reads with nothing changed
+// but an ignored line keep one version; a config command between two reads makes a
+// version attributed to it; descriptions flipping back are marked oscillating; a read
+// without its end marker is quarantined; the raw text is refused without its
+// permission. Every change is put back.
+func TestConfigVersionsOnRealFRR(t *testing.T) {
+	f := newFRREnv(t)
+	first := f.collect(f.admin, f.token, f.dev)[0]
+	if first["status"] != "stored" {
+		t.Fatalf("first backup of FRR: %v", first)
+	}
+	v1 := f.must(200, "GET", pathConfigVers+itoa(n64(first["version_id"]))+"/", f.admin, nil)
+	if text := v1["text"].(string); !strings.Contains(text, "hostname ") || strings.Contains(text, "Building configuration") ||
+		!strings.HasSuffix(text, "\nend\n") {
+		t.Errorf("FRR's configuration as kept:\n%s", text)
+	}
+
+	// Nothing changed: the same version, confirmed.
+	if r := f.collect(f.admin, f.token, f.dev)[0]; r["status"] != "unchanged" || n64(r["version_id"]) != n64(first["version_id"]) {
+		t.Errorf("a second read of an unchanged FRR: %v", r)
+	}
+	// Only a line the platform ignores changes: still one version (the rule itself
+	// changes what is kept, once).
+	f.must(200, "PATCH", pathPlatforms+itoa(f.iosPlat)+"/", f.admin, map[string]any{"config_ignore": "^ description "})
+	base := f.collect(f.admin, f.token, f.dev)[0]
+	f.change("Noise on lo", "interface lo\n description fk-noise-1", "interface lo\n description loopback")
+	if r := f.collect(f.admin, f.token, f.dev)[0]; r["status"] != "unchanged" || n64(r["version_id"]) != n64(base["version_id"]) {
+		t.Errorf("only an ignored line changed: %v (baseline %v)", r, base)
+	}
+	f.must(200, "PATCH", pathPlatforms+itoa(f.iosPlat)+"/", f.admin, map[string]any{"config_ignore": ""})
+
+	// A config command between two reads, then two more flipping the description back.
+	describe := func(desc string) map[string]any {
+		f.change("lo "+desc, "interface lo\n description "+desc, "interface lo\n description loopback")
+		r := f.collect(f.admin, f.token, f.dev)[0]
+		if r["status"] != "stored" {
+			t.Fatalf("after describing lo as %s: %v", desc, r)
+		}
+		return f.must(200, "GET", pathConfigVers+itoa(n64(r["version_id"]))+"/", f.admin, nil)
+	}
+	a := describe("fk41-a")
+	changes := a["changes"].([]any)
+	last := changes[len(changes)-1].(map[string]any)
+	if a["changed_outside"] != false || last["sent_command"] != "interface lo\n description fk41-a" || last["username"] != "admin" {
+		t.Errorf("a version after a config command: changes %v", a["changes"])
+	}
+	b := describe("fk41-b")
+	back := describe("fk41-a")
+	if b["oscillating"] != false || back["oscillating"] != true || back["hash"] != a["hash"] {
+		t.Errorf("a flip back on FRR: b %v, back %v", b["oscillating"], back["oscillating"])
+	}
+
+	// A read without its end marker: every line but "end".
+	f.must(200, "PATCH", pathPlatforms+itoa(f.iosPlat)+"/", f.admin, map[string]any{"config_command": "show running-config | include ^[^e]|^ex"})
+	cut := f.collect(f.admin, f.token, f.dev)[0]
+	f.must(200, "PATCH", pathPlatforms+itoa(f.iosPlat)+"/", f.admin, map[string]any{"config_command": ""})
+	if cut["status"] != "quarantined" || !strings.Contains(cut["reason"].(string), "end marker") {
+		t.Errorf("a read without its end marker: %v", cut)
+	}
+
+	viewer := f.user("viewer", false)
+	f.grant("viewer", "netbox_toolkit_plugin.configversion", []string{"view"}, "")
+	if r := f.do("GET", pathConfigVers+itoa(n64(first["version_id"]))+"/raw/", viewer, nil); r.status != 403 {
+		t.Errorf("FRR's raw configuration without view_raw_config: %d", r.status)
+	}
+}

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -627,6 +628,16 @@ func TestEveryOperationConforms(t *testing.T) {
 	}
 	e.must(200, "GET", pathCommandLogs+"1/", e.admin, nil)
 	e.must(200, "OPTIONS", pathCommandLogs+"1/", e.admin, nil)
+	// So does a config version (written by collections, tested elsewhere).
+	kr, _ := store.NewKeyring(bytes.Repeat([]byte{7}, 32))
+	dev := tkDevice(t, e.db, "cv1", tkSite(t, e.db, "CV", "cv"), tkPlatform(t, e.db, "CV IOS", "cv_ios"))
+	v, err := e.db.KeepConfig(context.Background(), kr, store.ConfigRead{DeviceID: dev, DeviceName: "cv1",
+		Text: "hostname cv1\nend\n", Masked: "hostname cv1\nend\n", MinLines: 1, MaxShrink: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.must(200, "OPTIONS", pathConfigVers, e.admin, nil)
+	e.must(200, "OPTIONS", pathConfigVers+itoa(v.VersionID)+"/", e.admin, nil)
 	// Read-only resources describe themselves too.
 	for _, res := range readOnlyResources {
 		e.must(200, "OPTIONS", res.Path, e.admin, nil)

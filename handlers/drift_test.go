@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -143,12 +144,17 @@ func driftFixture(e *env) *driftFix {
 		ObjectID: log, EventType: "object_created", State: "firing", Context: []byte(`{}`)}}, nil, nil); err != nil {
 		e.t.Fatal(err)
 	}
+	cv, err := e.db.KeepConfig(context.Background(), kr, store.ConfigRead{DeviceID: dev, DeviceName: "sw1", LogID: log,
+		Text: "hostname sw1\nend\n", Masked: "hostname sw1\nend\n", MinLines: 1, MaxShrink: 0.5})
+	if err != nil {
+		e.t.Fatal(err)
+	}
 	fx := &driftFix{e: e,
 		ids: map[string]int64{store.TypeSite: site, store.TypePlatform: plat, store.TypeTag: tag, store.TypeDevice: dev,
 			store.TypeInterface: iface2, store.TypeVLAN: vlan, store.TypeIPAddress: loose, store.TypeCommand: cmd,
 			store.TypeGroup: group, store.TypeUser: user, store.TypeToken: token, store.TypePermission: perm,
 			store.TypeCommandLog: log, store.TypeSchedule: sched, store.TypeWebhook: hook, store.TypeEvent: rule,
-			store.TypeDelivery: 1},
+			store.TypeDelivery: 1, store.TypeConfigVersion: cv.VersionID},
 		refs: map[string]int64{"Site": site2, "Platform": plat2, "Tag": tag, "Device": dev, "Interface": iface, "VLAN": vlan,
 			"Group": group, "User": 1, "CredentialSet": set2, "Command": cmd},
 		with: map[string]map[string]any{

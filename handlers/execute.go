@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"fieldkit/exec"
+	"fieldkit/exec/backup"
 	"fieldkit/exec/ratelimit"
 	"fieldkit/exec/textfsm"
 	"fieldkit/exec/variables"
@@ -73,6 +74,9 @@ type prepared struct {
 	// explicit: the request gave the timeout, which then bounds the whole run; else the
 	// device's or platform's own timeouts apply where they are set.
 	explicit bool
+	// backup, for a config collection, is how the platform's configuration is read and
+	// kept: its log keeps the output with the secrets masked, and it is not parsed.
+	backup *backup.Profile
 }
 
 // rejection is why an execution may not run: the status and body of a single
@@ -302,10 +306,15 @@ func (a *API) bypass(ctx context.Context, p store.Principal) (bool, error) {
 
 // acquire takes a rate-limit slot for the device, or returns the 429 rejection.
 func (a *API) acquire(r *http.Request, deviceID int64) (ratelimit.Slot, error) {
+	return a.acquireFor(r.Context(), web.User(r.Context()), deviceID)
+}
+
+// acquireFor is acquire for a user named outside a request (a schedule's owner).
+func (a *API) acquireFor(ctx context.Context, user store.Principal, deviceID int64) (ratelimit.Slot, error) {
 	if a.Exec.Limiter == nil || !a.Exec.Limiter.Enabled() {
 		return ratelimit.Slot{}, nil
 	}
-	if ok, err := a.bypass(r.Context(), web.User(r.Context())); err != nil || ok {
+	if ok, err := a.bypass(ctx, user); err != nil || ok {
 		return ratelimit.Slot{}, err
 	}
 	slot, st, ok := a.Exec.Limiter.Acquire(deviceID)
@@ -409,10 +418,16 @@ type outcome struct {
 // finish parses, logs (before any response is sent) and releases the slot.
 func (a *API) finish(ctx context.Context, p *prepared, user store.Principal, started time.Time, res exec.Result, slot ratelimit.Slot) (outcome, error) {
 	o := outcome{res: res, parsed: a.parse(p, res), message: res.ErrorMessage}
+	output := res.Output
+	if p.backup != nil {
+		// The configuration as read is kept encrypted with its version; the log, which
+		// every viewer of logs reads, keeps it with its secrets masked.
+		output, _ = p.backup.MaskSecrets(output)
+	}
 	log := store.Values{
-		"command": p.cmd.ID, "command_name": p.cmd.Name, "command_type": p.cmd.CommandType,
+		"command": nullID(p.cmd.ID), "command_name": p.cmd.Name, "command_type": p.cmd.CommandType,
 		"device": p.target.ID, "device_name": p.target.Name, "user": user.ID, "username": user.Username,
-		"output": res.Output, "parsed_output": o.parsed, "syntax_error": res.Syntax,
+		"output": output, "parsed_output": o.parsed, "syntax_error": res.Syntax,
 		"success": res.Success, "execution_duration": round3(res.Duration.Seconds()),
 		"execution_time": started, "sent_command": p.text, "variables": p.values, "source": p.source,
 		"client_address": p.client, "credential_set": nullID(p.secret.SetID), "credential_set_name": p.secret.Name,
@@ -478,6 +493,8 @@ func failureBody(f *exec.Failure, set string) map[string]any {
 
 func (a *API) parse(p *prepared, res exec.Result) textfsm.Parsed {
 	switch {
+	case p.backup != nil:
+		return notParsed("config backups are not parsed")
 	case p.cmd.CommandType != store.CommandShow:
 		return notParsed("a config command: only show commands are parsed")
 	case !res.Success:

@@ -30,6 +30,7 @@ const (
 	pathWebhooks    = "/api/extras/webhooks/"
 	pathEventRules  = "/api/extras/event-rules/"
 	pathDeliveries  = "/api/plugins/toolkit/webhook-deliveries/"
+	pathConfigVers  = "/api/plugins/toolkit/config-versions/"
 )
 
 // readOnlyResources are the NetBox object types FieldKit serves read-only and empty, at
@@ -71,6 +72,7 @@ var (
 	webhookResource    = &Resource{Model: store.Webhooks, Path: pathWebhooks, hooks: webhookHooks}
 	eventRuleResource  = &Resource{Model: store.EventRules, Path: pathEventRules, hooks: eventRuleHooks}
 	deliveryResource   = &Resource{Model: store.Deliveries, Path: pathDeliveries}
+	configVersionResource = &Resource{Model: store.ConfigVersions, Path: pathConfigVers}
 )
 
 // routes registers every route of the server: it is the one place to read to know
@@ -135,6 +137,14 @@ func (a *API) routes(rt *web.Router) {
 	a.resource(rt, webhookResource)
 	a.resource(rt, eventRuleResource)
 	a.resource(rt, deliveryResource)
+
+	// The toolkit plugin: config versions (read-only), their diffs, raw text and collection.
+	a.resource(rt, configVersionResource)
+	get(pathConfigVers+":id/diff/", a.authed(a.configDiff))
+	get(pathConfigVers+":id/raw/", a.authed(a.configRaw))
+	get(pathConfigVers+"last-good/", a.authed(a.configLastGood))
+	get(pathConfigVers+"search/", a.authed(a.configSearch))
+	rt.Handle(http.MethodPost, pathConfigVers+"collect/", a.authed(a.configCollect))
 
 	// Parsing without a device (template authors, tests).
 	rt.Handle(http.MethodPost, pathParse, a.authed(a.parseOutput))

@@ -173,6 +173,42 @@ var opDocs = []opDoc{
 		},
 		OK:     jsonResponse("The runs.", ref("CommandHistory")),
 		Errors: map[string]string{"400": "BadRequest"}},
+	{Method: http.MethodGet, Path: pathConfigVers + ":id/diff/",
+		ID: "plugins_toolkit_config_versions_diff_retrieve", Summary: "Compare two config versions",
+		Desc: "The unified diff of the two configurations as shown (secrets masked), from the version `against` names " +
+			"(or `previous`, the version this one follows) to this one. Both must be visible (a 404 otherwise).",
+		Query: []any{queryParam("against", `A config version id, or "previous".`, tStr, true)},
+		OK:    jsonResponse("The two versions and their diff.", ref("ConfigVersionDiff")), Errors: map[string]string{"400": "BadRequest"}},
+	{Method: http.MethodGet, Path: pathConfigVers + ":id/raw/",
+		ID: "plugins_toolkit_config_versions_raw_retrieve", Summary: "A config version as read, secrets unmasked",
+		Desc: "Decrypted with the master key. Needs view and the view_raw_config action on the version (a superuser passes); " +
+			"viewing alone is a 403. Each showing is logged.",
+		OK: jsonResponse("The configuration as read.", ref("ConfigRaw"))},
+	{Method: http.MethodGet, Path: pathConfigVers + "last-good/",
+		ID: "plugins_toolkit_config_versions_last_good_retrieve", Summary: "Each device's last good config backup",
+		Desc: "Every device the user may view (of the site with site_id), with the last read that kept or found its " +
+			"configuration (null: never backed up), its latest version and its last quarantined read; never backed up " +
+			"first, then the oldest.",
+		Query: []any{queryParam("site_id", "Only this site's devices.", obj{"type": "integer", "minimum": 1}, false)},
+		OK:    jsonResponse("The devices.", ref("ConfigLastGood")), Errors: map[string]string{"400": "BadRequest"}},
+	{Method: http.MethodGet, Path: pathConfigVers + "search/",
+		ID: "plugins_toolkit_config_versions_search_retrieve", Summary: "Search the latest configuration of every device",
+		Desc: "The devices whose latest config version (of those the user may view) holds `q`, case ignored, with the " +
+			"lines that hold it (at most 1,000 devices). Where the user holds view_raw_config on a version, its text as " +
+			"read is searched and shown, secrets included (\"which devices still have snmp-server community public\"); " +
+			"elsewhere the text as shown, secrets masked.",
+		Query: []any{queryParam("q", "The text to find.", tStr, true)},
+		OK:    jsonResponse("The matching devices.", ref("ConfigSearch")), Errors: map[string]string{"400": "BadRequest"}},
+	{Method: http.MethodPost, Path: pathConfigVers + "collect/",
+		ID: "plugins_toolkit_config_versions_collect_create", Summary: "Back up devices' configurations now",
+		Desc: "Runs each device's running-config command (its platform's config_command, else its driver's) as an " +
+			"execution with source backup, through the session pool, rate limit and log, and keeps what it read: a " +
+			"new version when the normalised configuration changed, the latest confirmed when not, or a quarantined read " +
+			"(failed, no end marker, below config_backup.min_lines, shrunk by more than config_backup.max_shrink_percent " +
+			"with no FieldKit config execution between). Needs execute_show; a device the user may not view, without an " +
+			"address or running-config command, of a platform the credential set excludes, or over its rate limit is " +
+			"`rejected` in its result.",
+		Body: ref("ConfigCollectRequest"), OK: jsonResponse("Per-device results and a summary.", ref("ConfigCollectResponse"))},
 	{Method: http.MethodGet, Path: pathCommandLogs + "export/",
 		ID: "plugins_toolkit_command_logs_export_retrieve", Summary: "Export command logs",
 		Desc: "Streams every matching log (no page limit) as JSON or as a CSV download. Every filter of the log list applies.",

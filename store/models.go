@@ -246,7 +246,7 @@ func ModelFor(objectType string) *Model { return models[objectType] }
 func ObjectTypes() []string {
 	return append([]string{TypeCommand, TypeCommandLog, TypeCredentialSet, TypeSite, TypePlatform,
 		TypeDevice, TypeInterface, TypeVLAN, TypeIPAddress, TypeTag, TypeUser, TypeGroup,
-		TypeToken, TypePermission, TypeSchedule, TypeWebhook, TypeEvent, TypeDelivery, TypeHubSite}, ReadOnlyTypes()...)
+		TypeToken, TypePermission, TypeSchedule, TypeWebhook, TypeEvent, TypeDelivery, TypeHubSite, TypeConfigVersion}, ReadOnlyTypes()...)
 }
 
 // Field returns the field named name ("pk" is "id").

@@ -21,7 +21,7 @@ var Permissions = declare(&Model{
 		{Name: "actions", Column: "actions", Kind: KindStrings, Required: true, Choices: plainChoices(PermissionActions),
 			Doc: "execute_show and execute_config apply only to netbox_toolkit_plugin.command, clear_host_key only to dcim.device, " +
 				"service (manage service credential sets, attach them to schedules) only to netbox_toolkit_plugin.devicecredentialset, " +
-				"run (run a schedule now) only to netbox_toolkit_plugin.schedule."},
+				"run (run a schedule now) only to netbox_toolkit_plugin.schedule, view_raw_config only to netbox_toolkit_plugin.configversion."},
 		{Name: "constraints", Column: "constraints", Kind: KindJSON, Null: true, Check: checkConstraints, Schema: "PermissionConstraints",
 			Doc: `A JSON object (all lookups must hold) or a list of objects (any may hold), in Django lookup syntax; "$user" is the requesting user's id; null = no constraint.`},
 		{Name: "users", Kind: KindInt, Rel: TypeUser, Join: &Join{"permission_users", "permission_id", "user_id"}},
@@ -40,7 +40,7 @@ var Permissions = declare(&Model{
 // PermissionActions are the actions a permission may grant: the four every object type
 // has, then those of TypeActions.
 var PermissionActions = []string{"view", "add", "change", "delete", "execute_show", "execute_config", "clear_host_key",
-	ActionService, ActionRun}
+	ActionService, ActionRun, "view_raw_config"}
 
 // TypeActions are the actions only one object type has: running commands; clearing
 // a device's pinned SSH host key (which lets a changed key be trusted again, so editing
@@ -51,6 +51,8 @@ var TypeActions = map[string][]string{
 	TypeDevice:        {"clear_host_key"},
 	TypeCredentialSet: {ActionService},
 	TypeSchedule:      {ActionRun},
+	// A config version's text as read, secrets unmasked, is more than viewing it.
+	TypeConfigVersion: {"view_raw_config"},
 }
 
 // ActionRun is the permission action to run a schedule now.

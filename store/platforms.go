@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"strings"
 )
 
 // Platforms is dcim.platform: what a device runs, which decides the SSH driver and the
@@ -19,6 +21,13 @@ var Platforms = declare(&Model{
 		{Name: "effective_driver", Kind: KindString, Access: ReadOnly, Doc: "the driver actually used"},
 		{Name: "legacy_algorithms", Column: "legacy_algorithms", Kind: KindBool, Local: true, Label: "Offer legacy SSH algorithms",
 			Doc: "also offer legacy SSH algorithms (SHA-1 key exchange, CBC ciphers, ssh-rsa) to this platform's devices"},
+		{Name: "config_command", Column: "config_command", Kind: KindString, MaxLen: 200, Local: true, Label: "Config backup command",
+			Doc: "the command that prints this platform's running configuration for a config backup; empty: the driver's " +
+				"(show running-config, display current-configuration, show configuration, /export …)"},
+		{Name: "config_ignore", Column: "config_ignore", Kind: KindString, MaxLen: 4000, Local: true, Check: checkIgnoreRules,
+			Label: "Config lines to ignore",
+			Doc: "lines of this platform's configuration that change on every read and are no change, besides the driver's " +
+				"(clock, uptime, NTP drift…): one regular expression (Go syntax) a line"},
 	}, append(targetOverrides("this platform's devices (a device's own setting wins)"),
 		tagsField("platform_tags", "platform_id"),
 		customFields("", nil),
@@ -55,4 +64,16 @@ func (db *DB) PlatformNamed(ctx context.Context, key string, scope Expr) (Row, e
 		}
 	}
 	return nil, fmt.Errorf("platform %q: %w", key, ErrNotFound)
+}
+
+// checkIgnoreRules accepts lines of regular expressions Go can compile, naming the
+// first that does not.
+func checkIgnoreRules(v any) (any, error) {
+	s := strings.ReplaceAll(v.(string), "\r\n", "\n")
+	for i, line := range strings.Split(s, "\n") {
+		if _, err := regexp.Compile(strings.TrimSpace(line)); err != nil {
+			return nil, problemf("Line %d is not a valid regular expression: %v.", i+1, err)
+		}
+	}
+	return s, nil
 }

@@ -27,6 +27,9 @@ type Target struct {
 	// driver's) are the device's own, else its platform's.
 	ConnectTimeout, CommandTimeout int
 	PromptPattern                  string
+	// ConfigCommand and ConfigIgnore are the platform's own running-config command and
+	// lines to ignore in a config backup ("": the driver's alone).
+	ConfigCommand, ConfigIgnore string
 }
 
 // DefaultSSHPort is the port of a device without custom_fields.ssh_port.
@@ -47,12 +50,12 @@ func (db *DB) deviceTarget(ctx context.Context, id int64) (Target, error) {
 	err := db.r.QueryRowContext(ctx, `SELECT d.name, d.site_id, d.custom_fields, d.legacy_algorithms, d.connect_timeout,
 		d.command_timeout, d.prompt_pattern, p.id, coalesce(p.slug, ''), coalesce(p.name, ''), coalesce(p.driver, ''),
 		coalesce(p.legacy_algorithms, 0), p.connect_timeout, p.command_timeout, coalesce(p.prompt_pattern, ''),
-		coalesce(ip4.address, ''), coalesce(ip6.address, '')
+		coalesce(p.config_command, ''), coalesce(p.config_ignore, ''), coalesce(ip4.address, ''), coalesce(ip6.address, '')
 		FROM devices d LEFT JOIN platforms p ON p.id = d.platform_id
 		LEFT JOIN ip_addresses ip4 ON ip4.id = d.primary_ip4_id
 		LEFT JOIN ip_addresses ip6 ON ip6.id = d.primary_ip6_id
 		WHERE d.id = ?`, id).Scan(&t.Name, &t.SiteID, &cf, &devLegacy, &devConnect, &devCommand, &devPrompt, &platformID,
-		&t.PlatformSlug, &t.PlatformName, &t.PlatformDriver, &platLegacy, &platConnect, &platCommand, &platPrompt, &ip4, &ip6)
+		&t.PlatformSlug, &t.PlatformName, &t.PlatformDriver, &platLegacy, &platConnect, &platCommand, &platPrompt, &t.ConfigCommand, &t.ConfigIgnore, &ip4, &ip6)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Target{}, fmt.Errorf("device %d: %w", id, ErrNotFound)
 	}

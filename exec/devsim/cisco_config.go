@@ -102,7 +102,11 @@ func ciscoVersion(v *vendor, st *state) []string {
 // iosRunning renders the IOS running configuration. Secrets appear only as
 // hashes, never in clear text.
 func iosRunning(st *state) []string {
-	body := []string{"!", "version 15.2", "service timestamps debug datetime msec",
+	// A real device stamps this line when its configuration last changed; the
+	// simulator stamps it with its clock at each read, as a device whose
+	// configuration is touched between reads would (Oxidized's noisy diffs).
+	body := []string{"!", "! Last configuration change at " + st.clock().UTC().Format("15:04:05 MST Mon Jan 2 2006") + " by admin",
+		"!", "version 15.2", "service timestamps debug datetime msec",
 		"service timestamps log datetime msec", "service password-encryption", "!",
 		"hostname " + st.hostname, "!", "boot-start-marker", "boot-end-marker", "!",
 		"username admin privilege 15 secret 9 $9$4kZ7Yq1oWbR3pE$Qm0cXb1fQmQeZkY0u6pWzq9s3xH6D0mJtP1wzH5eLbY",

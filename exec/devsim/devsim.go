@@ -50,6 +50,10 @@ const (
 	FaultEndlessOutput       // a show command never stops producing output
 	FaultSilence             // accepts the command, never answers or prompts
 	FaultDisconnect          // closes the connection half-way through the output
+	// FaultTruncate prints only the first half of a show command's lines, then the
+	// prompt, as a device does whose output was cut (a full buffer, a console
+	// session that stole the terminal): the read looks whole but is not.
+	FaultTruncate
 )
 
 // Config describes a simulated device. Zero values take realistic defaults.
@@ -312,6 +316,21 @@ func (d *Device) RunningConfig() string {
 	st := d.st.clone()
 	d.mu.Unlock()
 	return joinLines(d.v.runningConfig(st))
+}
+
+// SetDescription changes an interface's description as a person at the console
+// would: a change made outside any SSH session (of FieldKit's or anyone's). It
+// reports whether the interface exists.
+func (d *Device) SetDescription(iface, description string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for i := range d.st.ifaces {
+		if d.st.ifaces[i].Name == iface {
+			d.st.ifaces[i].Description = description
+			return true
+		}
+	}
+	return false
 }
 
 // LoginNames returns the login name of each successful authentication, as

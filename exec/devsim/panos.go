@@ -60,6 +60,7 @@ func panosTables(v *vendor) map[mode][]*command {
 	exec := cmds(
 		&command{words: "show system info", run: showWith(panosInfo)},
 		&command{words: "show interface all", run: showWith(panosInterfaces)},
+		&command{words: "show config running", run: func(s *session, _ *call) []string { return panosConfig(s.view()) }},
 		&command{words: "set cli pager off", run: func(s *session, _ *call) []string { s.cli.pageLen = 0; return nil }},
 		&command{words: "set cli pager on", run: func(s *session, _ *call) []string { s.cli.pageLen = 23; return nil }},
 		&command{words: "set cli scripting-mode <word>", run: say()},

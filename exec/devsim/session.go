@@ -227,6 +227,8 @@ func (s *session) respond(lines []string, show bool) error {
 		s.write(text[:len(text)/2])
 		s.conn.Close()
 		return errClosed
+	case fault == FaultTruncate && show:
+		return s.page(lines[:len(lines)/2], lat)
 	case fault == FaultSlowOutput:
 		for _, l := range lines {
 			if err := s.write(l + nl); err != nil {

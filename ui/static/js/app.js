@@ -12,6 +12,7 @@ import { registerCredentials } from './credentials.js';
 import { registerServices } from './services.js';
 import { registerLogs } from './logs.js';
 import { registerDiff } from './diff.js';
+import { registerConfigs } from './configs.js';
 import { registerParse } from './parse.js';
 import { navItems, homePath, notAllowed, registerHome, hubLine } from './home.js';
 import { searchBox, registerSearch } from './search.js';
@@ -164,6 +165,7 @@ registerDevice();
 registerCredentials();
 registerDiff(); // before the logs: /ui/logs/history is not a log id
 registerServices();
+registerConfigs();
 registerLogs();
 registerParse();
 registerHome();

@@ -3,6 +3,7 @@
 // the user may execute, active credential sets for the platform); the server still
 // checks everything and its refusals are shown where they apply.
 
+import { configCard } from './configs.js';
 import { h, add, clear, link, okBadge, outcomeBadge, cancelled, statusBadge, loading, pageHead, dl, refText, fmtAgo, fmtSeconds, table, scrollBox, errorBox, spinner, copyButton, notice, clockTime } from './dom.js';
 import { get, post, stream, T, ApiError, getAll, describeFields } from './api.js';
 import { route } from './router.js';
@@ -95,7 +96,7 @@ async function devicePage(main, { id }) {
   const hist = h('section', { class: 'card', 'aria-labelledby': 'hist-h' }, h('h2', { id: 'hist-h' }, 'Recent history'), loading());
   const facts = h('section', { class: 'card facts', 'aria-label': 'Device facts' }, deviceFacts(d));
   main.append(h('div', { class: 'device-grid' },
-    h('div', { class: 'col-main' }, runner),
+    h('div', { class: 'col-main' }, runner, configCard(d)),
     h('div', { class: 'col-side' }, facts, rate, hist)));
   // After a run the facts may have changed (the host key seen at the first login).
   const refreshFacts = () => get(`/api/dcim/devices/${id}/`).then((nd) => clear(facts, deviceFacts(nd)), () => {});

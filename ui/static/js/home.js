@@ -17,7 +17,8 @@ const SCHED = 'netbox_toolkit_plugin.schedule';
  */
 export const NAV = [
   ['Run', [['Devices', '/ui/devices/', 'dcim.device'], ['Run on several', '/ui/run/', CMD], ['Commands', '/ui/commands/', CMD],
-    ['Credentials', '/ui/credentials/'], ['Parse', '/ui/parse/', CMD], ['Logs', '/ui/logs/', LOG], ['Statistics', '/ui/statistics/', LOG]]],
+    ['Credentials', '/ui/credentials/'], ['Parse', '/ui/parse/', CMD], ['Logs', '/ui/logs/', LOG], ['Statistics', '/ui/statistics/', LOG],
+    ['Backups', '/ui/backups/', 'netbox_toolkit_plugin.configversion'], ['Config search', '/ui/config-versions/', 'netbox_toolkit_plugin.configversion']]],
   ['Inventory', [['Sites', '/ui/sites/', 'dcim.site'], ['Platforms', '/ui/platforms/', 'dcim.platform'], ['Interfaces', '/ui/interfaces/', 'dcim.interface'],
     ['VLANs', '/ui/vlans/', 'ipam.vlan'], ['IP addresses', '/ui/ip-addresses/', 'ipam.ipaddress'], ['Tags', '/ui/tags/', 'extras.tag'],
     ['Import', '/ui/import/', 'dcim.device', 'add']]],

@@ -53,3 +53,60 @@ export async function changes() {
   await page.getByRole('heading', { name: new RegExp(`Log #${last} compared with #${added}`) }).waitFor();
   for (const c of [add, rename]) await api('DELETE', `/api/plugins/toolkit/commands/${c.id}/`);
 }
+
+/** backups: a device's configuration card backs it up now, a change made through
+ * FieldKit shows who made it, the diff shows the line, the raw text shows to an
+ * admin, the site-wide list names the devices never backed up, and the search of the
+ * latest configurations finds a line. */
+export async function backups() {
+  await login('admin', ADMIN_PASSWORD);
+  const dev = (await api('GET', '/api/dcim/devices/?name=demo-ios-1')).results[0];
+  const backupNow = async (want) => {
+    await page.goto(`${BASE}/ui/devices/${dev.id}`);
+    const card = page.locator('.config-card');
+    await card.locator('.backup-set option').first().waitFor({ state: 'attached' });
+    await card.getByRole('button', { name: 'Back up now' }).click();
+    await card.locator('.msg', { hasText: 'Backup:' }).waitFor();
+    const said = await card.locator('.msg').first().textContent();
+    check(said.includes(want), `backup now: ${said}`);
+    return card;
+  };
+
+  step('configuration card: back up now keeps a version; a FieldKit change is attributed');
+  await backupNow('');
+  const set = await api('POST', '/api/plugins/toolkit/commands/', {
+    name: 'Describe Gi1/0/3', command: 'interface GigabitEthernet1/0/3\n description e2e-backup', command_type: 'config',
+    platforms: [dev.platform.id] });
+  const r = await api('POST', `/api/plugins/toolkit/commands/${set.id}/execute/`, { device_id: dev.id, credential_token: env('FK_CREDENTIAL_TOKEN') });
+  check(r.success, `config change: ${JSON.stringify(r)}`);
+  const card = await backupNow('a new version was kept');
+  const newest = card.locator('ul.versions li').first();
+  check((await newest.textContent()).includes('admin'), `the newest version names who changed it: ${await newest.textContent()}`);
+  await shot('52-config-card');
+
+  step('a version diff shows the changed line; an admin may show the secrets');
+  await newest.getByRole('link', { name: 'diff' }).click();
+  await page.locator('table.diff td.code.ins', { hasText: 'description e2e-backup' }).first().waitFor();
+  await shot('53-config-diff');
+  await page.getByRole('link', { name: /← version #\d+/ }).click();
+  const text = await page.locator('pre.config-text').textContent();
+  check(text.includes('<secret hidden>') && !text.includes('$9$'), 'the configuration shows its secrets masked');
+  await page.getByRole('button', { name: 'Show secrets' }).click();
+  check((await page.locator('pre.raw-config').textContent()).includes('$9$'), 'the raw text shows the secret to an admin');
+
+  step('last good backup: every device, those never backed up first');
+  await page.goto(`${BASE}/ui/backups/`);
+  const rows = page.locator('tbody tr');
+  await rows.first().waitFor();
+  check((await rows.first().textContent()).includes('never backed up'), 'a device never backed up comes first');
+  check((await page.locator('tbody tr', { hasText: 'demo-ios-1' }).textContent()).includes('view'), 'the backed-up device links its version');
+  await shot('54-last-good-backup');
+
+  step('search the latest configurations');
+  await page.goto(`${BASE}/ui/config-versions/`);
+  await page.fill('input[name=q]', 'description e2e-backup');
+  await page.getByRole('button', { name: 'Search latest configurations' }).click();
+  await page.locator('tbody tr', { hasText: 'demo-ios-1' }).waitFor();
+  check(await page.locator('tbody tr').count() === 1, 'only the device whose latest configuration holds it');
+  await api('DELETE', `/api/plugins/toolkit/commands/${set.id}/`);
+}

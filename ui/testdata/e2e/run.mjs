@@ -11,7 +11,7 @@ import { liveRuns } from './runs.mjs';
 import { confirmAndSets } from './confirm.mjs';
 import { layoutSweep } from './layout.mjs';
 import { inventory } from './inventory.mjs';
-import { changes } from './changes.mjs';
+import { changes, backups } from './changes.mjs';
 import { hub } from './hub.mjs';
 import { automation } from './automation.mjs';
 import { secondDay } from './secondday.mjs';
@@ -24,6 +24,7 @@ async function scenarios() {
   await liveRuns();
   await confirmAndSets();
   await changes();
+  await backups();
   await hub();
   await automation();
   await secondDay();

@@ -1,0 +1,162 @@
+// configs.js: config versions. A device's configuration card (its versions, who
+// changed what, a backup now), a version's page (its text as shown, secrets masked, and
+// the text as read for users who may see it), a version's diff side by side, and the
+// site-wide list of each device's last good backup, the devices never backed up first.
+
+import { h, clear, link, loading, pageHead, fmtTime, fmtAgo, table, badge, dl, errorBox, notice } from './dom.js';
+import { get, post, T, qs } from './api.js';
+import { route, navigate } from './router.js';
+import { can } from './session.js';
+import { listCredentialSets } from './credentials.js';
+import { diffTable } from './diff.js';
+
+const VERS = `${T}/config-versions/`;
+const CV = 'netbox_toolkit_plugin.configversion';
+const CMD = 'netbox_toolkit_plugin.command';
+
+/** statusBadge shows a version's status; a quarantined read warns. */
+const statusBadge = (v) => (v.status === 'quarantined' ? badge('quarantined', 'bad') : badge('stored', 'ok'));
+
+/** attribution says who changed a version: the FieldKit config executions, or nobody here. */
+function attribution(v) {
+  if (v.status !== 'stored') return h('span', { class: 'muted' }, v.reason);
+  if (!v.previous_id) return h('span', { class: 'muted' }, 'first backup');
+  const marks = [v.oscillating ? badge('oscillating', 'warn') : null, ' '];
+  if (v.changed_outside) return h('span', {}, marks, badge('changed outside FieldKit', 'warn'));
+  return h('span', {}, marks, v.changes.map((c, i) => [i ? '; ' : '', link(`/ui/logs/${c.command_log_id}`, c.username), ': ',
+    h('code', {}, c.sent_command.split('\n').join(' ⏎ '))]));
+}
+
+/** configCard is a device page's configuration backups: the newest versions and a backup now. */
+export function configCard(d) {
+  if (!can(CV, 'view')) return null;
+  const box = h('section', { class: 'card config-card', 'aria-labelledby': 'cfg-h' }, h('h2', { id: 'cfg-h' }, 'Configuration backups'), loading());
+  const load = async () => {
+    try {
+      const page = await get(`${VERS}${qs({ device_id: d.id, limit: 10, exclude: 'text' })}`);
+      clear(box, box.firstChild, backupForm(d, load),
+        page.results.length ? h('ul', { class: 'history versions' }, page.results.map((v) => h('li', {},
+          statusBadge(v), ' ', link(`/ui/config-versions/${v.id}`, fmtTime(v.created)),
+          v.status === 'stored' && v.previous_id ? [' ', h('span', { class: 'muted' }, `+${v.added} −${v.removed}`), ' ', link(`/ui/config-versions/${v.id}/diff?against=previous`, 'diff')] : null,
+          h('div', { class: 'attribution' }, attribution(v))))) : h('p', { class: 'muted' }, 'Never backed up.'),
+        page.count > 10 ? link(`/ui/config-versions/?device_id=${d.id}`, `All ${page.count} →`) : null);
+    } catch (err) {
+      clear(box, box.firstChild, errorBox(err));
+    }
+  };
+  load();
+  return box;
+}
+
+/** backupForm backs the device up now with one of the user's credential sets. */
+function backupForm(d, done) {
+  if (!can(CMD, 'execute_show') || !d.platform) return null;
+  const sel = h('select', { 'aria-label': 'Credential set for the backup', class: 'backup-set' });
+  const msg = h('div', { role: 'status' });
+  listCredentialSets().then((sets) => {
+    sets = sets.filter((s) => s.is_active && (!s.platforms.length || s.platforms.some((p) => p.id === d.platform.id)));
+    clear(sel, sets.length ? sets.map((s) => h('option', { value: s.id }, `${s.name} (${s.username})`)) : h('option', { value: '' }, 'No credential set for this platform'));
+  }, () => {});
+  const btn = h('button', { type: 'button', class: 'btn small backup-now', onclick: async () => {
+    btn.disabled = true;
+    clear(msg, loading());
+    try {
+      const r = await post(`${VERS}collect/`, { device_ids: [d.id], credential_set_id: Number(sel.value) });
+      const res = r.results[0];
+      const words = { stored: 'a new version was kept', unchanged: 'the configuration is unchanged', quarantined: `the read was quarantined: ${res.reason}`, rejected: `not run: ${res.reason}` };
+      clear(msg, notice(`Backup: ${words[res.status]}.`, res.status === 'stored' || res.status === 'unchanged' ? 'ok' : 'warn'));
+      done();
+    } catch (err) {
+      clear(msg, errorBox(err));
+    } finally {
+      btn.disabled = false;
+    }
+  } }, 'Back up now');
+  return h('div', { class: 'backup-form' }, sel, ' ', btn, msg);
+}
+
+async function versionView(main, { id }) {
+  clear(main, loading());
+  const v = await get(`${VERS}${id}/`);
+  const rawBox = h('div', {});
+  const showRaw = async () => {
+    try {
+      const r = await get(`${VERS}${id}/raw/`);
+      clear(rawBox, h('section', { class: 'card' }, h('h2', {}, 'As read, secrets shown'), h('pre', { class: 'output raw-config' }, r.raw)));
+    } catch (err) {
+      clear(rawBox, errorBox(err));
+    }
+  };
+  clear(main,
+    pageHead(`Configuration of ${v.device.name}, ${v.status === 'stored' ? 'version' : 'quarantined read'} #${v.id}`,
+      v.previous_id ? link(`/ui/config-versions/${v.id}/diff?against=previous`, 'Diff with previous', { class: 'btn' }) : null,
+      v.status === 'stored' && can(CV, 'view_raw_config') ? h('button', { type: 'button', class: 'btn show-raw', onclick: showRaw }, 'Show secrets') : null),
+    h('p', {}, v.device.id ? link(`/ui/devices/${v.device.id}`, `← ${v.device.name}`) : null),
+    h('section', { class: 'card' }, dl([
+      ['Status', statusBadge(v)],
+      ['Read', fmtTime(v.created)],
+      v.status === 'stored' ? ['Last confirmed', fmtTime(v.confirmed)] : ['Reason', v.reason],
+      ['Changed by', attribution(v)],
+      v.oscillating && v.flipping ? ['Flipping lines', h('pre', { class: 'sent-command' }, [...v.flipping.removed.map((l) => `- ${l}`), ...v.flipping.added.map((l) => `+ ${l}`)].join('\n'))] : null,
+      ['Lines', v.lines], ['Secrets masked', v.secrets],
+      ['Transcript', v.command_log_id ? link(`/ui/logs/${v.command_log_id}`, `log #${v.command_log_id}`) : '—'],
+    ])),
+    rawBox,
+    v.status === 'stored' ? h('section', { class: 'card' }, h('h2', {}, 'Configuration'), h('pre', { class: 'output config-text' }, v.text)) : null);
+}
+
+async function versionDiffView(main, { id }) {
+  clear(main, loading());
+  const against = new URLSearchParams(location.search).get('against') || 'previous';
+  const d = await get(`${VERS}${id}/diff/${qs({ against })}`);
+  const side = (s) => h('span', {}, `#${s.id} · `, fmtTime(s.created));
+  clear(main,
+    pageHead(`${d.to.device.name}: version #${d.to.id} against #${d.from.id}`),
+    h('p', {}, link(`/ui/config-versions/${d.to.id}`, `← version #${d.to.id}`), ' · ', link(`/ui/config-versions/${d.from.id}`, `version #${d.from.id}`)),
+    d.secrets_changed ? notice('Only masked secrets differ between these versions.', 'warn') : null,
+    h('section', { class: 'card' }, h('h2', {}, 'Configuration'), diffTable(d.unified, side(d.from), side(d.to))));
+}
+
+async function lastGoodView(main) {
+  clear(main, loading());
+  const site = new URLSearchParams(location.search).get('site_id') || '';
+  const [r, sites] = await Promise.all([get(`${VERS}last-good/${qs({ site_id: site })}`), get('/api/dcim/sites/?limit=1000&brief=true')]);
+  const pick = h('select', { 'aria-label': 'Site', onchange: () => navigate(`/ui/backups/${qs({ site_id: pick.value })}`) },
+    h('option', { value: '' }, 'Every site'), sites.results.map((s) => h('option', { value: s.id, selected: String(s.id) === site }, s.name)));
+  const never = r.results.filter((x) => !x.last_good).length;
+  clear(main,
+    pageHead('Last good backup'),
+    h('p', {}, pick, ' ', h('span', { class: 'muted' }, `${r.count} devices, ${never} never backed up`)),
+    h('section', { class: 'card' }, table([
+      { label: 'Device', cell: (x) => link(`/ui/devices/${x.device.id}`, x.device.name) },
+      { label: 'Site', cell: (x) => x.site.name || '—' },
+      { label: 'Last good backup', cell: (x) => (x.last_good ? h('span', {}, fmtAgo(x.last_good), ' ', link(`/ui/config-versions/${x.version_id}`, 'view')) : badge('never backed up', 'bad')) },
+      { label: 'Last quarantined read', cell: (x) => (x.last_quarantined ? h('span', { title: x.last_quarantine_reason }, fmtAgo(x.last_quarantined), ': ', x.last_quarantine_reason) : '—') },
+    ], r.results, 'No device here.', { stack: true })));
+}
+
+async function versionsView(main) {
+  clear(main, loading());
+  const q = new URLSearchParams(location.search);
+  const params = { device_id: q.get('device_id') || '', q: q.get('q') || '', latest: q.get('q') ? 'true' : '', exclude: 'text', limit: 100 };
+  const page = await get(`${VERS}${qs(params)}`);
+  const search = h('input', { type: 'search', name: 'q', value: params.q, placeholder: 'snmp-server community public', 'aria-label': 'Search the latest configurations' });
+  clear(main,
+    pageHead('Config versions'),
+    h('form', { class: 'config-search', onsubmit: (e) => { e.preventDefault(); navigate(`/ui/config-versions/${qs({ q: search.value, device_id: params.device_id })}`); } },
+      search, ' ', h('button', { type: 'submit', class: 'btn' }, 'Search latest configurations')),
+    h('section', { class: 'card' }, table([
+      { label: '#', cell: (v) => link(`/ui/config-versions/${v.id}`, String(v.id)) },
+      { label: 'Device', cell: (v) => (v.device.id ? link(`/ui/devices/${v.device.id}`, v.device.name) : v.device.name) },
+      { label: 'Read', cell: (v) => fmtTime(v.created) },
+      { label: 'Status', cell: statusBadge },
+      { label: 'Changed by', cell: attribution },
+    ], page.results, params.q ? 'No device\'s latest configuration holds this.' : 'No backup yet.', { stack: true })));
+}
+
+export function registerConfigs() {
+  route('/ui/backups', lastGoodView);
+  route('/ui/config-versions', versionsView);
+  route('/ui/config-versions/:id', versionView);
+  route('/ui/config-versions/:id/diff', versionDiffView);
+}
