@@ -49,8 +49,8 @@ var ciscoIgnore = rx(`^Building configuration`, `^Current configuration\s*:`, `^
 // protocols, SNMP communities, pre-shared keys, Junos' and Huawei's cipher
 // texts, RouterOS' key=value pairs.
 var commonSecrets = rx(
-	`(?i)^(\s*(?:enable\s+)?(?:secret|password)(?:\s+(?:\d|level \d+))?\s+)(\S+)`,
-	`(?i)^(\s*username\s+\S+.*?\s(?:secret|password)(?:\s+\d+)?\s+)(\S+)`,
+	`(?i)^(\s*(?:enable\s+)?(?:secret|password)(?:\s+(?:\d|level \d+))?(?:\s+(?:sha\d+|md5))?\s+)(\S+)`,
+	`(?i)^(\s*username\s+\S+.*?\s(?:secret|password)(?:\s+\d+)?(?:\s+(?:sha\d+|md5))?\s+)(\S+)`,
 	`(?i)^(\s*snmp-server\s+community\s+)(\S+)`,
 	`(?i)^(\s*snmp-server\s+user\s+.*?\s(?:auth|priv)\s+\S+\s+)(\S+)`,
 	`(?i)^(\s*(?:tacacs|radius)(?:-server)?\s.*?\skey(?:\s+\d+)?\s+)(\S+)`,

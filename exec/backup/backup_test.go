@@ -67,6 +67,8 @@ func TestMaskSecrets(t *testing.T) {
 	for _, tt := range []struct{ line, want string }{
 		{"enable secret 9 $9$abcdef", "enable secret 9 " + Mask},
 		{"username admin privilege 15 secret 5 $1$xyz", "username admin privilege 15 secret 5 " + Mask},
+		{"username admin privilege 15 role network-admin secret sha512 $6$Lx2b", "username admin privilege 15 role network-admin secret sha512 " + Mask},
+		{"enable secret sha512 $6$abc", "enable secret sha512 " + Mask},
 		{"snmp-server community public RO", "snmp-server community " + Mask + " RO"},
 		{" password 7 0822455D0A16", " password 7 " + Mask},
 		{"tacacs-server host 10.0.0.1 key 7 1234", "tacacs-server host 10.0.0.1 key 7 " + Mask},

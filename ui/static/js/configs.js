@@ -30,22 +30,23 @@ function attribution(v) {
 /** configCard is a device page's configuration backups: the newest versions and a backup now. */
 export function configCard(d) {
   if (!can(CV, 'view')) return null;
-  const box = h('section', { class: 'card config-card', 'aria-labelledby': 'cfg-h' }, h('h2', { id: 'cfg-h' }, 'Configuration backups'), loading());
+  const list = h('div', {}, loading());
   const load = async () => {
     try {
       const page = await get(`${VERS}${qs({ device_id: d.id, limit: 10, exclude: 'text' })}`);
-      clear(box, box.firstChild, backupForm(d, load),
+      clear(list,
         page.results.length ? h('ul', { class: 'history versions' }, page.results.map((v) => h('li', {},
           statusBadge(v), ' ', link(`/ui/config-versions/${v.id}`, fmtTime(v.created)),
           v.status === 'stored' && v.previous_id ? [' ', h('span', { class: 'muted' }, `+${v.added} −${v.removed}`), ' ', link(`/ui/config-versions/${v.id}/diff?against=previous`, 'diff')] : null,
           h('div', { class: 'attribution' }, attribution(v))))) : h('p', { class: 'muted' }, 'Never backed up.'),
         page.count > 10 ? link(`/ui/config-versions/?device_id=${d.id}`, `All ${page.count} →`) : null);
     } catch (err) {
-      clear(box, box.firstChild, errorBox(err));
+      clear(list, errorBox(err));
     }
   };
   load();
-  return box;
+  return h('section', { class: 'card config-card', 'aria-labelledby': 'cfg-h' }, h('h2', { id: 'cfg-h' }, 'Configuration backups'),
+    backupForm(d, load), list);
 }
 
 /** backupForm backs the device up now with one of the user's credential sets. */
@@ -121,7 +122,7 @@ async function lastGoodView(main) {
   clear(main, loading());
   const site = new URLSearchParams(location.search).get('site_id') || '';
   const [r, sites] = await Promise.all([get(`${VERS}last-good/${qs({ site_id: site })}`), get('/api/dcim/sites/?limit=1000&brief=true')]);
-  const pick = h('select', { 'aria-label': 'Site', onchange: () => navigate(`/ui/backups/${qs({ site_id: pick.value })}`) },
+  const pick = h('select', { 'aria-label': 'Site', class: 'site-pick', onchange: () => navigate(`/ui/backups/${qs({ site_id: pick.value })}`) },
     h('option', { value: '' }, 'Every site'), sites.results.map((s) => h('option', { value: s.id, selected: String(s.id) === site }, s.name)));
   const never = r.results.filter((x) => !x.last_good).length;
   clear(main,
@@ -138,20 +139,30 @@ async function lastGoodView(main) {
 async function versionsView(main) {
   clear(main, loading());
   const q = new URLSearchParams(location.search);
-  const params = { device_id: q.get('device_id') || '', q: q.get('q') || '', latest: q.get('q') ? 'true' : '', exclude: 'text', limit: 100 };
-  const page = await get(`${VERS}${qs(params)}`);
-  const search = h('input', { type: 'search', name: 'q', value: params.q, placeholder: 'snmp-server community public', 'aria-label': 'Search the latest configurations' });
-  clear(main,
-    pageHead('Config versions'),
-    h('form', { class: 'config-search', onsubmit: (e) => { e.preventDefault(); navigate(`/ui/config-versions/${qs({ q: search.value, device_id: params.device_id })}`); } },
-      search, ' ', h('button', { type: 'submit', class: 'btn' }, 'Search latest configurations')),
+  const text = q.get('q') || ''; const device = q.get('device_id') || '';
+  const search = h('input', { type: 'search', name: 'q', value: text, placeholder: 'snmp-server community public', 'aria-label': 'Search the latest configurations' });
+  const form = h('form', { class: 'config-search', onsubmit: (e) => { e.preventDefault(); navigate(`/ui/config-versions/${qs({ q: search.value })}`); } },
+    search, ' ', h('button', { type: 'submit', class: 'btn' }, 'Search latest configurations'));
+  if (text) {
+    const r = await get(`${VERS}search/${qs({ q: text })}`);
+    clear(main, pageHead('Config search'), form,
+      h('section', { class: 'card' }, h('p', { class: 'muted' }, `${r.count} devices' latest configuration holds “${text}”.`),
+        table([
+          { label: 'Device', cell: (m) => (m.device.id ? link(`/ui/devices/${m.device.id}`, m.device.name) : m.device.name) },
+          { label: 'Lines', cell: (m) => h('pre', { class: 'sent-command' }, m.lines.join('\n')) },
+          { label: 'Version', cell: (m) => link(`/ui/config-versions/${m.version_id}`, `#${m.version_id}`) },
+        ], r.results, 'No device\'s latest configuration holds this.', { stack: true })));
+    return;
+  }
+  const page = await get(`${VERS}${qs({ device_id: device, exclude: 'text', limit: 100 })}`);
+  clear(main, pageHead('Config versions'), form,
     h('section', { class: 'card' }, table([
       { label: '#', cell: (v) => link(`/ui/config-versions/${v.id}`, String(v.id)) },
       { label: 'Device', cell: (v) => (v.device.id ? link(`/ui/devices/${v.device.id}`, v.device.name) : v.device.name) },
       { label: 'Read', cell: (v) => fmtTime(v.created) },
       { label: 'Status', cell: statusBadge },
       { label: 'Changed by', cell: attribution },
-    ], page.results, params.q ? 'No device\'s latest configuration holds this.' : 'No backup yet.', { stack: true })));
+    ], page.results, 'No backup yet.', { stack: true })));
 }
 
 export function registerConfigs() {
