@@ -23,7 +23,7 @@ func (a *API) configRef(r *http.Request, v store.Row) map[string]any {
 		device = d["id"]
 	}
 	created, _ := v["created"].(time.Time)
-	return map[string]any{"id": v.ID(), "url": a.urlOf(r, store.TypeConfigVersion, v.ID()), "created": stamp(created),
+	return map[string]any{"id": v.ID(), "url": a.urlOf(r, store.TypeConfigVersion, v.ID()), "created": web.Stamp(created),
 		"device": map[string]any{"id": device, "name": v["device_name"]}}
 }
 
@@ -253,8 +253,8 @@ func (a *API) configLastGood(w http.ResponseWriter, r *http.Request) error {
 		results[i] = map[string]any{
 			"device":    map[string]any{"id": s.DeviceID, "url": a.urlOf(r, store.TypeDevice, s.DeviceID), "name": s.DeviceName},
 			"site":      map[string]any{"id": s.SiteID, "name": s.SiteName},
-			"last_good": stamp(s.LastGood), "version_id": nullID(s.VersionID), "version_created": stamp(s.VersionCreated),
-			"last_quarantined": stamp(s.LastQuarantined), "last_quarantine_reason": s.QuarantineReason,
+			"last_good": web.Stamp(s.LastGood), "version_id": nullID(s.VersionID), "version_created": web.Stamp(s.VersionCreated),
+			"last_quarantined": web.Stamp(s.LastQuarantined), "last_quarantine_reason": s.QuarantineReason,
 		}
 	}
 	web.Write(w, http.StatusOK, map[string]any{"count": len(results), "results": results})

@@ -14,8 +14,8 @@ const VERS = `${T}/config-versions/`;
 const CV = 'netbox_toolkit_plugin.configversion';
 const CMD = 'netbox_toolkit_plugin.command';
 
-/** statusBadge shows a version's status; a quarantined read warns. */
-const statusBadge = (v) => (v.status === 'quarantined' ? badge('quarantined', 'bad') : badge('stored', 'ok'));
+/** versionBadge shows a version's status; a quarantined read warns. */
+const versionBadge = (v) => (v.status === 'quarantined' ? badge('quarantined', 'bad') : badge('stored', 'ok'));
 
 /** attribution says who changed a version: the FieldKit config executions, or nobody here. */
 function attribution(v) {
@@ -36,7 +36,7 @@ export function configCard(d) {
       const page = await get(`${VERS}${qs({ device_id: d.id, limit: 10, exclude: 'text' })}`);
       clear(list,
         page.results.length ? h('ul', { class: 'history versions' }, page.results.map((v) => h('li', {},
-          statusBadge(v), ' ', link(`/ui/config-versions/${v.id}`, fmtTime(v.created)),
+          versionBadge(v), ' ', link(`/ui/config-versions/${v.id}`, fmtTime(v.created)),
           v.status === 'stored' && v.previous_id ? [' ', h('span', { class: 'muted' }, `+${v.added} −${v.removed}`), ' ', link(`/ui/config-versions/${v.id}/diff?against=previous`, 'diff')] : null,
           h('div', { class: 'attribution' }, attribution(v))))) : h('p', { class: 'muted' }, 'Never backed up.'),
         page.count > 10 ? link(`/ui/config-versions/?device_id=${d.id}`, `All ${page.count} →`) : null);
@@ -94,7 +94,7 @@ async function versionView(main, { id }) {
       v.status === 'stored' && can(CV, 'view_raw_config') ? h('button', { type: 'button', class: 'btn show-raw', onclick: showRaw }, 'Show secrets') : null),
     h('p', {}, v.device.id ? link(`/ui/devices/${v.device.id}`, `← ${v.device.name}`) : null),
     h('section', { class: 'card' }, dl([
-      ['Status', statusBadge(v)],
+      ['Status', versionBadge(v)],
       ['Read', fmtTime(v.created)],
       v.status === 'stored' ? ['Last confirmed', fmtTime(v.confirmed)] : ['Reason', v.reason],
       ['Changed by', attribution(v)],
@@ -160,7 +160,7 @@ async function versionsView(main) {
       { label: '#', cell: (v) => link(`/ui/config-versions/${v.id}`, String(v.id)) },
       { label: 'Device', cell: (v) => (v.device.id ? link(`/ui/devices/${v.device.id}`, v.device.name) : v.device.name) },
       { label: 'Read', cell: (v) => fmtTime(v.created) },
-      { label: 'Status', cell: statusBadge },
+      { label: 'Status', cell: versionBadge },
       { label: 'Changed by', cell: attribution },
     ], page.results, 'No backup yet.', { stack: true })));
 }
