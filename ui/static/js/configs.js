@@ -35,7 +35,7 @@ export function configCard(d) {
     try {
       const page = await get(`${VERS}${qs({ device_id: d.id, limit: 10, exclude: 'text' })}`);
       clear(list,
-        page.results.length ? h('ul', { class: 'history versions' }, page.results.map((v) => h('li', {},
+        page.results.length ? h('ul', { class: 'history config-versions' }, page.results.map((v) => h('li', {},
           versionBadge(v), ' ', link(`/ui/config-versions/${v.id}`, fmtTime(v.created)),
           v.status === 'stored' && v.previous_id ? [' ', h('span', { class: 'muted' }, `+${v.added} −${v.removed}`), ' ', link(`/ui/config-versions/${v.id}/diff?against=previous`, 'diff')] : null,
           h('div', { class: 'attribution' }, attribution(v))))) : h('p', { class: 'muted' }, 'Never backed up.'),

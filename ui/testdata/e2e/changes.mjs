@@ -109,7 +109,7 @@ export async function backups() {
     platforms: [dev.platform.id] });
   await execute(set.id, dev.id);
   const card = await backupNow('a new version was kept');
-  const newest = card.locator('ul.versions li').first();
+  const newest = card.locator('ul.config-versions li').first();
   check((await newest.textContent()).includes(AUDITOR), `the newest version names who changed it: ${await newest.textContent()}`);
   await shot('52-config-card');
 

@@ -133,7 +133,8 @@ export async function workflow() {
   check(await page.locator('.parsed', { hasText: '1 record' }).count() === 1, 'one parsed record');
   check(await parsed.evaluate((t) => t.classList.contains('record')), 'one record is shown as field/value rows');
   check((await parsed.locator('tbody').textContent()).includes('GigabitEthernet1/0/2'), 'parsed row for GigabitEthernet1/0/2');
-  check(await page.locator('.history li', { hasText: 'E2E port status' }).count() >= 1, 'the run shows in the recent history');
+  // The recent history reloads after the run: wait for it rather than race it.
+  await page.locator('.history li', { hasText: 'E2E port status' }).first().waitFor();
   await shot('05-device-run');
 
   step('a refusal from the server is shown in place (400 variable error)');
