@@ -178,7 +178,7 @@ func defaults() Config {
 		Schedules: SchedulesConfig{Workers: 32, WorkersPerSite: 16, WorkersPerDriver: 16},
 		Webhooks: WebhooksConfig{Timeout: 10 * time.Second, RetryMin: 5 * time.Second, RetryMax: 5 * time.Minute,
 			GiveUpAfter: 72 * time.Hour, Workers: 4, KeepDays: 7},
-		Backup:    BackupConfig{MinLines: 5, MaxShrinkPercent: 50},
+		Backup: BackupConfig{MinLines: 5, MaxShrinkPercent: 50},
 	}
 }
 

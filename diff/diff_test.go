@@ -96,3 +96,28 @@ func bigConfigs(n, changed int) (string, string) {
 	}
 	return a.String(), c.String()
 }
+
+// BenchmarkUnified10kWorst diffs two 10,000-line configurations that share no line
+// at all: the most work a diff of that size can be.
+func BenchmarkUnified10kWorst(b *testing.B) {
+	a, _ := bigConfigs(10000, 0)
+	c := strings.ReplaceAll(a, "interface", "vlan")
+	c = strings.ReplaceAll(c, "!", "#")
+	c = strings.ReplaceAll(c, "description", "name")
+	for b.Loop() {
+		if Unified("a", "b", a, c) == "" {
+			b.Fatal("no difference found")
+		}
+	}
+}
+
+// BenchmarkUnified10kTenth diffs two 10,000-line configurations of which one line in
+// ten changed.
+func BenchmarkUnified10kTenth(b *testing.B) {
+	a, c := bigConfigs(10000, 1000)
+	for b.Loop() {
+		if Unified("a", "b", a, c) == "" {
+			b.Fatal("no difference found")
+		}
+	}
+}

@@ -55,23 +55,23 @@ var readOnlyResources = []*Resource{
 // The resources: an object type (declared in package store) at a path, with the hooks
 // of what its declaration cannot say.
 var (
-	siteResource       = &Resource{Model: store.Sites, Path: pathSites}
-	platformResource   = &Resource{Model: store.Platforms, Path: pathPlatforms, hooks: platformHooks}
-	deviceResource     = &Resource{Model: store.Devices, Path: pathDevices}
-	interfaceResource  = &Resource{Model: store.Interfaces, Path: pathInterfaces}
-	vlanResource       = &Resource{Model: store.VLANs, Path: pathVLANs}
-	ipAddressResource  = &Resource{Model: store.IPAddresses, Path: pathIPAddresses, hooks: ipHooks}
-	tagResource        = &Resource{Model: store.Tags, Path: pathTags}
-	userResource       = &Resource{Model: store.Users, Path: pathUsers, hooks: userHooks}
-	groupResource      = &Resource{Model: store.Groups, Path: pathGroups}
-	tokenResource      = &Resource{Model: store.Tokens, Path: pathTokens, hooks: tokenHooks}
-	permissionResource = &Resource{Model: store.Permissions, Path: pathPermissions, hooks: permissionHooks}
-	commandResource    = &Resource{Model: store.Commands, Path: pathCommands, hooks: commandHooks, Cache: true}
-	logResource        = &Resource{Model: store.CommandLogs, Path: pathCommandLogs, Cache: true}
-	scheduleResource   = &Resource{Model: store.Schedules, Path: pathSchedules, hooks: scheduleHooks}
-	webhookResource    = &Resource{Model: store.Webhooks, Path: pathWebhooks, hooks: webhookHooks}
-	eventRuleResource  = &Resource{Model: store.EventRules, Path: pathEventRules, hooks: eventRuleHooks}
-	deliveryResource   = &Resource{Model: store.Deliveries, Path: pathDeliveries}
+	siteResource          = &Resource{Model: store.Sites, Path: pathSites}
+	platformResource      = &Resource{Model: store.Platforms, Path: pathPlatforms, hooks: platformHooks}
+	deviceResource        = &Resource{Model: store.Devices, Path: pathDevices}
+	interfaceResource     = &Resource{Model: store.Interfaces, Path: pathInterfaces}
+	vlanResource          = &Resource{Model: store.VLANs, Path: pathVLANs}
+	ipAddressResource     = &Resource{Model: store.IPAddresses, Path: pathIPAddresses, hooks: ipHooks}
+	tagResource           = &Resource{Model: store.Tags, Path: pathTags}
+	userResource          = &Resource{Model: store.Users, Path: pathUsers, hooks: userHooks}
+	groupResource         = &Resource{Model: store.Groups, Path: pathGroups}
+	tokenResource         = &Resource{Model: store.Tokens, Path: pathTokens, hooks: tokenHooks}
+	permissionResource    = &Resource{Model: store.Permissions, Path: pathPermissions, hooks: permissionHooks}
+	commandResource       = &Resource{Model: store.Commands, Path: pathCommands, hooks: commandHooks, Cache: true}
+	logResource           = &Resource{Model: store.CommandLogs, Path: pathCommandLogs, Cache: true}
+	scheduleResource      = &Resource{Model: store.Schedules, Path: pathSchedules, hooks: scheduleHooks}
+	webhookResource       = &Resource{Model: store.Webhooks, Path: pathWebhooks, hooks: webhookHooks}
+	eventRuleResource     = &Resource{Model: store.EventRules, Path: pathEventRules, hooks: eventRuleHooks}
+	deliveryResource      = &Resource{Model: store.Deliveries, Path: pathDeliveries}
 	configVersionResource = &Resource{Model: store.ConfigVersions, Path: pathConfigVers}
 )
 
