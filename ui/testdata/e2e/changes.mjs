@@ -2,7 +2,7 @@
 // log's "Compare with previous" page side by side, its words marked, and in the parsed
 // records; the command's history on the device marks the run whose output changed.
 
-import { BASE, DEVICE_USER, DEVICE_PASS, DEVICE_ENABLE, page, step, check, shot, login, api, inPage, csrf } from './lib.mjs';
+import { BASE, ADMIN_PASSWORD, DEVICE_USER, DEVICE_PASS, DEVICE_ENABLE, page, step, check, shot, login, api, inPage, csrf } from './lib.mjs';
 
 // These scenarios run as "auditor", whom the demo server started by ui/e2e_test.go
 // exempts from the rate limit (rate_limit.bypass_users): they run a dozen commands on
@@ -140,4 +140,6 @@ export async function backups() {
   check((await page.locator('tbody tr pre').textContent()).includes('description e2e-backup'), 'with the line that holds it');
   await shot('55-config-search');
   await api('DELETE', `/api/plugins/toolkit/commands/${set.id}/`);
+  // The scenarios after these expect the admin, whom the rate limit holds.
+  await login('admin', ADMIN_PASSWORD);
 }
