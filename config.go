@@ -72,8 +72,9 @@ type ExecConfig struct {
 
 // BackupConfig is what a config backup's read must pass before it is kept as a version.
 type BackupConfig struct {
-	MinLines         int `yaml:"min_lines" doc:"a configuration of fewer lines is quarantined, not kept (a cut or empty read)"`
-	MaxShrinkPercent int `yaml:"max_shrink_percent" doc:"a configuration that lost more than this share of its lines against the last version, with no FieldKit config execution between, is quarantined; 100 turns the check off"`
+	MinLines         int           `yaml:"min_lines" doc:"a configuration of fewer lines is quarantined, not kept (a cut or empty read)"`
+	MaxShrinkPercent int           `yaml:"max_shrink_percent" doc:"a configuration that lost more than this share of its lines against the last version, with no FieldKit config execution between, is quarantined; 100 turns the check off"`
+	MaxAge           time.Duration `yaml:"max_age" doc:"a device whose last good backup is older than this is stale (/metrics, the backup health list, the backup_stale event); a site's custom field backup_max_age_hours overrides it"`
 }
 
 // SSHConfig is the SSH client policy.
@@ -178,7 +179,7 @@ func defaults() Config {
 		Schedules: SchedulesConfig{Workers: 32, WorkersPerSite: 16, WorkersPerDriver: 16},
 		Webhooks: WebhooksConfig{Timeout: 10 * time.Second, RetryMin: 5 * time.Second, RetryMax: 5 * time.Minute,
 			GiveUpAfter: 72 * time.Hour, Workers: 4, KeepDays: 7},
-		Backup: BackupConfig{MinLines: 5, MaxShrinkPercent: 50},
+		Backup: BackupConfig{MinLines: 5, MaxShrinkPercent: 50, MaxAge: 26 * time.Hour},
 	}
 }
 
@@ -392,6 +393,9 @@ func (c Config) validate() error {
 	}
 	if c.Exec.SessionsPerDevice < 1 {
 		bad("exec.sessions_per_device", "must be at least 1")
+	}
+	if c.Backup.MaxAge < time.Minute {
+		bad("config_backup.max_age", "must be at least 1m")
 	}
 	if c.Backup.MinLines < 1 {
 		bad("config_backup.min_lines", "must be at least 1")

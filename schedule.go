@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"fieldkit/events"
 	"fieldkit/netbox"
 	"fieldkit/store"
 )
@@ -28,7 +29,7 @@ type job struct {
 }
 
 // jobs is every scheduled job of the server for a configuration.
-func jobs(cfg Config, db *store.DB, loc *time.Location, logger *slog.Logger, syncer *netbox.Syncer) []job {
+func jobs(cfg Config, db *store.DB, loc *time.Location, logger *slog.Logger, syncer *netbox.Syncer, evp *events.Processor) []job {
 	netboxSchedule, _ := syncSchedule(cfg.Inventory.NetBoxSchedule) // validated with the configuration
 	if syncer == nil {
 		netboxSchedule = ""
@@ -69,6 +70,13 @@ func jobs(cfg Config, db *store.DB, loc *time.Location, logger *slog.Logger, syn
 				logger.Info("webhook deliveries pruned", "deleted", n, "keep_days", cfg.Webhooks.KeepDays)
 			}
 			return err
+		}},
+		{name: "backup_health", schedule: "every 5m", run: func(ctx context.Context) error {
+			rows, err := db.BackupHealthOf(ctx, cfg.Backup.MaxAge, store.True, time.Now())
+			if err != nil {
+				return err
+			}
+			return evp.WatchBackups(ctx, rows)
 		}},
 		{name: "netbox_sync", schedule: netboxSchedule, run: func(ctx context.Context) error {
 			rep, err := syncer.Sync(ctx, nil)

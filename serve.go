@@ -220,10 +220,12 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 		Exec: handlers.ExecOptions{Keyring: keyring, Limiter: limiter, TextFSM: templates,
 			HostKeyPolicy: exec.HostKeyPolicy(cfg.SSH.HostKeyPolicy), MaxOutputBytes: cfg.Exec.MaxOutputBytes,
 			BulkMax: cfg.Exec.BulkMax, BulkConcurrency: cfg.Exec.BulkConcurrency, Pool: pool, Context: execCtx},
-		Backup: handlers.BackupOptions{MinLines: cfg.Backup.MinLines, MaxShrink: float64(cfg.Backup.MaxShrinkPercent) / 100}})
+		Backup: handlers.BackupOptions{MinLines: cfg.Backup.MinLines, MaxShrink: float64(cfg.Backup.MaxShrinkPercent) / 100,
+			Events: evp, MaxAge: cfg.Backup.MaxAge}})
+	metrics.BackupHealth(func() []observe.DeviceBackup { return backupGauges(db, cfg.Backup.MaxAge, logger) })
 	bgCtx, stopBackground := context.WithCancel(context.Background())
 	defer stopBackground()
-	sched.start(bgCtx, loc, jobs(cfg, db, loc, logger, syncer))
+	sched.start(bgCtx, loc, jobs(cfg, db, loc, logger, syncer, evp))
 	schDone, evDone := make(chan struct{}), make(chan struct{})
 	go func() { _ = sch.Run(bgCtx); close(schDone) }()
 	go func() { _ = evp.Run(bgCtx); close(evDone) }()
@@ -344,7 +346,7 @@ func (r *reloader) reload(ctx context.Context) {
 	r.pool.Configure(poolConfig(cfg, log))
 	loc, _ := time.LoadLocation(cfg.Server.TimeZone)
 	r.syncer.Configure(cfg.Inventory.netboxConfig())
-	r.sched.start(ctx, loc, jobs(cfg, r.db, loc, log, r.syncer))
+	r.sched.start(ctx, loc, jobs(cfg, r.db, loc, log, r.syncer, r.events))
 	r.schedules.Configure(cfg.Schedules.limits())
 	r.events.Configure(cfg.Webhooks.events())
 	if r.pusher != nil {
@@ -385,4 +387,21 @@ func health(db *store.DB, dbFile string, sched *scheduler, sch *schedules.Schedu
 		}
 		return out
 	}
+}
+
+// backupGauges is each active device's backup age for /metrics.
+func backupGauges(db *store.DB, limit time.Duration, logger *slog.Logger) []observe.DeviceBackup {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	rows, err := db.BackupHealthOf(ctx, limit, store.True, time.Now())
+	if err != nil {
+		logger.Warn("backup health not read for /metrics", "err", err)
+		return nil
+	}
+	out := make([]observe.DeviceBackup, len(rows))
+	for i, b := range rows {
+		out[i] = observe.DeviceBackup{Device: b.DeviceName, Site: b.SiteSlug, Age: b.Age, Never: b.Status == store.BackupNever,
+			Stale: b.Status == store.BackupStale}
+	}
+	return out
 }

@@ -87,8 +87,10 @@ type Processor struct {
 	events   chan struct{} // events are waiting
 	send     chan struct{} // deliveries are waiting
 	states   map[[2]string]bool
-	sendMu   sync.Mutex     // the sender's read of the heads and its records (sendDue)
-	inflight map[int64]bool // webhooks with a request under way; under sendMu
+	sendMu   sync.Mutex // the sender's read of the heads and its records (sendDue)
+	backupMu sync.Mutex
+	backups  map[int64]string // each device's backup health at the last WatchBackups; nil before
+	inflight map[int64]bool   // webhooks with a request under way; under sendMu
 }
 
 // New makes a processor; Run starts it.
@@ -297,14 +299,19 @@ func (p *Processor) match(r rule, ev store.Event, data map[string]any, turned ma
 }
 
 // stateKey names the object whose outcome an event tells: a device's command for an
-// execution's log, the schedule for a run's end; "" for an event that tells none (a
-// run's start).
+// execution's log, the schedule for a run's end, a device's configuration for a
+// backup's read, a device's backup age; "" for an event that tells none (a run's
+// start).
 func stateKey(ev store.Event, data map[string]any) string {
 	switch {
 	case ev.ObjectType == store.TypeCommandLog:
 		return "device:" + refKey(data["device"]) + "/command:" + refKey(data["command"])
 	case ev.ObjectType == store.TypeSchedule && ev.EventType != "job_started":
 		return "schedule:" + strconv.FormatInt(ev.ObjectID, 10)
+	case ev.ObjectType == store.TypeConfigVersion:
+		return "device:" + refKey(data["device"]) + "/config"
+	case ev.ObjectType == store.TypeDevice:
+		return "device:" + strconv.FormatInt(ev.ObjectID, 10) + "/backup"
 	}
 	return ""
 }

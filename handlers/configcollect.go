@@ -31,6 +31,9 @@ type BackupOptions struct {
 	MaxShrink float64
 	// Events is told of every version kept and every read quarantined; nil: nobody.
 	Events ConfigEvents
+	// MaxAge is the age past which a device's last good backup is stale (backup
+	// health); a site's backup_max_age_hours custom field overrides it. 0: 26 h.
+	MaxAge time.Duration
 }
 
 // ConfigEvents is told what config collections keep and refuse, as they happen, by

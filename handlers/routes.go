@@ -133,6 +133,9 @@ func (a *API) routes(rt *web.Router) {
 	a.resource(rt, scheduleResource)
 	rt.Handle(http.MethodPost, pathSchedules+":id/run/", a.authed(a.runSchedule))
 
+	// Each device's last good config backup against its limit.
+	get(pathBackupHealth, a.authed(a.backupHealth))
+
 	// NetBox's webhooks and event rules, and what they delivered.
 	a.resource(rt, webhookResource)
 	a.resource(rt, eventRuleResource)

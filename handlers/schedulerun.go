@@ -35,6 +35,9 @@ func (a *API) PlanRun(ctx context.Context, s store.ScheduleSpec, trigger, by str
 	if err != nil {
 		return schedules.Plan{}, err
 	}
+	if s.Kind == "config_backup" {
+		return a.planBackupRun(r, s, owner)
+	}
 	cmds, err := a.DB.LoadCommands(r.Context(), []int64{s.CommandID})
 	if err != nil {
 		return schedules.Plan{}, err
@@ -166,6 +169,64 @@ func (a *API) scheduledJob(p *prepared, slot ratelimit.Slot, owner store.Princip
 		Abandon: func(reason string) {
 			started := time.Unix(0, began.Load())
 			record(context.Background(), started, exec.Result{ErrorMessage: reason, Duration: time.Since(started)})
+		},
+	}
+}
+
+// planBackupRun is a config backup schedule's run: each target device's config
+// collection (CollectConfigs: its platform's running-config command, kept as a config
+// version or quarantined), as the API's collect makes it for a user holding
+// execute_show, here the schedule's owner, with its service credential set.
+func (a *API) planBackupRun(r *http.Request, s store.ScheduleSpec, owner store.Principal) (schedules.Plan, error) {
+	secret, err := a.serviceSecret(r, s.CredentialSetID)
+	if err != nil {
+		return schedules.Plan{}, err
+	}
+	show, err := a.scope(r, store.TypeCommand, "execute_show")
+	if err != nil {
+		return schedules.Plan{}, err
+	}
+	if !show.Granted {
+		return schedules.Plan{}, fmt.Errorf("its owner %s may not execute show commands, which a backup runs", owner.Username)
+	}
+	devScope, err := a.scope(r, store.TypeDevice, "view")
+	if err != nil || !devScope.Granted {
+		return schedules.Plan{}, err
+	}
+	targets, err := a.DB.ScheduleTargets(r.Context(), s.ID, 0, devScope.Expr)
+	if err != nil {
+		return schedules.Plan{}, err
+	}
+	var plan schedules.Plan
+	for _, id := range targets {
+		t, err := a.DB.DeviceTarget(r.Context(), id)
+		if err != nil {
+			return schedules.Plan{}, err
+		}
+		plan.Jobs = append(plan.Jobs, a.backupJob(s, t, secret, owner))
+	}
+	return plan, nil
+}
+
+// backupJob is one device's config collection in a run. CollectConfigs bounds the
+// device's work by its own timeouts; the job's hard deadline is the longest execution.
+// An abandoned collection is not logged here: CollectConfigs logs it when it ends.
+func (a *API) backupJob(s store.ScheduleSpec, t store.Target, secret store.Secret, owner store.Principal) schedules.Job {
+	return schedules.Job{Site: t.SiteID, Driver: driverOf(t), Deadline: seconds(maxTimeout),
+		Run: func(ctx context.Context) bool {
+			res := a.CollectConfigs(ctx, CollectJob{Devices: []int64{t.ID}, Secret: secret, User: owner, Source: "schedule"})[0]
+			if res.CommandLogID != nil {
+				if err := a.DB.LinkLogSchedule(context.WithoutCancel(ctx), *res.CommandLogID, s.ID, s.Name); err != nil {
+					a.Logger.Error("scheduled backup's log not linked", "schedule_id", s.ID, "log_id", *res.CommandLogID, "err", err)
+				}
+			}
+			if res.Status == statusRejected || res.Status == store.ConfigQuarantined {
+				a.Logger.Warn("scheduled config backup", "schedule_id", s.ID, "device_id", t.ID, "status", res.Status, "reason", res.Reason)
+			}
+			return res.Status == store.ConfigStored || res.Status == store.ConfigUnchanged
+		},
+		Abandon: func(reason string) {
+			a.Logger.Error("scheduled config backup abandoned", "schedule_id", s.ID, "device_id", t.ID, "reason", reason)
 		},
 	}
 }

@@ -50,8 +50,14 @@ func checkSchedule(ctx context.Context, a *API, f *web.Form, v store.Values, cur
 		}
 	}
 	command := refID(pick("command"))
-	if kind, _ := pick("kind").(string); (kind == "" || kind == "command") && command == 0 && !f.Errs.Has("command") {
+	kind, _ := pick("kind").(string)
+	switch {
+	case (kind == "" || kind == "command") && command == 0 && !f.Errs.Has("command"):
 		f.Errs.Add("command", "A schedule of kind command needs a command.")
+	case kind == "config_backup" && command != 0:
+		f.Errs.Add("command", "A config backup runs each device's running-config command: leave command empty.")
+	case kind == "config_backup" && len(mapOf(pick("variables"))) > 0:
+		f.Errs.Add("variables", "A config backup takes no variables.")
 	}
 	if command != 0 && !f.Errs.Has("variables") {
 		if err := checkScheduleVariables(ctx, a, f, command, pick("variables")); err != nil {
@@ -121,6 +127,11 @@ func checkScheduleVariables(ctx context.Context, a *API, f *web.Form, command in
 		}
 	}
 	return nil
+}
+
+func mapOf(x any) map[string]any {
+	m, _ := x.(map[string]any)
+	return m
 }
 
 // refID is the id of a reference as parsed (an int64) or stored (a nested Row); 0 for none.

@@ -149,6 +149,19 @@ var opDocs = []opDoc{
 			"schedule is disabled or paused (the detail says why).",
 		OKStatus: "202", OK: jsonResponse("The run has started.", ref("ScheduleRunStarted")),
 		Errors: map[string]string{"409": "Conflict", "503": "Unavailable"}},
+	{Method: http.MethodGet, Path: pathBackupHealth, ID: "plugins_toolkit_backup_health_list",
+		Summary: "Each device's config backup against its age limit",
+		Desc: "Every active device the user may view with the age of its last good config backup against its limit " +
+			"(config_backup.max_age, or the site's custom field backup_max_age_hours) and a status: ok, stale, or never " +
+			"(never backed up). Never backed up first, then the oldest; summary counts each status over the filtered " +
+			"devices' site. Needs view on netbox_toolkit_plugin.configversion.",
+		Query: []any{
+			queryParam("site_id", "Devices of this site.", obj{"type": "integer"}, false),
+			queryParam("status", "Only this status.", obj{"type": "string", "enum": []any{"ok", "stale", "never"}}, false),
+			queryParam("limit", "Page size (default 50, at most 1000; 0: 1000).", obj{"type": "integer", "minimum": 0}, false),
+			queryParam("offset", "Devices to skip.", obj{"type": "integer", "minimum": 0}, false),
+		},
+		OK: jsonResponse("The devices.", ref("BackupHealthList")), Errors: map[string]string{"400": "BadRequest"}},
 	{Method: http.MethodGet, Path: pathCommandLogs + "statistics/",
 		ID: "plugins_toolkit_command_logs_statistics_retrieve", Summary: "Command log statistics",
 		Desc: "Over the logs the user may view. It takes no query parameters (a 400 names any sent).",

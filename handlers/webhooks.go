@@ -83,7 +83,8 @@ func checkWebhook(ctx context.Context, a *API, f *web.Form, v store.Values, cur 
 
 // eventSourcesHelp says which events FieldKit raises.
 const eventSourcesHelp = "FieldKit raises object_created for netbox_toolkit_plugin.commandlog (each execution) and " +
-	"job_started, job_completed, job_failed and job_errored for netbox_toolkit_plugin.schedule (each run); " +
+	"netbox_toolkit_plugin.configversion (a backup stored or quarantined), job_started, job_completed, job_failed and " +
+	"job_errored for netbox_toolkit_plugin.schedule (each run), backup_stale and backup_fresh for dcim.device; " +
 	"none of these object types raises these events."
 
 // picker reads a field as it will be after the write: as sent, else as stored.
@@ -121,8 +122,8 @@ func checkEventRule(ctx context.Context, a *API, f *web.Form, v store.Values, cu
 	if !f.Errs.Has("object_types") {
 		for _, t := range types {
 			if _, ok := store.EventSources[t]; !ok {
-				f.Errs.Add("object_types", fmt.Sprintf("FieldKit raises no events for %s: choose netbox_toolkit_plugin.commandlog "+
-					"or netbox_toolkit_plugin.schedule.", t))
+				f.Errs.Add("object_types", fmt.Sprintf("FieldKit raises no events for %s: choose netbox_toolkit_plugin.commandlog, "+
+					"netbox_toolkit_plugin.schedule, netbox_toolkit_plugin.configversion or dcim.device.", t))
 			}
 		}
 	}
@@ -143,12 +144,13 @@ func checkEventRule(ctx context.Context, a *API, f *web.Form, v store.Values, cu
 }
 
 // RenderEvent is an object as an event's data: as the API shows it (URLs on the
-// server's base URL), a log without its output and parsed output (a webhook is no place
-// for a megabyte of show tech) but with its device's site. store.ErrNotFound when the
-// object is gone.
+// server's base URL), a log without its output and parsed output and a config version
+// without its text (a webhook is no place for a megabyte of show tech or a
+// configuration), a log with its device's site. store.ErrNotFound when the object is
+// gone.
 func (a *API) RenderEvent(ctx context.Context, objectType string, id int64) (map[string]any, error) {
 	var res *Resource
-	for _, r := range []*Resource{logResource, scheduleResource} {
+	for _, r := range []*Resource{logResource, scheduleResource, configVersionResource, deviceResource} {
 		if r.Type() == objectType {
 			res = r
 		}
@@ -156,7 +158,7 @@ func (a *API) RenderEvent(ctx context.Context, objectType string, id int64) (map
 	if res == nil {
 		return nil, fmt.Errorf("handlers: no events of %s", objectType)
 	}
-	rows, err := a.DB.RowsLeaving(ctx, res.Model, []int64{id}, func(name string) bool { return name == "output" })
+	rows, err := a.DB.RowsLeaving(ctx, res.Model, []int64{id}, func(name string) bool { return name == "output" || name == "text" })
 	if err != nil {
 		return nil, err
 	}
@@ -168,6 +170,7 @@ func (a *API) RenderEvent(ctx context.Context, objectType string, id int64) (map
 		return nil, err
 	}
 	obj := a.renderObject(r, res, res.Model, rows[0], full)
+	delete(obj, "text")
 	if res == logResource {
 		delete(obj, "output")
 		delete(obj, "parsed_output")

@@ -322,7 +322,7 @@ func TestWebhookAndRuleWritesAreChecked(t *testing.T) {
 		{"a bad header", pathWebhooks, map[string]any{"name": "d", "payload_url": "http://x/", "additional_headers": "no colon here"}, "additional_headers"},
 		{"NetBox 3 triggers on nothing", pathWebhooks, map[string]any{"name": "e", "payload_url": "http://x/", "content_types": []string{store.TypeCommandLog}}, "content_types"},
 		{"NetBox 3 triggers on a type without events", pathWebhooks, map[string]any{"name": "f", "payload_url": "http://x/", "content_types": []string{"dcim.site"}, "type_create": true}, "content_types"},
-		{"a type without events", pathEventRules, map[string]any{"name": "g", "object_types": []string{"dcim.device"}, "event_types": []string{"object_created"}, "action_object_id": 1}, "object_types"},
+		{"a type without events", pathEventRules, map[string]any{"name": "g", "object_types": []string{"dcim.site"}, "event_types": []string{"object_created"}, "action_object_id": 1}, "object_types"},
 		{"events its types never raise", pathEventRules, map[string]any{"name": "h", "object_types": []string{store.TypeCommandLog}, "event_types": []string{"job_failed"}, "action_object_id": 1}, "event_types"},
 		{"bad conditions", pathEventRules, map[string]any{"name": "i", "object_types": []string{store.TypeCommandLog}, "event_types": []string{"object_created"}, "action_object_id": 1, "conditions": map[string]any{"attr": "success", "value": true, "op": "regex"}}, "conditions"},
 		{"a bad regex", pathEventRules, map[string]any{"name": "j", "object_types": []string{store.TypeCommandLog}, "event_types": []string{"object_created"}, "action_object_id": 1, "conditions": map[string]any{"attr": "device.name", "value": "(", "op": "regex"}}, "conditions"},

@@ -105,3 +105,53 @@ func (e *EventMetrics) Delivery(status string, waited time.Duration) {
 		e.waited.Observe(waited.Seconds())
 	}
 }
+
+// DeviceBackup is one device's backup age for /metrics.
+type DeviceBackup struct {
+	Device, Site string
+	Age          time.Duration
+	Never, Stale bool
+}
+
+// BackupHealth registers fieldkit_backup_age_seconds{device,site} (each device with a
+// good backup), fieldkit_backups_never (devices never backed up) and
+// fieldkit_backups_stale (devices whose backup is older than its limit), read at each
+// scrape.
+func (m *Metrics) BackupHealth(read func() []DeviceBackup) {
+	if m == nil {
+		return
+	}
+	m.reg.MustRegister(backupCollector{read: read})
+}
+
+type backupCollector struct{ read func() []DeviceBackup }
+
+var (
+	backupAgeDesc = prometheus.NewDesc("fieldkit_backup_age_seconds",
+		"Age of each device's last good config backup.", []string{"device", "site"}, nil)
+	backupNeverDesc = prometheus.NewDesc("fieldkit_backups_never", "Active devices never backed up.", nil, nil)
+	backupStaleDesc = prometheus.NewDesc("fieldkit_backups_stale",
+		"Active devices whose last good config backup is older than its limit.", nil, nil)
+)
+
+func (c backupCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- backupAgeDesc
+	ch <- backupNeverDesc
+	ch <- backupStaleDesc
+}
+
+func (c backupCollector) Collect(ch chan<- prometheus.Metric) {
+	never, stale := 0, 0
+	for _, d := range c.read() {
+		switch {
+		case d.Never:
+			never++
+			continue
+		case d.Stale:
+			stale++
+		}
+		ch <- prometheus.MustNewConstMetric(backupAgeDesc, prometheus.GaugeValue, d.Age.Seconds(), d.Device, d.Site)
+	}
+	ch <- prometheus.MustNewConstMetric(backupNeverDesc, prometheus.GaugeValue, float64(never))
+	ch <- prometheus.MustNewConstMetric(backupStaleDesc, prometheus.GaugeValue, float64(stale))
+}

@@ -22,14 +22,19 @@ const (
 // EventTypes are NetBox's event types.
 var EventTypes = []Choice{{"object_created", "Object created"}, {"object_updated", "Object updated"},
 	{"object_deleted", "Object deleted"}, {"job_started", "Job started"}, {"job_completed", "Job completed"},
-	{"job_failed", "Job failed"}, {"job_errored", "Job errored"}}
+	{"job_failed", "Job failed"}, {"job_errored", "Job errored"},
+	{"backup_stale", "Backup older than its limit"}, {"backup_fresh", "Backup within its limit again"}}
 
 // EventSources are the object types FieldKit raises events for, each with the events it
 // raises: a command log when it is written (an execution), a schedule when a run starts
-// and ends.
+// and ends, a config version when a backup keeps a changed configuration or quarantines
+// a read, a device when its last good backup grows older than its limit and when it is
+// within it again.
 var EventSources = map[string][]string{
-	TypeCommandLog: {"object_created"},
-	TypeSchedule:   {"job_started", "job_completed", "job_failed", "job_errored"},
+	TypeCommandLog:    {"object_created"},
+	TypeSchedule:      {"job_started", "job_completed", "job_failed", "job_errored"},
+	TypeConfigVersion: {"object_created"},
+	TypeDevice:        {"backup_stale", "backup_fresh"},
 }
 
 // Raises reports whether any of the object types raises any of the event types.
@@ -105,7 +110,9 @@ var EventRules = declare(&Model{
 		description(200),
 		{Name: "object_types", Column: "object_types", Kind: KindStrings, Required: true, Choices: objectTypeChoices(),
 			Doc: "the object types whose events the rule reacts to: netbox_toolkit_plugin.commandlog (object_created, " +
-				"each execution) and netbox_toolkit_plugin.schedule (job_started, job_completed, job_failed, job_errored, each run)"},
+				"each execution), netbox_toolkit_plugin.schedule (job_started, job_completed, job_failed, job_errored, each run), " +
+				"netbox_toolkit_plugin.configversion (object_created: a backup stored a changed configuration, or quarantined " +
+				"a read: status says which) and dcim.device (backup_stale, backup_fresh: its last good backup against its limit)"},
 		{Name: "enabled", Column: "enabled", Kind: KindBool, Default: true, Filter: FilterExact, Sort: true},
 		{Name: "event_types", Column: "event_types", Kind: KindStrings, Required: true, Choices: EventTypes,
 			Doc: "the event types the rule reacts to"},
@@ -243,6 +250,16 @@ func (db *DB) Subscriptions(ctx context.Context) ([]Subscription, error) {
 		out = append(out, s)
 	}
 	return out, hooks.Err()
+}
+
+// Subscribed reports whether an enabled event rule, or a webhook's own trigger, names an
+// object type: events nobody listens to are not queued.
+func (db *DB) Subscribed(ctx context.Context, objectType string) (bool, error) {
+	var n int
+	err := db.r.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM event_rules r, json_each(r.object_types) j
+		WHERE r.enabled AND j.value = ?) + (SELECT count(*) FROM webhooks w, json_each(w.content_types) j
+		WHERE w.enabled AND j.value = ?)`, objectType, objectType).Scan(&n)
+	return n > 0, err
 }
 
 // Event is one event waiting to be matched against the rules.

@@ -15,7 +15,7 @@ import (
 const TypeSchedule = "netbox_toolkit_plugin.schedule"
 
 // ScheduleKinds are what a schedule runs.
-var ScheduleKinds = []Choice{{"command", "Command"}}
+var ScheduleKinds = []Choice{{"command", "Command"}, {"config_backup", "Config backup"}}
 
 // ScheduleStatuses are a schedule's states: active (it runs when due), disabled (by a
 // person) or paused (something it needs is gone; status_reason says what).
@@ -63,9 +63,10 @@ var Schedules = declare(&Model{
 		nameField(100, ""),
 		description(200),
 		{Name: "kind", Column: "kind", Kind: KindString, Choices: ScheduleKinds, Default: "command", Labeled: true,
-			Filter: FilterExact, Sort: true, Brief: true, Doc: "what the schedule runs: command (a command on each target device)"},
+			Filter: FilterExact, Sort: true, Brief: true, Doc: "what the schedule runs: command (a command on each target device) or " +
+				"config_backup (a config backup of each target device: its platform's running-config command, kept as a config version)"},
 		{Name: "command", Column: "command_id", Kind: KindInt, Rel: TypeCommand, Null: true,
-			Doc: "the command to run (kind command); a command a schedule names cannot be deleted"},
+			Doc: "the command to run (kind command; null for config_backup); a command a schedule names cannot be deleted"},
 		{Name: "variables", Column: "variables", Kind: KindJSON, Null: true, Check: checkScheduleVariables, Schema: "LogVariables",
 			Doc: "variable name to value, as an execute request gives them; checked on each device at each run"},
 		{Name: "devices", Kind: KindInt, Rel: TypeDevice, Join: &Join{"schedule_devices", "schedule_id", "device_id"},

@@ -8,7 +8,7 @@ var Sites = declare(&Model{
 		slugField,
 		description(200),
 		tagsField("site_tags", "site_id"),
-		customFields("", nil),
+		customFields(SiteBackupLimit+" (a number of hours) overrides backup.max_age for the site's devices", checkSiteFields),
 		netboxFields()[0], netboxFields()[1],
 		{Name: "prefix_count", Kind: KindInt, Access: ReadOnly, Select: "(SELECT count(*) FROM prefixes p WHERE p.site_id = t.id)",
 			Doc: "prefixes at the site (FieldKit keeps none)"},

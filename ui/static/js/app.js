@@ -10,6 +10,7 @@ import { registerCommands } from './commands.js';
 import { registerDevice } from './device.js';
 import { registerCredentials } from './credentials.js';
 import { registerServices } from './services.js';
+import { registerBackups } from './backups.js';
 import { registerLogs } from './logs.js';
 import { registerDiff } from './diff.js';
 import { registerConfigs } from './configs.js';
@@ -165,6 +166,7 @@ registerDevice();
 registerCredentials();
 registerDiff(); // before the logs: /ui/logs/history is not a log id
 registerServices();
+registerBackups();
 registerConfigs();
 registerLogs();
 registerParse();

@@ -25,7 +25,8 @@ export const NAV = [
   ['Automation', [['Schedules', '/ui/schedules/', SCHED],
     ['Service credentials', '/ui/service-credentials/', 'netbox_toolkit_plugin.devicecredentialset', 'service'],
     ['Webhooks', '/ui/webhooks/', 'extras.webhook'], ['Event rules', '/ui/event-rules/', 'extras.eventrule'],
-    ['Deliveries', '/ui/webhook-deliveries/', 'netbox_toolkit_plugin.webhookdelivery']]],
+    ['Deliveries', '/ui/webhook-deliveries/', 'netbox_toolkit_plugin.webhookdelivery'],
+    ['Backup health', '/ui/backup-health/', 'netbox_toolkit_plugin.configversion']]],
   ['Hub', [['Hub sites', '/ui/hub-sites/', 'netbox_toolkit_plugin.hubsite']], false, 'hub'],
   ['Admin', [['Users', '/ui/users/'], ['Groups', '/ui/groups/'], ['API tokens', '/ui/tokens/'], ['Permissions', '/ui/permissions/']], true],
 ];

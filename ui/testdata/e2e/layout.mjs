@@ -56,7 +56,7 @@ export async function layoutSweep() {
     ['commands', '/ui/commands/'], ['command', `/ui/commands/${ids.commands}`], ['command-edit', `/ui/commands/${ids.commands}/edit`], ['command-new', '/ui/commands/new'],
     ['credentials', '/ui/credentials/'], ['credential-new', '/ui/credentials/new'],
     ['service-credentials', '/ui/service-credentials/'], ['service-credential-new', '/ui/service-credentials/new'],
-    ['webhook-deliveries', '/ui/webhook-deliveries/'],
+    ['webhook-deliveries', '/ui/webhook-deliveries/'], ['backup-health', '/ui/backup-health/'],
     ['run-on-several', '/ui/run/'], ['logs', '/ui/logs/'], ['log', `/ui/logs/${ids.logs}`], ['statistics', '/ui/statistics'], ['parse', '/ui/parse/'], ['import', '/ui/import/'], ['welcome', '/ui/welcome'], ['search', '/ui/search?q=demo'], ['not-found', '/ui/no-such-page']];
   for (const k of ['sites', 'platforms', 'interfaces', 'vlans', 'ip-addresses', 'tags', 'users', 'groups', 'tokens', 'permissions', 'schedules', 'webhooks', 'event-rules']) {
     pages.push([k, `/ui/${k}/`], [`${k}-new`, `/ui/${k}/new`]);
