@@ -406,8 +406,8 @@ func (s *seeder) credentials(kr *store.Keyring, owner int64, p map[string]int64,
 	return tok
 }
 
-// schedule makes (once) a service credential set for the simulated devices and a
-// schedule that runs Show version on the demo site every night with it.
+// schedule makes (once) a service credential set for the simulated devices and two
+// schedules with it: Show version on the demo site every night, and its config backup.
 func (s *seeder) schedule(kr *store.Keyring, admin, site, cmd int64) {
 	if s.err != nil {
 		return
@@ -420,6 +420,11 @@ func (s *seeder) schedule(kr *store.Keyring, admin, site, cmd int64) {
 	s.ref(store.TypeSchedule, map[string]any{"name": "Nightly version check"}, func() (int64, error) {
 		return s.db.Create(s.ctx, store.Schedules, store.Values{"name": "Nightly version check", "command": cmd,
 			"description": "show version on every device of the demo site, at 02:00", "cron": "0 2 * * *",
+			"sites": []int64{site}, "credential_set": set, "owner_id": admin}, store.All)
+	})
+	s.ref(store.TypeSchedule, map[string]any{"name": "Nightly config backup"}, func() (int64, error) {
+		return s.db.Create(s.ctx, store.Schedules, store.Values{"name": "Nightly config backup", "kind": "config_backup",
+			"description": "the running configuration of every device of the demo site, at 03:00", "cron": "0 3 * * *",
 			"sites": []int64{site}, "credential_set": set, "owner_id": admin}, store.All)
 	})
 }
