@@ -20,7 +20,7 @@ import (
 
 // rig is a hub on a real SQLite file, its push handler served over HTTP, and a site.
 type rig struct {
-	t     *testing.T
+	t     testing.TB
 	db    *store.DB
 	in    *Ingest
 	srv   *httptest.Server
@@ -28,7 +28,7 @@ type rig struct {
 	site  store.HubSite
 }
 
-func newRig(t *testing.T) *rig {
+func newRig(t testing.TB) *rig {
 	t.Helper()
 	ctx := context.Background()
 	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "hub.db"))
@@ -303,4 +303,27 @@ func TestSkewCorrected(t *testing.T) {
 	if got := store.ParseStamp(created); got.Sub(want).Abs() > time.Minute || (time.Duration(skew)*time.Millisecond-6*time.Hour).Abs() > time.Minute {
 		t.Fatalf("stored at %s (skew %d ms), want about %s", created, skew, want)
 	}
+}
+
+// BenchmarkIngestLogs: one site pushing batches of 1,000 logs (1 KB of output each) to
+// a hub on SQLite, each batch one transaction; logs-stored/s is the hub's rate.
+func BenchmarkIngestLogs(b *testing.B) {
+	r := newRig(b)
+	out := strings.Repeat("GigabitEthernet0/1 is up, line protocol is up\n", 22)
+	seq := int64(1)
+	start := time.Now()
+	for range b.N {
+		recs := make([]Record, MaxRecords)
+		for i := range recs {
+			recs[i] = Record{Seq: seq, Kind: store.KindLog, Op: store.OpUpsert, ID: seq, UID: fmt.Sprint("u", seq),
+				Body: body(fmt.Sprintf(`{"id": %d, "command": {"id": 8, "name": "Version"}, "device": {"id": 5, "name": "r1"},
+				"username": "alice", "success": true, "output": %q, "created": "2030-01-02T03:04:05.000006Z"}`, seq, out))}
+			seq++
+		}
+		raw, _ := json.Marshal(Batch{Protocol: Protocol, Instance: "i", Epoch: "e", EpochStart: 1, Records: recs})
+		if st, ans := r.post(r.token, raw); st != 200 || ans.Applied != MaxRecords {
+			b.Fatalf("push: %d %+v", st, ans)
+		}
+	}
+	b.ReportMetric(float64(b.N*MaxRecords)/time.Since(start).Seconds(), "logs-stored/s")
 }
