@@ -161,6 +161,9 @@ type HubConfig struct {
 	URL    string `yaml:"url" doc:"the hub to push this site's logs, devices, platforms and commands to (https://hub.example.net); \"\" = none"`
 	Token  string `yaml:"token" doc:"this site's token, printed by fieldkit hub site add on the hub; never logged or shown (keep the file 0600)"`
 	CAFile string `yaml:"ca_file" doc:"PEM file of the CA certificates to trust for the hub's HTTPS, besides the system's"`
+	// CredentialSet is a service credential set's name: the hub never holds a site's
+	// device secrets.
+	CredentialSet string `yaml:"credential_set" doc:"the service credential set (by name) that the commands the hub sends run with, as its owner; \"\" = the hub's jobs are refused"`
 }
 
 // defaults is the configuration with no file, environment or flags.

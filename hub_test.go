@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -145,17 +146,17 @@ func (s *server) site(t *testing.T, token, name string) hubSite {
 	return hs
 }
 
-// edgeHub is what an edge's /api/status/ says of its pusher.
-type edgeHub struct {
+// edgeStatus is what an edge's /api/status/ says of its pusher.
+type edgeStatus struct {
 	State     string
 	Pending   int64
 	LastError string `json:"last_error"`
 	Epoch     string
 }
 
-func (s *server) hubStatus(t *testing.T) edgeHub {
+func (s *server) hubStatus(t *testing.T) edgeStatus {
 	t.Helper()
-	var st struct{ Hub edgeHub }
+	var st struct{ Hub edgeStatus }
 	raw, _ := json.Marshal(getJSON(t, s.base+"/api/status/", ""))
 	if err := json.Unmarshal(raw, &st); err != nil {
 		t.Fatal(err)
@@ -663,5 +664,117 @@ func TestHubEdgeClockOff(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// serviceSet gives the lab a service credential set named name, owned by its admin,
+// with the lab device's login.
+func serviceSet(t *testing.T, l *lab, name string) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(l.data, "fieldkit.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	kr, err := loadKeyring(ctx, env{getenv: func(k string) string {
+		if k == "FIELDKIT_SECRET_KEY" {
+			return l.key
+		}
+		return ""
+	}}, db, l.data, slog.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin, err := db.UserIDByName(ctx, "admin")
+	if err == nil {
+		_, err = db.CreateServiceCredentialSet(ctx, kr, admin, store.CredentialInput{Name: ptr(name), Username: ptr(demoDeviceUser),
+			Password: ptr(demoDevicePass), EnableSecret: ptr(demoEnable)}, store.True)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// hubPost posts a JSON body to the hub's API and returns the status and decoded body.
+func hubPost(t *testing.T, s *server, token, path, body string) (int, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", s.base+path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Token "+token)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var out map[string]any
+	json.NewDecoder(res.Body).Decode(&out)
+	return res.StatusCode, out
+}
+
+// TestHubRunsACommandAtASite: a NOC user runs show version on a site's device through
+// the hub's API and gets the site's answer, the output the device printed; the log is
+// at the site (source hub, who asked) and at the hub. With the site offline, the job
+// waits (202) and is run once the site is back; a site that names no hub credential
+// set refuses the hub's jobs.
+func TestHubRunsACommandAtASite(t *testing.T) {
+	p := &hubPair{}
+	p.hubLab, p.token = newHubData(t)
+	p.hub = startServer(t, p.hubLab, hubEnv)
+	p.edgeLab = newLab(t, 0)
+	serviceSet(t, p.edgeLab, "noc jobs")
+	edgeMore := []string{"FIELDKIT_HUB_CREDENTIAL_SET=noc jobs"}
+	p.edge = startServer(t, p.edgeLab, edgeEnv(p.hub.base, p.token, edgeMore...))
+	var cmdID, devID float64
+	eventually(t, "the site's command and device at the hub", func() bool {
+		cmds := getJSON(t, p.hub.base+"/api/plugins/toolkit/commands/?name=Show+version", p.hubLab.token)
+		devs := getJSON(t, p.hub.base+"/api/dcim/devices/?site=paris", p.hubLab.token)
+		if cmds["count"] != 1.0 || devs["count"] != 1.0 {
+			return false
+		}
+		cmdID = cmds["results"].([]any)[0].(map[string]any)["id"].(float64)
+		devID = devs["results"].([]any)[0].(map[string]any)["id"].(float64)
+		return true
+	})
+	path := fmt.Sprintf("/api/plugins/toolkit/commands/%d/execute/", int64(cmdID))
+	st, ans := hubPost(t, p.hub, p.hubLab.token, path, fmt.Sprintf(`{"device_id": %d, "timeout": 30}`, int64(devID)))
+	if st != 200 || ans["success"] != true || !strings.Contains(fmt.Sprint(ans["output"]), "Cisco IOS Software") {
+		t.Fatalf("the hub's execute: %d %v", st, ans)
+	}
+	if dev, _ := ans["device"].(map[string]any); dev["id"] != devID {
+		t.Fatalf("the answer names the site's device, not the hub's: %v", ans["device"])
+	}
+	// The log: at the site, source hub and who asked; at the hub, the answer's log.
+	edgeLogs := getJSON(t, p.edge.base+"/api/plugins/toolkit/command-logs/?source=hub", p.edgeLab.token)
+	if edgeLogs["count"] != 1.0 || edgeLogs["results"].([]any)[0].(map[string]any)["client_address"] != "hub:noc" {
+		t.Fatalf("the site's log: %v", edgeLogs)
+	}
+	hubLog := getJSON(t, fmt.Sprintf("%s/api/plugins/toolkit/command-logs/%d/", p.hub.base, int64(ans["command_log_id"].(float64))), p.hubLab.token)
+	if hubLog["source"] != "hub" || !strings.Contains(fmt.Sprint(hubLog["output"]), "Cisco IOS Software") {
+		t.Fatalf("the hub's log: %v", hubLog)
+	}
+
+	// Offline: the job waits, and runs once the site is back.
+	p.edge.stop(t)
+	st, queued := hubPost(t, p.hub, p.hubLab.token, path, fmt.Sprintf(`{"device_id": %d, "timeout": 5, "expires_in": 600}`, int64(devID)))
+	if st != 202 || queued["state"] != "queued" {
+		t.Fatalf("with the site offline: %d %v", st, queued)
+	}
+	jobURL := queued["url"].(string)
+	p.edge = startServer(t, p.edgeLab, edgeEnv(p.hub.base, p.token, edgeMore...))
+	eventually(t, "the queued job done", func() bool { return getJSON(t, jobURL, p.hubLab.token)["state"] == "done" })
+	if job := getJSON(t, jobURL, p.hubLab.token); job["status"] != 200.0 || job["result"].(map[string]any)["success"] != true {
+		t.Fatalf("the job: %v", job)
+	}
+	if n := len(logStamps(t, p.edgeLab.data)); n != 2 {
+		t.Fatalf("the site ran %d executions, want 2", n)
+	}
+
+	// A site without hub.credential_set refuses the hub's jobs, in its own words.
+	p.edge.stop(t)
+	p.edge = startServer(t, p.edgeLab, edgeEnv(p.hub.base, p.token))
+	st, refused := hubPost(t, p.hub, p.hubLab.token, path, fmt.Sprintf(`{"device_id": %d, "timeout": 30}`, int64(devID)))
+	if st != 403 || !strings.Contains(fmt.Sprint(refused["detail"]), "hub.credential_set is not set") {
+		t.Fatalf("a site without a hub credential set: %d %v", st, refused)
 	}
 }

@@ -11,11 +11,34 @@ import (
 	"fieldkit/store"
 )
 
-// startPusher starts pushing this site's records to its hub (hub.url), after turning
-// the outbox on so that every change from now on is noted; without hub.url it turns
-// the outbox off. The pusher stops with bg.
-func startPusher(ctx, bg context.Context, cfg Config, db *store.DB, api *handlers.API, clock func() time.Time,
-	m *observe.Metrics, logger *slog.Logger) (*hub.Pusher, error) {
+// edgeHub is what a site that has a hub (hub.url) runs beside its server: the pusher of
+// its records and the runner of the hub's jobs.
+type edgeHub struct {
+	pusher *hub.Pusher
+	jobs   *hub.Runner
+}
+
+// Wait waits for both to stop (at once for none).
+func (e *edgeHub) Wait() {
+	if e != nil {
+		e.pusher.Wait()
+		e.jobs.Wait()
+	}
+}
+
+// Pusher is the pusher, nil for none.
+func (e *edgeHub) Pusher() *hub.Pusher {
+	if e == nil {
+		return nil
+	}
+	return e.pusher
+}
+
+// startEdgeHub starts pushing this site's records to its hub (hub.url), after turning
+// the outbox on so that every change from now on is noted, and taking the hub's jobs;
+// without hub.url it turns the outbox off and returns nil. Both stop with bg.
+func startEdgeHub(ctx, bg context.Context, cfg Config, db *store.DB, api *handlers.API, clock func() time.Time,
+	m *observe.Metrics, logger *slog.Logger) (*edgeHub, error) {
 	if cfg.Hub.URL == "" {
 		n, err := db.DisableOutbox(ctx)
 		if n > 0 {
@@ -34,6 +57,13 @@ func startPusher(ctx, bg context.Context, cfg Config, db *store.DB, api *handler
 	}
 	logger.Info("pushing this site's records to its hub", "url", cfg.Hub.URL, "pending", st.Pending, "epoch", st.Epoch)
 	p.Start(bg)
+	// The jobs the hub sends: polled beside the pushes, answered through the outbox.
+	jobs, err := hub.NewRunner(db, api, hub.PusherConfig{URL: cfg.Hub.URL, Token: cfg.Hub.Token, CAFile: cfg.Hub.CAFile,
+		Version: version}, p.Wake, logger)
+	if err != nil {
+		return nil, err
+	}
+	jobs.Start(bg)
 	m.HubPusher(func() observe.HubStats {
 		s := p.Status()
 		h := observe.HubStats{Up: s.State == "ok", Sent: s.Sent, Failures: s.Failures}
@@ -42,7 +72,7 @@ func startPusher(ctx, bg context.Context, cfg Config, db *store.DB, api *handler
 		}
 		return h
 	})
-	return p, nil
+	return &edgeHub{pusher: p, jobs: jobs}, nil
 }
 
 // behind is how old the oldest record the hub has not acknowledged is, at now.

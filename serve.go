@@ -194,7 +194,7 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 	if cfg.Hub.Serve {
 		ingest = hub.NewIngest(db, logger)
 	}
-	var pusher *hub.Pusher // set below, once the API that renders its records is built
+	var edge *edgeHub // set below, once the API that renders its records is built
 	// Events (a log written, a schedule's run) are matched against the event rules and
 	// delivered by their own goroutines, never on an execution's path.
 	evp := events.New(events.Options{DB: db, Keyring: keyring, Logger: logger, Config: cfg.Webhooks.events(), Version: version,
@@ -215,8 +215,8 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 	}
 	api = handlers.New(handlers.Options{DB: db, Logger: logger, Version: version, Location: loc, Schedules: sch, Events: evp, BaseURL: base,
 		Session: web.Session, Login: web.CheckLogin, UI: web.Routes, Metrics: metricsHandler, Observer: metrics,
-		BodyTimeout: so.bodyTimeout, Hub: ingest,
-		Health: health(db, dbFile, sched, sch, func() *hub.Pusher { return pusher }), NetBox: syncer,
+		BodyTimeout: so.bodyTimeout, Hub: ingest, HubCredentialSet: cfg.Hub.CredentialSet,
+		Health: health(db, dbFile, sched, sch, func() *hub.Pusher { return edge.Pusher() }), NetBox: syncer,
 		Exec: handlers.ExecOptions{Keyring: keyring, Limiter: limiter, TextFSM: templates,
 			HostKeyPolicy: exec.HostKeyPolicy(cfg.SSH.HostKeyPolicy), MaxOutputBytes: cfg.Exec.MaxOutputBytes,
 			BulkMax: cfg.Exec.BulkMax, BulkConcurrency: cfg.Exec.BulkConcurrency, Pool: pool, Context: execCtx},
@@ -229,10 +229,10 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 	schDone, evDone := make(chan struct{}), make(chan struct{})
 	go func() { _ = sch.Run(bgCtx); close(schDone) }()
 	go func() { _ = evp.Run(bgCtx); close(evDone) }()
-	if pusher, err = startPusher(ctx, bgCtx, cfg, db, api, so.clock, metrics, logger); err != nil {
+	if edge, err = startEdgeHub(ctx, bgCtx, cfg, db, api, so.clock, metrics, logger); err != nil {
 		return err
 	}
-	defer func() { stopBackground(); pusher.Wait() }() // stopped before db.Close, deferred earlier
+	defer func() { stopBackground(); edge.Wait() }() // stopped before db.Close, deferred earlier
 	srv := newHTTPServer(observe.Access(api, logger, metrics), logger, so.headerTimeout)
 	errc := make(chan error, 1)
 	go func() {
@@ -253,7 +253,7 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 		so.ready <- base
 	}
 	r := reloader{cfg: cfg, load: so.load, logs: logs, limiter: limiter, pool: pool, sched: sched, db: db, getenv: e.getenv, syncer: syncer,
-		schedules: sch, events: evp, pusher: pusher}
+		schedules: sch, events: evp, pusher: edge.Pusher()}
 	for running := true; running; {
 		select {
 		case err := <-errc:

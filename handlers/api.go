@@ -59,6 +59,9 @@ type Options struct {
 	// Hub makes this FieldKit a hub (hub.serve): it takes its sites' pushes and serves
 	// its sites; nil: no such routes.
 	Hub HubServer
+	// HubCredentialSet names the service credential set the jobs of this site's hub run
+	// with (hub.credential_set); "": they are refused.
+	HubCredentialSet string
 }
 
 // API is the HTTP handler.

@@ -540,8 +540,14 @@ func (a *API) checkedRequest(r *http.Request, withToken bool, fields ...string) 
 	return p, nil
 }
 
-// execute serves POST commands/{id}/execute/.
+// execute serves POST commands/{id}/execute/; on a hub, a site's command runs at its
+// site (hubExecute).
 func (a *API) execute(w http.ResponseWriter, r *http.Request) error {
+	if a.Hub != nil {
+		if handled, err := a.hubExecute(w, r); handled {
+			return err
+		}
+	}
 	x, err := a.startExecution(r)
 	if err != nil {
 		return err

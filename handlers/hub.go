@@ -17,12 +17,15 @@ import (
 // HubServer takes the sites' pushes (hub.Ingest); nil: this FieldKit is no hub.
 type HubServer interface {
 	Push(w http.ResponseWriter, r *http.Request) error
+	// Jobs answers a site's poll for the jobs queued for it.
+	Jobs(w http.ResponseWriter, r *http.Request) error
 }
 
 // The hub's paths.
 const (
 	pathHubSites = "/api/plugins/toolkit/hub-sites/"
 	pathHubPush  = "/api/hub/v1/push/"
+	pathHubPoll  = "/api/hub/v1/jobs/"
 )
 
 // hubSiteResource is a hub's sites, with their state; a create shows the site's token.
@@ -34,6 +37,8 @@ func (a *API) hubRoutes(rt *web.Router) {
 		return
 	}
 	a.public(rt, http.MethodPost, pathHubPush, a.Hub.Push) // a site's token, checked by the hub
+	a.public(rt, http.MethodGet, pathHubPoll, a.Hub.Jobs)
+	rt.Handle(http.MethodGet, pathHubJobs+":id/", a.authed(a.hubJobDetail))
 	sites := a.declared(hubSiteResource)
 	sites.create = a.createHubSite
 	sites.del, sites.bulkDel = nil, nil // a site is revoked, never deleted: its records stay

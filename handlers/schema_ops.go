@@ -83,6 +83,17 @@ var opDocs = []opDoc{
 		Body: ref("HubBatch"), OK: jsonResponse("What the hub stored.", ref("HubAnswer")),
 		Errors: map[string]string{"401": "HubRefused", "403": "HubRefused", "409": "HubRefused", "413": "HubRefused",
 			"426": "HubRefused", "429": "HubRefused"}},
+	{Method: http.MethodGet, Path: pathHubPoll, ID: "hub_jobs_poll", Summary: "Take a site's jobs (hub only)",
+		Desc: "A site's FieldKit long-polls here with its site token: the jobs its hub queued for it (at most 8), each " +
+			"leased to it for 6 minutes (sent again, and recognised, if it does not answer by then); with none, the hub " +
+			"waits up to `wait` seconds (at most 30) for one. The site answers each through its outbox (docs/HUB-PROTOCOL.md).",
+		Query:  []any{queryParam("wait", "Seconds to wait for a job (0 to 30).", obj{"type": "integer", "minimum": 0}, false)},
+		OK:     jsonResponse("The jobs.", ref("HubJobs")),
+		Errors: map[string]string{"400": "BadRequest", "401": "HubRefused", "403": "HubRefused"}},
+	{Method: http.MethodGet, Path: pathHubJobs + ":id/", ID: "plugins_toolkit_hub_jobs_retrieve", Summary: "A job sent to a site (hub only)",
+		Desc: "The job an execute of a site's command queued: queued, sent to the site, done (with the site's answer, " +
+			"its `status` and `result`) or expired. Its requester (or a superuser) reads it.",
+		OK: jsonResponse("The job.", ref("HubJob"))},
 	{Method: http.MethodPost, Path: pathHubSites + ":id/revoke/", ID: "plugins_toolkit_hub_sites_revoke_create",
 		Summary: "Revoke a site's token (hub only)",
 		Desc: "The site's token stops working at once (its pushes get 401); the site and everything it pushed stay. " +
@@ -115,8 +126,13 @@ var opDocs = []opDoc{
 		Desc: "Checks, in order: the command is visible (404), the body (400), the device exists and is visible, has a " +
 			"platform of the command and a primary IP (400), the execute_show/execute_config permission (403), the " +
 			"credential token (400), the variables (400), the device's rate limit (429). Once the device was contacted " +
-			"or tried the answer is 200 and the outcome is in `success`; a command log entry is written.",
-		Body: ref("ExecuteRequest"), OK: jsonResponse("The execution result.", ref("ExecuteResult")), RateLimited: true},
+			"or tried the answer is 200 and the outcome is in `success`; a command log entry is written. On a hub, a site's " +
+			"command runs at its site: the hub checks the command, the device (at the same site) and the permission, queues " +
+			"a job, and answers the site's own answer when it comes within `timeout` seconds, else 202 with the job to read " +
+			"later (`expires_in`, 60 s to 7 days, default 1 h: how long the job waits for an offline site; no " +
+			"`credential_token`: the site runs it with its hub.credential_set).",
+		Body: ref("ExecuteRequest"), OK: jsonResponse("The execution result.", ref("ExecuteResult")), RateLimited: true,
+		Errors: map[string]string{"202": "HubJobQueued"}},
 	{Method: http.MethodPost, Path: pathCommands + "bulk-execute/",
 		ID: "plugins_toolkit_commands_bulk_execute_create", Summary: "Execute commands on several devices",
 		Desc: "Runs the executions concurrently (same device and credentials: in order, over one session) and answers " +
@@ -288,6 +304,7 @@ func errorResponses() obj {
 		"Unavailable":     detail("This server does not do that work (no scheduler runs).", "This server runs no schedules."),
 		"NotConfigured":   detail("No NetBox is configured.", "no NetBox to sync from: set inventory.netbox_url and inventory.netbox_token."),
 		"BadGateway":      detail("NetBox refused, or what it sent could not be applied; nothing changed.", "netbox: GET /api/dcim/devices/…: 503 Service Unavailable"),
+		"HubJobQueued":    jsonResponse("On a hub, a site's command: the site did not answer within the timeout; read the job at its url (Location).", ref("HubJob")),
 		"HubRefused":      jsonResponse("The hub refused the push: code and detail say why, expected which record it wants next (409).", ref("HubAnswer")),
 		"ServerError":     jsonResponse("Internal error; quote the request_id (also in X-Request-ID) when reporting it.", ref("ServerError")),
 	}

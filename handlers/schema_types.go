@@ -106,6 +106,17 @@ func opSchemas() obj {
 				"body": described(tAnyObj, "The object as the edge's API renders it."), "cut": tBool,
 			})},
 		}),
+		"HubJobs": props([]string{"protocol", "jobs"}, obj{"protocol": tInt, "jobs": obj{"type": "array", "items": props(
+			[]string{"id", "command_id", "device_id", "timeout", "by"}, obj{"id": tInt, "command_id": tInt, "device_id": tInt,
+				"variables": tAnyObj, "timeout": tInt, "by": described(tStr, "The hub user who asked.")})}}),
+		"HubJob": props([]string{"id", "url", "state"}, obj{
+			"id": tInt, "url": obj{"type": "string", "format": "uri"}, "site": described(tInt, "The hub site's id."),
+			"command": tInt, "device": tInt,
+			"state":   obj{"type": "string", "enum": []any{"queued", "sent", "done", "expired"}},
+			"created": tTime, "expires": tTime, "finished": obj{"type": "string", "format": "date-time", "nullable": true},
+			"status": obj{"type": "integer", "nullable": true, "description": "The HTTP status the site answered with."},
+			"result": obj{"type": "object", "nullable": true, "additionalProperties": true, "description": "The site's answer, as its execute answers (ids the hub's)."},
+		}),
 		"HubAnswer": props([]string{"protocol"}, obj{
 			"protocol": tInt, "acknowledged": tInt, "expected": tInt, "applied": tInt, "duplicates": tInt,
 			"problems": obj{"type": "array", "items": props([]string{"seq", "problem"}, obj{"seq": tInt, "problem": tStr})},
@@ -148,6 +159,8 @@ func opSchemas() obj {
 		}),
 		"ExecuteRequest": props([]string{"device_id", "credential_token"}, obj{
 			"device_id": tInt, "credential_token": token, "variables": vars, "timeout": timeout,
+			"expires_in": obj{"type": "integer", "minimum": 60, "maximum": 604800, "default": 3600,
+				"description": "On a hub, for a site's command: seconds the job waits for an offline site."},
 		}),
 		"ExecuteResult": props([]string{"success", "output", "error_message", "execution_time", "command", "device", "syntax_error", "parsed_output", "command_log_id", "output_truncated", "failure"}, obj{
 			"success":        tBool,

@@ -62,6 +62,8 @@ func (a *applier) apply(ctx context.Context, rec Record) (applied, error) {
 			res, err = a.log(ctx, rec, body)
 		case store.KindSnapshot:
 			res, err = a.snapshot(ctx, body)
+		case store.KindJob:
+			res, err = a.job(ctx, rec)
 		}
 		if err == nil && res.problem != "" {
 			err = errProblem
@@ -328,6 +330,39 @@ func (a *applier) log(ctx context.Context, rec Record, body map[string]any) (app
 		return applied{}, err
 	}
 	return applied{hubID: id}, a.db.SetHubObject(ctx, a.site.ID, store.KindLog, uid, id)
+}
+
+// job: a site's answer to a job of the hub's, whose waiting request (or a later read of
+// the job) answers it. The answer's command_log_id becomes the hub's log of it.
+func (a *applier) job(ctx context.Context, rec Record) (applied, error) {
+	var ja JobAnswer
+	if err := json.Unmarshal(rec.Body, &ja); err != nil || ja.Job == 0 {
+		return applied{problem: "not a job's answer"}, nil
+	}
+	var logID int64
+	if ja.LogUID != "" {
+		id, ok, err := a.db.HubObject(ctx, a.site.ID, store.KindLog, ja.LogUID)
+		if err != nil {
+			return applied{}, err
+		}
+		if ok {
+			logID = id
+		}
+	}
+	answer := ja.Answer
+	var body map[string]any
+	if json.Unmarshal(answer, &body) == nil && body["command_log_id"] != nil {
+		body["command_log_id"] = nil
+		if logID != 0 {
+			body["command_log_id"] = logID
+		}
+		answer, _ = json.Marshal(body)
+	}
+	done, err := a.db.FinishHubJob(ctx, a.site.ID, ja.Job, ja.Status, answer, logID)
+	if err == nil && !done {
+		return applied{problem: fmt.Sprintf("job %d: not a job of this site waiting for its answer", ja.Job)}, nil
+	}
+	return applied{hubID: ja.Job}, err
 }
 
 // snapshot: the body lists every object of each kind the edge has; the site's others

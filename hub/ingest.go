@@ -172,7 +172,7 @@ func checkBatch(b Batch) error {
 
 func knownKind(k string) bool {
 	switch k {
-	case store.KindLog, store.KindDevice, store.KindPlatform, store.KindCommand, store.KindSnapshot:
+	case store.KindLog, store.KindDevice, store.KindPlatform, store.KindCommand, store.KindSnapshot, store.KindJob:
 		return true
 	}
 	return false

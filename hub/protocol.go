@@ -18,9 +18,44 @@ const Protocol = 1
 // PushPath is where an edge posts its batches.
 const PushPath = "/api/hub/v1/push/"
 
+// JobsPath is where an edge long-polls for the jobs its hub queued for it.
+const JobsPath = "/api/hub/v1/jobs/"
+
 // ProtocolHeader carries the protocol version of a request and its answer, so that a
-// hub refuses a newer one before reading its body.
-const ProtocolHeader = "FieldKit-Hub-Protocol"
+// hub refuses a newer one before reading its body; InstanceHeader the edge's database
+// on a poll for jobs (a push says it in its body).
+const (
+	ProtocolHeader = "FieldKit-Hub-Protocol"
+	InstanceHeader = "FieldKit-Hub-Instance"
+)
+
+// Jobs is a hub's answer to a poll: the jobs the site is to run, each once.
+type Jobs struct {
+	Protocol int   `json:"protocol"`
+	Jobs     []Job `json:"jobs"`
+}
+
+// Job is one execution a hub asks of a site: the site's own command and device, run
+// through its own checks with its hub.credential_set. Its answer goes back as a record
+// of kind job.
+type Job struct {
+	ID        int64           `json:"id"`
+	CommandID int64           `json:"command_id"`
+	DeviceID  int64           `json:"device_id"`
+	Variables json.RawMessage `json:"variables,omitempty"`
+	Timeout   int             `json:"timeout"`
+	// By is the hub user who asked, for the site's log.
+	By string `json:"by"`
+}
+
+// JobAnswer is the body of a job record: the HTTP status and body the site's API
+// answered the execution with, and its log's uid.
+type JobAnswer struct {
+	Job    int64           `json:"job"`
+	Status int             `json:"status"`
+	Answer json.RawMessage `json:"answer"`
+	LogUID string          `json:"log_uid,omitempty"`
+}
 
 // The limits of a batch: an edge sends at most MaxRecords records and MaxBatchBytes
 // of JSON (a record alone larger than that goes alone); a hub refuses with 413 a body

@@ -74,7 +74,9 @@ type Pusher struct {
 	cutTo int64
 	// wake asks the loop to look at the outbox now (tests, a fresh log).
 	wake chan struct{}
-	done chan struct{} // closed when Run returns
+	// worker runs the loop (Start, Wait); the caller enabled the outbox
+	// (store.DB.EnableOutbox) first.
+	worker
 }
 
 // Status is what the pusher last did, for /api/status/, /metrics and the web UI.
@@ -103,9 +105,10 @@ func NewPusher(db *store.DB, render Renderer, cfg PusherConfig, logger *slog.Log
 	if cfg.Now == nil {
 		cfg.Now = func() time.Time { return time.Now().UTC() }
 	}
-	return &Pusher{db: db, render: render, cfg: cfg, logger: logger, client: &http.Client{Transport: tr, Timeout: pushTimeout},
-		status: Status{URL: cfg.URL, State: "starting"}, limit: MaxRecords, wake: make(chan struct{}, 1),
-		done: make(chan struct{})}, nil
+	p := &Pusher{db: db, render: render, cfg: cfg, logger: logger, client: &http.Client{Transport: tr, Timeout: pushTimeout},
+		status: Status{URL: cfg.URL, State: "starting"}, limit: MaxRecords, wake: make(chan struct{}, 1)}
+	p.worker = newWorker(p.run)
+	return p, nil
 }
 
 // Status is the pusher's last state.
@@ -123,21 +126,27 @@ func (p *Pusher) Wake() {
 	}
 }
 
-// Start runs the pusher until ctx ends; Wait waits for it. The caller enabled the
-// outbox (store.DB.EnableOutbox) first.
-func (p *Pusher) Start(ctx context.Context) {
+// worker is a loop of the pusher's or the runner's: Start runs it until its context
+// ends, Wait waits for it.
+type worker struct {
+	loop func(ctx context.Context)
+	done chan struct{}
+}
+
+func newWorker(loop func(ctx context.Context)) worker {
+	return worker{loop: loop, done: make(chan struct{})}
+}
+
+// Start runs the loop until ctx ends.
+func (w *worker) Start(ctx context.Context) {
 	go func() {
-		defer close(p.done)
-		p.run(ctx)
+		defer close(w.done)
+		w.loop(ctx)
 	}()
 }
 
-// Wait returns once the pusher Start ran has stopped (at once for a nil one).
-func (p *Pusher) Wait() {
-	if p != nil {
-		<-p.done
-	}
-}
+// Wait returns once the loop Start ran has stopped.
+func (w *worker) Wait() { <-w.done }
 
 // run sends the outbox, oldest record first, until ctx ends.
 func (p *Pusher) run(ctx context.Context) {
@@ -342,9 +351,12 @@ func (p *Pusher) bodies(ctx context.Context, instance string, recs []store.Outbo
 	out := map[string]map[int64]json.RawMessage{}
 	for kind, list := range ids {
 		var err error
-		if kind == store.KindSnapshot {
+		switch kind {
+		case store.KindSnapshot:
 			out[kind], err = p.snapshot(ctx)
-		} else {
+		case store.KindJob:
+			out[kind], err = p.jobBodies(ctx, instance, list)
+		default:
 			out[kind], err = p.render.Render(ctx, kind, list)
 		}
 		if err != nil {

@@ -205,3 +205,9 @@ func (db *DB) Savepoint(ctx context.Context, fn func(ctx context.Context) error)
 	}
 	return savepoint(ctx, tx, func(*sql.Tx) error { return fn(ctx) })
 }
+
+// NoteHubSeen records that a site was heard from (a poll for jobs) at now.
+func (db *DB) NoteHubSeen(ctx context.Context, id int64, now time.Time) error {
+	_, err := db.execer(ctx).ExecContext(ctx, `UPDATE hub_sites SET last_seen = ? WHERE id = ?`, Stamp(now), id)
+	return err
+}

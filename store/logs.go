@@ -75,7 +75,7 @@ var CommandLogs = declare(&Model{
 
 // LogSources are where an execution may come from.
 var LogSources = []Choice{{"api", "API (execute)"}, {"bulk", "API (bulk execute)"}, {"ui", "Web interface"},
-	{"schedule", "Schedule"}, {"backup", "Config backup"}}
+	{"schedule", "Schedule"}, {"backup", "Config backup"}, {"hub", "Hub (a job from the site's hub)"}}
 
 // logSearch is ?q= on logs, through the full-text indexes the triggers keep (a LIKE
 // would scan every log): the names (command, device, user) contain q, as a substring,
