@@ -57,6 +57,15 @@ func newHubData(t *testing.T) (*lab, string) {
 	return l, token
 }
 
+// processesOnly skips a test of real processes alone in -short (the race run): the
+// race detector sees none of their code. TestHubEdgeClockOff runs its edge in this
+// process, under the race detector too.
+func processesOnly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real processes: not in -short")
+	}
+}
+
 // hubEnv is a hub's environment.
 var hubEnv = []string{"FIELDKIT_HUB_SERVE=true"}
 
@@ -209,14 +218,12 @@ func firstDiff(a, b []string) string {
 // TestHubDownWhileTheEdgeWorks: the hub is down while the edge runs many executions;
 // once it is up, every log arrives once and in order, and the edge's backlog empties.
 func TestHubDownWhileTheEdgeWorks(t *testing.T) {
+	processesOnly(t)
 	hubLab, token := newHubData(t)
 	hubAddr := freeAddr(t)
 	edgeLab := newLab(t, 0)
 	edge := startServer(t, edgeLab, edgeEnv("http://"+hubAddr, token))
 	n := 1000
-	if testing.Short() {
-		n = 200
-	}
 	bulk(t, edge, edgeLab, n)
 	eventually(t, "the edge says the hub is unreachable", func() bool { return edge.hubStatus(t).State == "unreachable" })
 	if st := edge.hubStatus(t); st.Pending < int64(n) {
@@ -325,6 +332,7 @@ func startHubPair(t *testing.T, edgeMore ...string) *hubPair {
 // written meanwhile and once with more logs written (the next batch overlaps the
 // stored one): the duplicates are counted, and every log is stored once.
 func TestHubAnswerLost(t *testing.T) {
+	processesOnly(t)
 	p := startHubPair(t)
 	p.proxy.drop.Store(1)
 	bulk(t, p.edge, p.edgeLab, 50)
@@ -405,6 +413,7 @@ func runBinEnv(t *testing.T, more []string, args ...string) string {
 // acknowledged; the edge's next batch leaves a gap, the hub answers 409 with the
 // record it expects, and the edge sends them again from the records it keeps.
 func TestHubGap(t *testing.T) {
+	processesOnly(t)
 	p := startHubPair(t)
 	bulk(t, p.edge, p.edgeLab, 30)
 	sameLogs(t, p.hubLab.data, p.edgeLab.data)
@@ -435,6 +444,7 @@ func TestHubGap(t *testing.T) {
 // the logs it writes with the ids its lost ones had are new logs at the hub, and
 // nothing the hub held is overwritten.
 func TestHubEdgeRestored(t *testing.T) {
+	processesOnly(t)
 	p := startHubPair(t)
 	bulk(t, p.edge, p.edgeLab, 20)
 	eventually(t, "the edge's backlog empties", func() bool { return p.edge.hubStatus(t).Pending == 0 })
@@ -463,6 +473,7 @@ func TestHubEdgeRestored(t *testing.T) {
 // is stored with defaults; an edge speaking a newer protocol gets 426 and keeps its
 // records until the hub speaks it, then sends them all.
 func TestHubProtocolVersions(t *testing.T) {
+	processesOnly(t)
 	p := startHubPair(t)
 	token := strings.TrimSpace(runBin(t, testBinary(t), "", "hub", "site", "add", "Lyon", "--data", p.hubLab.data))
 	old := `{"protocol": 1, "epoch": "e1", "epoch_start": 1, "records": [{"seq": 1, "kind": "log", "op": "upsert", "id": 7,
@@ -524,6 +535,7 @@ func push(t *testing.T, base, token, protocol string, body []byte) (int, hub.Ans
 
 // TestHubLargeOutput: a 12 MB output goes to the hub whole, in a batch of its own.
 func TestHubLargeOutput(t *testing.T) {
+	processesOnly(t)
 	p := startHubPair(t, "FIELDKIT_EXEC_MAX_OUTPUT_BYTES=13000000")
 	bulk(t, p.edge, p.edgeLab, 3)
 	p.edgeLab.dev.SetFault(devsim.FaultEndlessOutput)
@@ -562,6 +574,7 @@ func TestHubLargeOutput(t *testing.T) {
 // TestHubTwoEdgesOneToken: a second FieldKit pushing with a site's token is refused
 // (403, a security event at the hub) and says so; the first goes on.
 func TestHubTwoEdgesOneToken(t *testing.T) {
+	processesOnly(t)
 	p := startHubPair(t)
 	other := newLab(t, 0)
 	second := startServer(t, other, edgeEnv(p.hub.base, p.token))
@@ -579,6 +592,7 @@ func TestHubTwoEdgesOneToken(t *testing.T) {
 // TestHubRevokedToken: a revoked site's pushes get 401; the edge keeps its records and
 // says it was refused.
 func TestHubRevokedToken(t *testing.T) {
+	processesOnly(t)
 	p := startHubPair(t)
 	bulk(t, p.edge, p.edgeLab, 5)
 	sameLogs(t, p.hubLab.data, p.edgeLab.data)
@@ -718,6 +732,7 @@ func hubPost(t *testing.T, s *server, token, path, body string) (int, map[string
 // waits (202) and is run once the site is back; a site that names no hub credential
 // set refuses the hub's jobs.
 func TestHubRunsACommandAtASite(t *testing.T) {
+	processesOnly(t)
 	p := &hubPair{}
 	p.hubLab, p.token = newHubData(t)
 	p.hub = startServer(t, p.hubLab, hubEnv)

@@ -189,9 +189,6 @@ func (in *Ingest) store(ctx context.Context, site store.HubSite, b Batch) (Answe
 		skew = now.Sub(b.SentAt)
 	}
 	a := &applier{db: in.db, site: site}
-	if skew > SkewCorrected || skew < -SkewCorrected {
-		a.skew = skew
-	}
 	err := in.db.Batch(ctx, func(ctx context.Context) error {
 		s, err := in.db.LockHubSite(ctx, site.ID, now)
 		if err != nil {
@@ -211,6 +208,7 @@ func (in *Ingest) store(ctx context.Context, site store.HubSite, b Batch) (Answe
 		}
 		a.site = s
 		a.site.Epoch = b.Epoch
+		a.skew = correction(s.Correction, skew, !b.SentAt.IsZero())
 		if len(b.Records) > 0 && b.Records[0].Seq > next {
 			return refuse(http.StatusConflict, Answer{Code: CodeGap, Expected: next, Acknowledged: next - 1,
 				Detail: fmt.Sprintf("Records are missing: the hub expects %d, the batch starts at %d.", next, b.Records[0].Seq)})
@@ -222,13 +220,31 @@ func (in *Ingest) store(ctx context.Context, site store.HubSite, b Batch) (Answe
 		}
 		ans.Expected, ans.Acknowledged = next, next-1
 		p := store.HubPushed{NextSeq: next, Applied: ans.Applied, Duplicates: ans.Duplicates, Records: len(b.Records) > 0,
-			Version: orDefault(b.Version, "unknown"), Protocol: b.Protocol, SkewMS: skew.Milliseconds(), Backlog: b.Backlog, At: now}
+			Version: orDefault(b.Version, "unknown"), Protocol: b.Protocol, SkewMS: skew.Milliseconds(),
+			CorrectionMS: a.skew.Milliseconds(), Backlog: b.Backlog, At: now}
 		if b.Oldest != nil && !b.SentAt.IsZero() {
 			p.BehindMS = max(b.SentAt.Sub(*b.Oldest).Milliseconds(), 0)
 		}
 		return in.db.FinishHubPush(ctx, s.ID, p)
 	})
 	return ans, err
+}
+
+// correction is what to add to the times of a push's logs, given the site's current
+// correction and the skew measured now: none while the site's clock is within
+// SkewCorrected; else the current one while the skew stays within a minute of it (a
+// push's measure varies with the network, and the logs of consecutive pushes must keep
+// their order), else the new skew (the site's clock moved).
+func correction(current, skew time.Duration, measured bool) time.Duration {
+	switch {
+	case !measured:
+		return current
+	case skew.Abs() <= SkewCorrected:
+		return 0
+	case current != 0 && (skew-current).Abs() <= time.Minute:
+		return current
+	}
+	return skew
 }
 
 // checkInstance binds a site's token to the first database that pushes with it, and

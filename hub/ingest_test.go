@@ -303,6 +303,27 @@ func TestSkewCorrected(t *testing.T) {
 	if got := store.ParseStamp(created); got.Sub(want).Abs() > time.Minute || (time.Duration(skew)*time.Millisecond-6*time.Hour).Abs() > time.Minute {
 		t.Fatalf("stored at %s (skew %d ms), want about %s", created, skew, want)
 	}
+	// The next push measures 30 s more (the network): the correction stays, so that the
+	// logs keep their order; a clock set right takes it away.
+	for i, c := range []struct {
+		off  time.Duration
+		same bool
+	}{{-6*time.Hour - 30*time.Second, true}, {0, false}} {
+		b := Batch{Protocol: Protocol, Instance: "i", Epoch: "e", EpochStart: 1, SentAt: time.Now().Add(c.off),
+			Records: []Record{logRecord(int64(i+2), fmt.Sprint("b", i))}}
+		b.Records[0].Seq = int64(i + 2)
+		raw, _ := json.Marshal(b)
+		if st, ans := r.post(r.token, raw); st != 200 || ans.Applied != 1 {
+			t.Fatalf("push %d: %d %+v", i, st, ans)
+		}
+		var again int64
+		if err := r.db.Reader().QueryRow(`SELECT skew_ms FROM hub_records WHERE seq = ?`, i+2).Scan(&again); err != nil {
+			t.Fatal(err)
+		}
+		if (again == skew) != c.same || (!c.same && again != 0) {
+			t.Fatalf("push %d: correction %d ms after %d ms", i, again, skew)
+		}
+	}
 }
 
 // BenchmarkIngestLogs: one site pushing batches of 1,000 logs (1 KB of output each) to

@@ -101,14 +101,14 @@ func (db *DB) StoredHubRecord(ctx context.Context, site int64, epoch string, seq
 
 // HubPushed is what a push changed of its site's state.
 type HubPushed struct {
-	NextSeq             int64
-	Applied, Duplicates int
-	Records             bool // the push carried records (not a heartbeat)
-	Version             string
-	Protocol            int
-	SkewMS              int64
-	Backlog, BehindMS   int64
-	At                  time.Time
+	NextSeq              int64
+	Applied, Duplicates  int
+	Records              bool // the push carried records (not a heartbeat)
+	Version              string
+	Protocol             int
+	SkewMS, CorrectionMS int64
+	Backlog, BehindMS    int64
+	At                   time.Time
 }
 
 // FinishHubPush records a push in its site's state.
@@ -119,8 +119,9 @@ func (db *DB) FinishHubPush(ctx context.Context, id int64, p HubPushed) error {
 		batch = at
 	}
 	_, err := db.execer(ctx).ExecContext(ctx, `UPDATE hub_sites SET next_seq = ?, records = records + ?, duplicates = duplicates + ?,
-		version = ?, protocol = ?, clock_skew_ms = ?, backlog = ?, behind_ms = ?, last_seen = ?, last_batch = coalesce(?, last_batch)
-		WHERE id = ?`, p.NextSeq, p.Applied, p.Duplicates, p.Version, p.Protocol, p.SkewMS, p.Backlog, p.BehindMS, at, batch, id)
+		version = ?, protocol = ?, clock_skew_ms = ?, correction_ms = ?, backlog = ?, behind_ms = ?, last_seen = ?,
+		last_batch = coalesce(?, last_batch) WHERE id = ?`, p.NextSeq, p.Applied, p.Duplicates, p.Version, p.Protocol, p.SkewMS,
+		p.CorrectionMS, p.Backlog, p.BehindMS, at, batch, id)
 	return err
 }
 

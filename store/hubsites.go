@@ -152,13 +152,17 @@ type HubSite struct {
 	// and NextSeq where its records stand.
 	Instance, Epoch string
 	NextSeq         int64
+	// Correction is what the hub adds to the times of the site's logs (0: none).
+	Correction time.Duration
 }
 
-const hubSiteColumns = `id, site_id, name, revoked IS NOT NULL, instance, epoch, next_seq`
+const hubSiteColumns = `id, site_id, name, revoked IS NOT NULL, instance, epoch, next_seq, correction_ms`
 
 func scanHubSite(row *sql.Row) (HubSite, error) {
 	var s HubSite
-	err := row.Scan(&s.ID, &s.SiteID, &s.Name, &s.Revoked, &s.Instance, &s.Epoch, &s.NextSeq)
+	var correction int64
+	err := row.Scan(&s.ID, &s.SiteID, &s.Name, &s.Revoked, &s.Instance, &s.Epoch, &s.NextSeq, &correction)
+	s.Correction = time.Duration(correction) * time.Millisecond
 	return s, err
 }
 

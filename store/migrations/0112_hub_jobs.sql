@@ -46,3 +46,8 @@ WHEN NEW.status <> 0 AND (SELECT enabled FROM hub_edge WHERE id = 1)
 BEGIN
     INSERT INTO hub_outbox (kind, op, ref, created) VALUES ('job', 'upsert', NEW.id, NEW.created);
 END;
+
+-- What a hub adds to the times of a site's logs: the skew it measured once the site's
+-- clock was off by more than 5 minutes, kept while later pushes measure the same within
+-- a minute, so that the logs of consecutive pushes keep their order.
+ALTER TABLE hub_sites ADD COLUMN correction_ms INTEGER NOT NULL DEFAULT 0;
