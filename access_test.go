@@ -226,7 +226,7 @@ func TestMetricsOffAndHealth(t *testing.T) {
 		t.Fatalf("status: database %v, scheduler %v", db, sched)
 	}
 	jobs := fmt.Sprint(sched["jobs"])
-	for _, want := range []string{"session_cleanup", "log_retention", "state:off", "log_export", "daily 02:00", "search_counts", "every 10m"} {
+	for _, want := range []string{"session_cleanup", "log_retention", "state:off", "log_export", "daily 02:00", "every 1h"} {
 		if !strings.Contains(jobs, want) {
 			t.Errorf("scheduler jobs lack %q: %s", want, jobs)
 		}

@@ -51,17 +51,8 @@ func jobs(cfg Config, db *store.DB, loc *time.Location, logger *slog.Logger, syn
 			n, err := db.PruneLogs(ctx, cut)
 			if n > 0 {
 				logger.Info("log retention", "deleted", n, "older_than", cut)
-				if err == nil {
-					// A prune past the logs whose matches it takes off the kept search
-					// counts (50,000) dropped them: taken again now, not at the job's
-					// next run. With the counts kept, this adds only the logs since.
-					err = warmSearchCounts(ctx, db, logger)
-				}
 			}
 			return err
-		}},
-		{name: "search_counts", schedule: "every 10m", run: func(ctx context.Context) error {
-			return warmSearchCounts(ctx, db, logger)
 		}},
 		{name: "log_export", schedule: cfg.Export.Schedule, loop: newExporter(cfg, db, loc, logger).Run},
 		{name: "webhook_deliveries", schedule: "every 1h", run: func(ctx context.Context) error {
@@ -89,18 +80,6 @@ func jobs(cfg Config, db *store.DB, loc *time.Location, logger *slog.Logger, syn
 			return err
 		}},
 	}
-}
-
-// warmSearchCounts keeps the counts of the words most logs hold before anyone searches
-// for them (store.DB.WarmSearchCounts). The words are log content: they are logged at
-// DEBUG only.
-func warmSearchCounts(ctx context.Context, db *store.DB, logger *slog.Logger) error {
-	start := time.Now()
-	words, err := db.WarmSearchCounts(ctx)
-	if len(words) > 0 {
-		logger.Debug("search counts kept", "words", words, "ms", time.Since(start).Milliseconds())
-	}
-	return err
 }
 
 // newExporter is the periodic CSV export of the command logs.

@@ -100,10 +100,6 @@ func benchAPI(b *testing.B) *API {
 		}
 		// "Now" is the end of the data set, so that the last 24 hours hold logs.
 		bench.db.SetClock(func() time.Time { return benchEnd })
-		// Every log's device is held, as the search_counts job reads it at start-up.
-		if bench.err = bench.db.ReadLogDevices(context.Background()); bench.err != nil {
-			return
-		}
 		// The readers opened, as serve has them a few seconds after its start (the cold
 		// start is measured on serve itself: scripts/bench-logs.sh).
 		if bench.err = bench.db.WarmReaders(context.Background()); bench.err != nil {
@@ -503,77 +499,6 @@ func BenchmarkLogSearch(b *testing.B) {
 	}
 }
 
-// BenchmarkLogSearchFirst is the first page of a search whose own count is not kept,
-// with the counts the search_counts job keeps in place (run SearchCountsWarm on the data
-// set first): before each page only that search's count is deleted, so each page counts
-// its matches again, as the first person to search for it does. The deletion is not
-// timed; cpu-ms/op holds the page's CPU alone.
-func BenchmarkLogSearchFirst(b *testing.B) {
-	a := benchAPI(b)
-	ctx := context.Background()
-	for _, c := range []struct{ name, q, key string }{
-		{"phrase-constrained", "case 7", benchViewKey}, {"phrase-superuser", "case 7", benchAdminKey},
-		{"names-constrained", "command 042", benchViewKey},
-	} {
-		b.Run(c.name, func(b *testing.B) {
-			path := pathCommandLogs + "?limit=50&q=" + url.QueryEscape(c.q)
-			var cpu float64
-			for b.Loop() {
-				b.StopTimer()
-				// The page before kept its count after answering; the kept counts are filed
-				// under the search lowercased.
-				a.DB.Settle()
-				if err := a.DB.Write(ctx, func(tx *sql.Tx) error {
-					_, err := tx.ExecContext(ctx, `DELETE FROM command_log_search_counts WHERE q = ?`, strings.ToLower(c.q))
-					return err
-				}); err != nil {
-					b.Fatal(err)
-				}
-				b.StartTimer()
-				start := processCPU()
-				serve(b, a, httptest.NewRecorder(), path, c.key)
-				cpu += processCPU() - start
-			}
-			b.ReportMetric(cpu*1000/float64(b.N), "cpu-ms/op")
-		})
-	}
-}
-
-// BenchmarkSearchCountsWarm is the search_counts job with no count kept (each run
-// deletes the kept counts first): the words most of the newest logs hold, counted for
-// every log and per device. After it, LogSearch/every_log reads the kept count.
-func BenchmarkSearchCountsWarm(b *testing.B) {
-	a := benchAPI(b)
-	ctx := context.Background()
-	var words int
-	loopCPU(b, func() {
-		if err := a.DB.Write(ctx, func(tx *sql.Tx) error {
-			_, err := tx.ExecContext(ctx, `DELETE FROM command_log_search_counts`)
-			return err
-		}); err != nil {
-			b.Fatal(err)
-		}
-		w, err := a.DB.WarmSearchCounts(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		words = len(w)
-	})
-	b.ReportMetric(float64(words), "words")
-}
-
-// BenchmarkReadLogDevices is the search_counts job's first step: reading every log's
-// device, to hold for a confined viewer's search counts.
-func BenchmarkReadLogDevices(b *testing.B) {
-	a := benchAPI(b)
-	ctx := context.Background()
-	loopCPU(b, func() {
-		if err := a.DB.ReadLogDevices(ctx); err != nil {
-			b.Fatal(err)
-		}
-	})
-}
-
 // BenchmarkLogWalk is the cost of one page of a walk over every log, 100 logs per page,
 // at its start and 100 logs before its end: by offset (each page skips all the rows
 // before it) and by cursor (each page seeks to where the last one stopped).
@@ -612,8 +537,8 @@ func BenchmarkLogPageConstrained(b *testing.B) {
 		b.Fatal(err)
 	}
 	var visible int
-	if err := bench.db.Reader().QueryRow(`SELECT sum(total) FROM command_log_device_totals
-		WHERE device_id IN (SELECT d.id FROM devices d JOIN sites s ON s.id = d.site_id WHERE s.slug = 'site-1')`).Scan(&visible); err != nil {
+	if err := bench.db.Reader().QueryRow(`SELECT sum(n) FROM command_log_counts
+		WHERE device_key IN (SELECT d.id FROM devices d JOIN sites s ON s.id = d.site_id WHERE s.slug = 'site-1')`).Scan(&visible); err != nil {
 		b.Fatal(err)
 	}
 	for _, c := range []struct{ name, query string }{
@@ -680,83 +605,133 @@ func pagesForBoth(b *testing.B, pages []benchPage) {
 	}
 }
 
-// BenchmarkLogPageSweep asks for every combination of an ordering, a filter and an
-// offset (0, 10,000 and 100,000 in) once, as the superuser and as the viewer of one
-// site, timing each page in wall time: what a person clicking through the logs' table
-// meets, rather than the few pages the other benchmarks repeat. It reports how many
-// pages took over the 50 ms limit and the slowest; FIELDKIT_SWEEP_OUT names a file that
-// gets every page's time, slowest first; FIELDKIT_SWEEP_MATCH, a regular expression,
-// keeps the pages whose viewer and path ("constrained /api/…") it matches. Counts kept
-// between writes are kept here too, as on a server between two executions; with
-// FIELDKIT_SWEEP_WRITE=1, a log is written before each page (untimed), as on a site
-// where executions never stop, and nothing kept outlives it. That adds a log to the
-// data set for each page: run it on a copy of the data set.
-func BenchmarkLogPageSweep(b *testing.B) {
+// BenchmarkLogBudget checks the log views' budget once per iteration, as the superuser
+// and as the viewer of one site (100 of the 500 devices), timing each request in wall
+// time: the statistics (limit 100 ms); the first page of every filter and ordering, a
+// search's among them (50 ms); a cursor page 100,000 logs deep (or the list's last page)
+// in each (50 ms); and, best effort (1 s), the pages 10,000 and 100,000 logs in by
+// offset. It reports, for each, how many requests went over their limit and the
+// slowest; FIELDKIT_SWEEP_OUT names a file that gets every request's time, slowest
+// first, and FIELDKIT_SWEEP_MATCH, a regular expression, keeps the requests whose viewer
+// and path ("constrained /api/…") it matches. With FIELDKIT_SWEEP_WRITE=1 a log is
+// written before each request (untimed), as on a site where executions never stop:
+// run it on a copy of the data set. The list cache is off: every page is read.
+func BenchmarkLogBudget(b *testing.B) {
 	a := benchAPI(b)
 	orders := []string{"", "created", "id", "-id", "execution_duration", "-execution_duration", "success", "-success", "username", "-username"}
 	filters := []string{"", "device_id=7", "device_id=7&device_id=9", "command_id=42", "user_id=1", "username=bench", "user_id=2",
 		"success=false", "success=true", "created__gte=2026-11-10T00:00:00Z", "created__lte=2026-11-01T00:00:00Z",
 		"created__gte=2026-11-05T00:00:00Z&created__lte=2026-11-06T00:00:00Z", "q=case%207", "q=dev-123", "device_id=7&success=false",
 		"command_id=42&created__gte=2026-11-19T00:00:00Z", "q=Invalid&success=false", "q=GigabitEthernet0&device_id=7"}
-	type page struct {
-		path string
-		took time.Duration
+	type request struct {
+		kind, path string
+		took       time.Duration
 	}
+	limits := map[string]time.Duration{"statistics": 100 * time.Millisecond, "first": 50 * time.Millisecond,
+		"cursor": 50 * time.Millisecond, "offset": time.Second}
 	var match *regexp.Regexp
 	if expr := os.Getenv("FIELDKIT_SWEEP_MATCH"); expr != "" {
 		match = regexp.MustCompile(expr)
 	}
-	var pages []page
 	write, written, after := os.Getenv("FIELDKIT_SWEEP_WRITE") == "1", 0, time.Time{}
 	if write {
 		after = benchNewest(b)
 	}
+	var reqs []request
+	ask := func(who struct{ name, key string }, kind, path string) {
+		if match != nil && !match.MatchString(who.name+" "+path) {
+			return
+		}
+		if write {
+			written++
+			writeBenchLog(b, written, after)
+		}
+		req := httptest.NewRequest("GET", path, nil)
+		req.Header.Set("Authorization", "Token "+who.key)
+		w := httptest.NewRecorder()
+		start := time.Now()
+		a.ServeHTTP(w, req)
+		took := time.Since(start)
+		if w.Code != http.StatusOK && w.Code != http.StatusNotFound { // 404: an offset past the list's end
+			b.Fatalf("GET %s: %d %s", path, w.Code, w.Body.String())
+		}
+		reqs = append(reqs, request{kind, who.name + " " + path, took})
+		if took > limits[kind] {
+			fmt.Fprintf(os.Stderr, "over its limit: %9.1f ms  %-10s %s %s\n", float64(took.Microseconds())/1000, kind, who.name, path)
+		}
+	}
 	for b.Loop() {
-		pages = pages[:0]
+		reqs = reqs[:0]
 		for _, who := range benchViewers {
+			ask(who, "statistics", pathCommandLogs+"statistics/")
 			for _, o := range orders {
 				for _, f := range filters {
-					for _, offset := range []int{0, 10_000, 100_000} {
-						path := fmt.Sprintf("%s?limit=50&exclude=output&offset=%d&ordering=%s&%s", pathCommandLogs, offset, o, f)
-						if match != nil && !match.MatchString(who.name+" "+path) {
-							continue
-						}
-						if write {
-							written++
-							writeBenchLog(b, written, after)
-						}
-						req := httptest.NewRequest("GET", path, nil)
-						req.Header.Set("Authorization", "Token "+who.key)
-						w := httptest.NewRecorder()
-						start := time.Now()
-						a.ServeHTTP(w, req)
-						took := time.Since(start)
-						if w.Code != http.StatusOK && w.Code != http.StatusNotFound { // 404: an offset past the list's end
-							b.Fatalf("GET %s: %d %s", path, w.Code, w.Body.String())
-						}
-						pages = append(pages, page{who.name + " " + path, took})
+					base := fmt.Sprintf("%s?limit=50&exclude=output&ordering=%s&%s", pathCommandLogs, o, f)
+					ask(who, "first", base)
+					b.StopTimer()
+					cursor := benchCursor(b, a, who.key, o, f, 100_000)
+					b.StartTimer()
+					ask(who, "cursor", base+"&cursor="+cursor)
+					for _, offset := range []int{10_000, 100_000} {
+						ask(who, "offset", fmt.Sprintf("%s&offset=%d", base, offset))
 					}
 				}
 			}
 		}
 	}
-	slices.SortFunc(pages, func(x, y page) int { return cmp.Compare(y.took, x.took) })
-	over := 0
+	slices.SortFunc(reqs, func(x, y request) int { return cmp.Compare(y.took, x.took) })
 	var out strings.Builder
-	for _, p := range pages {
-		if p.took > 50*time.Millisecond {
-			over++
+	over, slowest, count := map[string]int{}, map[string]time.Duration{}, map[string]int{}
+	for _, r := range reqs {
+		count[r.kind]++
+		if r.took > limits[r.kind] {
+			over[r.kind]++
 		}
-		fmt.Fprintf(&out, "%9.1f ms  %s\n", float64(p.took.Microseconds())/1000, p.path)
+		slowest[r.kind] = max(slowest[r.kind], r.took)
+		fmt.Fprintf(&out, "%9.1f ms  %-10s %s\n", float64(r.took.Microseconds())/1000, r.kind, r.path)
 	}
 	if name := os.Getenv("FIELDKIT_SWEEP_OUT"); name != "" {
 		if err := os.WriteFile(name, []byte(out.String()), 0o644); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(len(pages)), "pages")
-	b.ReportMetric(float64(over), "over-50ms")
-	b.ReportMetric(float64(pages[0].took.Microseconds())/1000, "slowest-ms")
+	for _, kind := range []string{"statistics", "first", "cursor", "offset"} {
+		b.ReportMetric(float64(count[kind]), kind+"-requests")
+		b.ReportMetric(float64(over[kind]), kind+"-over-limit")
+		b.ReportMetric(float64(slowest[kind].Microseconds())/1000, kind+"-slowest-ms")
+	}
+}
+
+// benchCursor is the cursor of the page depth logs into a list (its query: an ordering
+// and filters), or of its last page when it holds fewer: the sort key of the log before
+// it, as the page before would have given it.
+func benchCursor(b *testing.B, a *API, key, ordering, filters string, depth int) string {
+	b.Helper()
+	req := httptest.NewRequest("GET", pathCommandLogs+"?"+filters+"&ordering="+ordering, nil)
+	req.Header.Set("Authorization", "Token "+key)
+	p, err := a.authenticate(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	scope, err := a.DB.Scope(req.Context(), p, store.TypeCommandLog, "view")
+	if err != nil {
+		b.Fatal(err)
+	}
+	q, _, err := logResource.parseList(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	q.Where = append(q.Where, scope.Expr)
+	_, total, err := a.DB.ListIDs(req.Context(), q)
+	if err != nil {
+		b.Fatal(err)
+	}
+	q.Keyed, q.Limit, q.Offset = true, 1, max(0, min(depth, total-50)-1)
+	_, _, next, err := a.DB.ListKeyed(req.Context(), q)
+	if err != nil || next == nil {
+		return "" // a list of one page or none: its first page
+	}
+	return encodeCursor(ordering, next)
 }
 
 // benchNewest is the created stamp of the data set's newest log, which an earlier run's
@@ -791,12 +766,8 @@ func writeBenchLog(b *testing.B, n int, after time.Time) {
 }
 
 // BenchmarkPruneHour is the retention job deleting the oldest hour of logs from a copy
-// of the data set (each iteration the next hour): "kept", with the search counts the
-// search_counts job and five people's searches keep, which the prune takes its deleted
-// matches off; "none", with no count kept, as every prune was before it kept them;
-// "most", with as many searches kept as the store keeps, all per device. Then, once,
-// the first pages of those searches, superuser and constrained: with nothing kept, each
-// counts its matches again.
+// of the data set (each iteration the next hour), with their counters; then, once, the
+// first pages of five searches, superuser and constrained.
 func BenchmarkPruneHour(b *testing.B) {
 	if testing.Short() {
 		b.Skip("the million-log benchmarks do not run under -short")
@@ -818,75 +789,28 @@ func BenchmarkPruneHour(b *testing.B) {
 	}
 	defer db.Close()
 	db.SetClock(func() time.Time { return benchEnd })
-	if err := db.ReadLogDevices(ctx); err != nil {
-		b.Fatal(err)
-	}
 	a := New(Options{DB: db, Logger: slog.New(slog.DiscardHandler), Version: "bench"})
 	setListCache(a, false)
-	searches := []string{"q=command%20042", "q=case%207", "q=Invalid", "q=dev-123", "q=GigabitEthernet0"}
-	search := func(b *testing.B) {
-		for _, q := range searches {
-			for _, key := range []string{benchAdminKey, benchViewKey} {
-				serve(b, a, httptest.NewRecorder(), pathCommandLogs+"?limit=50&exclude=output&"+q, key)
-			}
-		}
-	}
-	// "most" keeps as many searches as the store keeps (96), each counted per device
-	// by the constrained viewer: the most count rows a prune puts back.
-	var most []string
-	for i := range 96 {
-		most = append(most, fmt.Sprintf("q=command%%20%03d", i))
-	}
 	hour := benchEnd.Add(-benchSpan)
-	for _, c := range []struct {
-		name string
-		kept bool
-		more []string
-	}{{"kept", true, nil}, {"none", false, nil}, {"most", true, most}} {
-		name, kept := c.name, c.kept
-		if _, err := db.WarmSearchCounts(ctx); err != nil {
+	var pruned int64
+	start := processCPU()
+	for b.Loop() {
+		hour = hour.Add(time.Hour)
+		n, err := db.PruneLogs(ctx, hour)
+		if err != nil {
 			b.Fatal(err)
 		}
-		search(b)
-		for _, q := range c.more {
-			serve(b, a, httptest.NewRecorder(), pathCommandLogs+"?limit=50&exclude=output&"+q, benchViewKey)
-		}
-		db.Settle()
-		var rows int
-		if err := db.Reader().QueryRow(`SELECT count(*) FROM command_log_search_counts`).Scan(&rows); err != nil {
-			b.Fatal(err)
-		}
-		b.Run(name, func(b *testing.B) {
-			var pruned int64
-			start := processCPU()
-			for b.Loop() {
-				if !kept {
-					b.StopTimer()
-					if err := db.Write(ctx, func(tx *sql.Tx) error {
-						_, err := tx.ExecContext(ctx, `DELETE FROM command_log_search_counts`)
-						return err
-					}); err != nil {
-						b.Fatal(err)
-					}
-					b.StartTimer()
-				}
-				hour = hour.Add(time.Hour)
-				n, err := db.PruneLogs(ctx, hour)
-				if err != nil {
-					b.Fatal(err)
-				}
-				pruned += n
-			}
-			b.ReportMetric((processCPU()-start)*1000/float64(b.N), "cpu-ms/op")
-			b.ReportMetric(float64(pruned)/float64(b.N), "logs/op")
-			b.ReportMetric(float64(rows), "counts-kept")
-			// The searches once after the prunes, superuser and constrained.
-			start = processCPU()
-			search(b)
-			db.Settle() // their counts kept too
-			b.ReportMetric((processCPU()-start)*1000, "searches-after-cpu-ms")
-		})
+		pruned += n
 	}
+	b.ReportMetric((processCPU()-start)*1000/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64(pruned)/float64(b.N), "logs/op")
+	start = processCPU()
+	for _, q := range []string{"q=command%20042", "q=case%207", "q=Invalid", "q=dev-123", "q=GigabitEthernet0"} {
+		for _, key := range []string{benchAdminKey, benchViewKey} {
+			serve(b, a, httptest.NewRecorder(), pathCommandLogs+"?limit=50&exclude=output&"+q, key)
+		}
+	}
+	b.ReportMetric((processCPU()-start)*1000, "searches-after-cpu-ms")
 }
 
 // copyFile copies the file at from to to.

@@ -181,7 +181,7 @@ func (res *Resource) parseList(r *http.Request) (store.Query, page, error) {
 	}
 	q.Order = order
 	if s := strings.TrimSpace(vals.Get("q")); s != "" && m.Searchable() {
-		q.Where = append(q.Where, m.Search(s))
+		q.Search = s
 	}
 	for _, key := range slices.Sorted(maps.Keys(vals)) {
 		if listParams[key] {
@@ -297,12 +297,7 @@ func listHandler(a *API, res *Resource) web.HandlerFunc {
 			}
 		}
 		q.Where = append(q.Where, scope.Expr)
-		ctx := r.Context()
-		if cache {
-			// what the store keeps for the page is filed under the same version
-			ctx = a.DB.WithVersion(ctx, version)
-		}
-		ids, total, next, err := a.DB.ListKeyed(ctx, q)
+		ids, total, next, err := a.DB.ListKeyed(r.Context(), q)
 		if errors.Is(err, store.ErrBadCursor) {
 			fe := web.FieldErrors{}
 			fe.Add("cursor", "Invalid cursor.")
@@ -331,7 +326,7 @@ func listHandler(a *API, res *Resource) web.HandlerFunc {
 // in the page's shape and trimmed by its selection.
 func (a *API) writePage(r *http.Request, res *Resource, pg page, ids []int64, envelope listBody) ([]byte, error) {
 	load := func(ctx context.Context, ids []int64) ([]store.Row, error) {
-		return a.DB.RowsLeaving(ctx, res.Model, ids, pg.leaves(res.Model))
+		return a.DB.RowsLeaving(ctx, res.Model, ids, pg.leaves(res))
 	}
 	rows, err := loadOrdered(r.Context(), load, store.Row.ID, ids)
 	if err != nil {
@@ -343,19 +338,24 @@ func (a *API) writePage(r *http.Request, res *Resource, pg page, ids []int64, en
 	}
 	envelope.Results = make([]any, len(rows))
 	for i, row := range rows {
-		envelope.Results[i] = pg.sel.apply(a.renderObject(r, res, res.Model, row, sh))
+		envelope.Results[i] = a.renderShown(r, res, res.Model, row, sh, pg.sel)
 	}
 	return web.Marshal(envelope)
 }
 
 // leaves says which fields of the model the page does not show (left out by ?fields=,
-// ?exclude= or ?brief=), so that the store need not read them.
-func (pg page) leaves(m *store.Model) func(name string) bool {
+// ?exclude= or ?brief=), so that the store need not read them. A resource whose hooks
+// compute a field from the row has the store leave out its Lazy fields alone.
+func (pg page) leaves(res *Resource) func(name string) bool {
+	m := res.Model
 	return func(name string) bool {
+		f, ok := m.Field(name)
+		if len(res.hooks.computed) > 0 && (!ok || !f.Lazy) {
+			return false
+		}
 		if !pg.sel.shows(name) {
 			return true
 		}
-		f, ok := m.Field(name)
 		return pg.brief && ok && !f.Nested && !f.Brief
 	}
 }

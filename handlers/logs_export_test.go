@@ -39,7 +39,9 @@ func TestLogExportCSV(t *testing.T) {
 	if err := e.db.InsertLogs(t.Context(), []store.Values{hostile, tabbed}); err != nil {
 		t.Fatal(err)
 	}
-	tkExec(t, e.db, `DELETE FROM devices WHERE id = ?`, w.south) // the name stays, the id goes
+	if err := e.db.Delete(t.Context(), store.Devices, w.south); err != nil { // the name stays, the id goes
+		t.Fatal(err)
+	}
 
 	r := e.do("GET", exportPath+"?format=csv&include_output=true", e.admin, nil)
 	if r.status != 200 || r.header.Get("Content-Disposition") != `attachment; filename="command-logs_2026-03-12-090000.csv"` ||
@@ -98,7 +100,9 @@ func TestLogExportNames(t *testing.T) {
 func TestLogExportJSON(t *testing.T) {
 	w := newLogWorld(t)
 	e := w.e
-	tkExec(t, e.db, `DELETE FROM commands WHERE id = ?`, w.config)
+	if err := e.db.Delete(t.Context(), store.Commands, w.config); err != nil {
+		t.Fatal(err)
+	}
 	m := e.must(200, "GET", exportPath+"?device_id="+itoa(w.south), e.admin, nil)
 	if num(m["count"]) != 3 || len(m["results"].([]any)) != 3 {
 		t.Fatalf("json export: %v", m)

@@ -43,9 +43,36 @@ func TestLogStatistics(t *testing.T) {
 	}
 }
 
-// TestLogStatisticsPathsAgree checks that the trigger-maintained counters (read for an
+// A cancelled execution is a log and a run of its command, but no failure: it counts
+// in no failure, common error or success rate, for the superuser (from the counters) and
+// for a viewer of one site alike.
+func TestLogStatisticsLeaveCancelledOut(t *testing.T) {
+	w := newLogWorld(t)
+	e := w.e
+	e.db.SetClock(func() time.Time { return w.base.Add(26 * time.Hour) })
+	v := w.log(w.show, w.north, w.bobID, false, "Cancelled by bob; the output so far is kept.", 6)
+	v["failure"] = map[string]any{"phase": "command", "reason": "cancelled", "cancelled_by": "bob"}
+	if err := e.db.InsertLogs(t.Context(), []store.Values{v}); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"common_errors":[{"count":2,"error":"% Invalid input detected at '^' marker."},{"count":1,"error":"Timed out after 30 s"}],` +
+		`"last_24h":{"failed":2,"successful":1,"total":4},"success_rate":40,` +
+		`"top_commands":[{"command_name":"Show version","count":4},{"command_name":"Set hostname","count":2}],"total_logs":6}`
+	if got := canonical(t, e.do("GET", statsPath, e.admin, nil).body); got != want {
+		t.Fatalf("superuser statistics\n got %s\nwant %s", got, want)
+	}
+	north := e.user("north", false)
+	e.grant("north", store.TypeCommandLog, []string{"view"}, `{"device__site__slug": "north"}`)
+	want = `{"common_errors":[],"last_24h":{"failed":0,"successful":1,"total":2},"success_rate":100,` +
+		`"top_commands":[{"command_name":"Show version","count":2},{"command_name":"Set hostname","count":1}],"total_logs":3}`
+	if got := canonical(t, e.do("GET", statsPath, north, nil).body); got != want {
+		t.Fatalf("constrained statistics\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestLogStatisticsPathsAgree checks that the counters (read for an
 // unconstrained viewer) give exactly what the scoped queries compute, on random logs,
-// after deletes too.
+// after a retention prune too.
 func TestLogStatisticsPathsAgree(t *testing.T) {
 	e := newEnv(t)
 	all := e.user("all", false)
@@ -103,9 +130,17 @@ func TestLogStatisticsPathsAgree(t *testing.T) {
 	if !found {
 		t.Fatalf("messages sharing their first 100 characters are not one group of %d: %v", longFailures, st["common_errors"])
 	}
-	tkExec(t, e.db, `DELETE FROM command_logs WHERE id % 3 = 0`)
-	if st := agree("after delete"); num(st["total_logs"]) != 2000 {
-		t.Fatalf("after delete: %v", st)
+	cut, kept := now.Add(-48*time.Hour), 0
+	for _, l := range in {
+		if !l["created"].(time.Time).Before(cut) {
+			kept++
+		}
+	}
+	if _, err := e.db.PruneLogs(t.Context(), cut); err != nil {
+		t.Fatal(err)
+	}
+	if st := agree("after a prune"); num(st["total_logs"]) != kept {
+		t.Fatalf("after a prune: %v, want %d logs", st, kept)
 	}
 }
 

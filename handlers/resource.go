@@ -124,18 +124,29 @@ func writableNames(m *store.Model, create bool) []string {
 
 // renderObject is an object's JSON in a shape; res (nil for a related object) adds its hooks.
 func (a *API) renderObject(r *http.Request, res *Resource, m *store.Model, row store.Row, sh shape) nested {
-	n := nested{"id": row["id"]}
+	return a.renderShown(r, res, m, row, sh, selection{})
+}
+
+// renderShown is renderObject with only the top-level keys sel shows (?fields=, ?exclude=).
+func (a *API) renderShown(r *http.Request, res *Resource, m *store.Model, row store.Row, sh shape, sel selection) nested {
+	n := nested{}
+	if sel.shows("id") {
+		n["id"] = row["id"]
+	}
 	if m.Owner == "" {
-		n["display"] = row["display"]
+		if sel.shows("display") {
+			n["display"] = row["display"]
+		}
 		// A kept reference to an object since deleted has no URL, nor does an object the
 		// API does not serve (a log's credential set).
-		if u := a.urlOf(r, m.Type, row.ID()); row.ID() != 0 && u != "" {
+		if u := a.urlOf(r, m.Type, row.ID()); sel.shows("url") && row.ID() != 0 && u != "" {
 			n["url"] = u
 		}
 	}
 	for i := range m.Fields {
 		f := &m.Fields[i]
-		if f.Name == "id" || !f.Readable() || (sh == nestedShape && !f.Nested) || (sh == briefShape && !f.Nested && !f.Brief) {
+		if f.Name == "id" || !f.Readable() || (sh == nestedShape && !f.Nested) || (sh == briefShape && !f.Nested && !f.Brief) ||
+			!sel.shows(f.Name) {
 			continue
 		}
 		if res != nil && res.hooks.computed[f.Name] != nil {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"regexp"
 	"slices"
@@ -12,6 +13,9 @@ import (
 // some platforms.
 var Commands = declare(&Model{
 	Type: TypeCommand, Name: "Command", Table: "commands", DefaultOrder: "name", Display: commandDisplay,
+	Deleted: func(ctx context.Context, tx *sql.Tx, old Row) error {
+		return logKeyGone(ctx, tx, "command_key", old.ID())
+	},
 	Fields: []Field{
 		nameField(100, ""),
 		{Name: "command", Column: "command", Kind: KindString, Required: true, Search: true,

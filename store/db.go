@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net/url"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -60,30 +61,8 @@ type DB struct {
 	// last_used stamps this process wrote.
 	checks checkCache
 	stamps sync.Map
-	// sums keeps the sums of the per-device log counters by set of devices, filed
-	// under the data version (Changes) rather than the generation (countByDevice).
-	sums checkCache
-	// search holds the thresholds of a log search's count and page (logsearch.go), which
-	// tests lower or fix to reach every way on a few logs.
-	search searchTuning
-	// tailPages counts the search pages read from the logs in created order (tailPage;
-	// for tests).
-	tailPages atomic.Int64
-	// pairsDropped counts the search pages read as their list's own, every log of which
-	// matched (planPairsSearch; for tests).
-	pairsDropped atomic.Int64
-	// devices holds every log's device for the per-device counts of searches
-	// (logdevices.go); picks, the matches of the searches whose pages were found in
-	// the held columns (logheld.go).
-	devices heldDevices
-	picks   heldPicks
-	// recent holds the newest logs along the created index for the near pages of
-	// confined viewers (logrecent.go).
-	recent recentLogs
-	// help counts the upper half of a long search count (halves.go).
-	help *helpers
-	// keeps are the search counts being kept after their pages (keepLater).
-	keeps keeps
+	// counts keeps the counts of log searches (logsearch.go).
+	counts searchCounts
 }
 
 // Open opens (creating if needed) the database file at path and applies migrations. The
@@ -143,7 +122,7 @@ func open(ctx context.Context, path string, o openOptions, upTo string) (*DB, er
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
-	db := &DB{w: newPool(w), path: abs, now: func() time.Time { return time.Now().UTC() }, search: defaultSearchTuning}
+	db := &DB{w: newPool(w), path: abs, now: func() time.Time { return time.Now().UTC() }}
 	if err := db.migrateWaiting(ctx, o, upTo); err != nil {
 		w.Close()
 		return nil, err
@@ -155,6 +134,7 @@ func open(ctx context.Context, path string, o openOptions, upTo string) (*DB, er
 		w.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
+	db.prepareLogWrites(ctx)
 	r, err := sql.Open("sqlite", dsn(abs, false))
 	if err != nil {
 		w.Close()
@@ -177,46 +157,35 @@ func open(ctx context.Context, path string, o openOptions, upTo string) (*DB, er
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	db.ckpt = startCheckpointer(c)
-	if db.help, err = openHelpers(abs); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("store: open %s: %w", path, err)
-	}
 	return db, nil
 }
 
-// WarmReaders opens every connection of the readers' pool and of the count helpers
-// (halves.go), each reading the schema, and keeps them idle. Opened as requests need
-// them, each cost its request 7-19 ms at five million logs, and a constrained viewer's
-// first statistics after a start, which run several statements at once, took 154-165
-// ms against 62-80 ms with the connections open (18 ms to open them). The server calls
-// it once, five seconds after its start (serve.go).
+// WarmReaders opens every connection of the readers' pool, each reading the schema, and
+// keeps them idle, so that the first requests after a start do not each open one. The
+// server calls it once, five seconds after its start (serve.go).
 func (db *DB) WarmReaders(ctx context.Context) error {
-	pools := []*sql.DB{db.r.DB}
-	if db.help != nil {
-		pools = append(pools, db.help.db)
-	}
-	for _, p := range pools {
-		conns := make([]*sql.Conn, 0, p.Stats().MaxOpenConnections)
-		for range cap(conns) {
-			c, err := p.Conn(ctx)
-			if err == nil {
-				var n int
-				err = c.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema`).Scan(&n)
-				conns = append(conns, c)
-			}
-			if err != nil {
-				for _, c := range conns {
-					c.Close()
-				}
-				return fmt.Errorf("store: open the readers: %w", err)
-			}
-		}
+	conns := make([]*sql.Conn, 0, db.r.Stats().MaxOpenConnections)
+	defer func() {
 		for _, c := range conns {
 			c.Close() // back to the pool, which keeps as many idle as it opens
+		}
+	}()
+	for range cap(conns) {
+		c, err := db.r.Conn(ctx)
+		if err != nil {
+			return fmt.Errorf("store: open the readers: %w", err)
+		}
+		conns = append(conns, c)
+		var n int
+		if err := c.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema`).Scan(&n); err != nil {
+			return fmt.Errorf("store: open the readers: %w", err)
 		}
 	}
 	return nil
 }
+
+// readerConns is how many connections the readers' pool keeps.
+func readerConns() int { return max(4, 2*runtime.NumCPU()) }
 
 // Changes is a number that differs from the one it last returned once any write was
 // committed to the database file, by this process or another (SQLite's data_version,
@@ -268,8 +237,7 @@ func dsn(path string, writer bool, pragmas ...string) string {
 
 // Close closes both pools; the WAL is checkpointed by SQLite on the last close.
 func (db *DB) Close() error {
-	db.keeps.stop()
-	errs := []error{db.ckpt.close(), db.help.close()}
+	errs := []error{db.ckpt.close()}
 	if db.watch != nil {
 		errs = append(errs, db.watch.Close())
 	}
@@ -587,7 +555,7 @@ func (db *DB) Counts(ctx context.Context) (map[string]int64, error) {
 		out[t] = n
 	}
 	var n int64
-	if err := db.r.QueryRowContext(ctx, `SELECT total FROM command_log_totals WHERE id = 1`).Scan(&n); err != nil {
+	if err := db.r.QueryRowContext(ctx, `SELECT coalesce(sum(n), 0) FROM command_log_counts`).Scan(&n); err != nil {
 		return nil, fmt.Errorf("store: count logs: %w", err)
 	}
 	out["command_logs"] = n

@@ -57,6 +57,10 @@ var Devices = declare(&Model{
 		return primaryIPWhere(`ip.address LIKE ? ESCAPE '\'`, likeEscape(s)+"%")
 	},
 	Write: writeDevice,
+	// Its logs keep no device: their counters move to key 0 with them.
+	Deleted: func(ctx context.Context, tx *sql.Tx, old Row) error {
+		return logKeyGone(ctx, tx, "device_key", old.ID())
+	},
 })
 
 // primaryIPWhere is the condition that one of a device's primary IP addresses (ip)

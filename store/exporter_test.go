@@ -246,13 +246,10 @@ func TestPruneLogs(t *testing.T) {
 	db := testDB(t)
 	ctx := context.Background()
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	// Eleven batches pruned, one kept; under -short (the race detector's run), batches
-	// of a tenth.
-	batch := db.search.pruneKeepBatch
-	if testing.Short() {
-		batch /= 10
-		db.search.pruneKeepBatch = batch
-	}
+	// Eleven batches pruned, one kept.
+	defer func(n int) { pruneBatch = n }(pruneBatch)
+	pruneBatch = 100
+	batch := pruneBatch
 	var in []Values
 	for i := range 12 * batch {
 		in = append(in, logAt("c", base.Add(time.Duration(i)*time.Minute), i%2 == 0))

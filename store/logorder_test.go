@@ -9,9 +9,8 @@ import (
 )
 
 // TestConcurrentLogsStayInOrder checks that the logs of executions finishing at once,
-// stamped by the store's clock, are written in created order: a log stamped before
-// another but queued after it would leave every list that relies on that order (the
-// held pages, a search's tail, a span's ids) to the slow plans until it is pruned.
+// stamped by the store's clock, are written in created order: a list ordered by id
+// and one ordered by created then agree.
 func TestConcurrentLogsStayInOrder(t *testing.T) {
 	ctx := context.Background()
 	db := testDB(t)
@@ -28,10 +27,10 @@ func TestConcurrentLogsStayInOrder(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if in, err := db.logsInOrder(ctx); err != nil || !in {
-		var out int
-		db.r.QueryRow(`SELECT count(*) FROM command_logs a JOIN command_logs b ON b.id > a.id AND b.created < a.created`).Scan(&out)
-		t.Fatalf("logs in created order: %v (%v); %d pairs out of order", in, err, out)
+	var out int
+	if err := db.r.QueryRow(`SELECT count(*) FROM command_logs a JOIN command_logs b ON b.id > a.id AND b.created < a.created`).
+		Scan(&out); err != nil || out != 0 {
+		t.Fatalf("%d pairs of logs out of created order (%v)", out, err)
 	}
 }
 
@@ -67,17 +66,11 @@ func TestLogStampsSlack(t *testing.T) {
 	if got := add(t0.Add(-500 * time.Millisecond)); got != Stamp(t0) {
 		t.Errorf("half a second back: %s, want the last stamp %s", got, Stamp(t0))
 	}
-	if in, err := db.logsInOrder(ctx); err != nil || !in {
-		t.Errorf("in created order after half a second back: %v (%v)", in, err)
-	}
 	if got := add(t0.Add(2 * time.Second)); got != Stamp(t0.Add(2*time.Second)) {
 		t.Errorf("forward: %s, want %s", got, Stamp(t0.Add(2*time.Second)))
 	}
 	back := t0.Add(-time.Hour)
 	if got := add(back); got != Stamp(back) {
 		t.Errorf("an hour back: %s, want the clock's %s", got, Stamp(back))
-	}
-	if in, err := db.logsInOrder(ctx); err != nil || in {
-		t.Errorf("in created order after an hour back: %v (%v), want false", in, err)
 	}
 }

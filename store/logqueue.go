@@ -109,19 +109,10 @@ func (db *DB) writeLogs(ctx context.Context) {
 	}
 }
 
-// insertLogBatch inserts the logs, one alone as its own statement, several in one
-// transaction. A row the database refuses (a constraint) fails alone; a failed commit
-// fails them all.
+// insertLogBatch writes the logs and counts them in one transaction: one alone with its
+// own statement, several with one statement. A row the database refuses (a
+// constraint) fails alone; a failed commit fails them all.
 func (db *DB) insertLogBatch(ctx context.Context, batch []*logWrite) {
-	if len(batch) == 1 {
-		w := batch[0]
-		res, err := db.w.ExecContext(ctx, insertLogSQL, w.args...)
-		if err == nil {
-			w.id, err = res.LastInsertId()
-		}
-		w.err = err
-		return
-	}
 	fail := func(err error) {
 		for _, w := range batch {
 			if w.err == nil {
@@ -135,18 +126,29 @@ func (db *DB) insertLogBatch(ctx context.Context, batch []*logWrite) {
 		return
 	}
 	defer tx.Rollback()
-	for chunk := range slices.Chunk(batch, maxLogRows) {
-		if err := insertLogsAtOnce(ctx, tx, chunk); err != nil {
-			// SQLite undid that statement alone and the transaction goes on: each log
-			// of the chunk again as a statement of its own tells which ones it refuses.
-			for _, w := range chunk {
-				res, err := tx.ExecContext(ctx, insertLogSQL, w.args...)
-				if err == nil {
-					w.id, err = res.LastInsertId()
+	if len(batch) == 1 {
+		w := batch[0]
+		w.err = db.txQueryRow(ctx, tx, insertLogSQL+` RETURNING id`, w.args...).Scan(&w.id)
+	} else {
+		for chunk := range slices.Chunk(batch, maxLogRows) {
+			if err := insertLogsAtOnce(ctx, tx, chunk); err != nil {
+				// SQLite undid that statement alone and the transaction goes on: each log
+				// of the chunk again as a statement of its own tells which ones it refuses.
+				for _, w := range chunk {
+					w.err = db.txQueryRow(ctx, tx, insertLogSQL+` RETURNING id`, w.args...).Scan(&w.id)
 				}
-				w.err = err
 			}
 		}
+	}
+	c := newCounterRows()
+	for _, w := range batch {
+		if w.err == nil {
+			c.add(tallyOf(w.args), 1)
+		}
+	}
+	if err := c.write(ctx, db, tx); err != nil {
+		fail(err)
+		return
 	}
 	if err := tx.Commit(); err != nil {
 		fail(err)

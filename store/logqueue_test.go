@@ -57,9 +57,9 @@ func TestCreateLogConcurrent(t *testing.T) {
 		}
 	}
 	var rows, total, ok, counted, failed int
-	q := `SELECT (SELECT count(*) FROM command_logs), total, successful,
-		(SELECT total FROM command_log_counts WHERE command_name = 'show clock'),
-		(SELECT total FROM command_log_errors WHERE error = 'Timed out after 5 s') FROM command_log_totals`
+	q := `SELECT (SELECT count(*) FROM command_logs), sum(n), sum(CASE WHEN outcome = 1 THEN n ELSE 0 END),
+		(SELECT sum(n) FROM command_log_commands WHERE command_name = 'show clock'),
+		(SELECT sum(n) FROM command_log_errors WHERE error = 'Timed out after 5 s') FROM command_log_counts`
 	if err := db.r.QueryRowContext(ctx, q).Scan(&rows, &total, &ok, &counted, &failed); err != nil {
 		t.Fatal(err)
 	}
@@ -172,8 +172,8 @@ func TestCreateLogBatchWhole(t *testing.T) {
 		}
 	}
 	var total, ok, perCommand int
-	if err := db.r.QueryRowContext(ctx, `SELECT total, successful,
-		(SELECT total FROM command_log_counts WHERE command_name = 'show run 1') FROM command_log_totals`).
+	if err := db.r.QueryRowContext(ctx, `SELECT sum(n), sum(CASE WHEN outcome = 1 THEN n ELSE 0 END),
+		(SELECT sum(n) FROM command_log_commands WHERE command_name = 'show run 1') FROM command_log_counts`).
 		Scan(&total, &ok, &perCommand); err != nil {
 		t.Fatal(err)
 	}

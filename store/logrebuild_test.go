@@ -15,49 +15,65 @@ import (
 	"fieldkit/web/webtest"
 )
 
-// oldLogFixture makes a database as FieldKit made it before migration 0063, with
-// outputs in the middle of each log: logs with large outputs, parsed output,
-// variables and failures, some deleted, one device deleted. It returns the file's
+// beforeLogStore is the last migration before the log store's (0130): the schema an
+// upgrade starts from.
+const beforeLogStore = "0112_hub_jobs"
+
+// oldLogFixture makes a database as FieldKit made it before migration 0130 (at 0112, the
+// logs written by SQL as that version's triggers kept them): logs with large outputs,
+// parsed output, variables, failures and cancellations, the oldest pruned, one device
+// deleted; the hub's outbox on (each log noted in hub_outbox) and some logs linked to a
+// schedule (command_log_schedules, which refers to command_logs). It returns the file's
 // path and its size in pages.
 func oldLogFixture(t *testing.T) (string, int64) {
 	t.Helper()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "fieldkit.db")
-	db, err := open(ctx, path, openOptions{}, "0062_log_moves")
+	db, err := open(ctx, path, openOptions{}, beforeLogStore)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if cols := logColumnOrder(t, db); cols[8] != "output" || cols[9] != "parsed_output" {
-		t.Fatalf("before 0063 the outputs are columns 8 and 9: %v", cols)
-	}
 	devices := siteDevices(t, db, 3)
 	at := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
-	var logs []Values
-	for i := range 300 {
-		v := Values{"command_name": fmt.Sprintf("show thing %d", i%7), "device": devices[i%3], "device_name": fmt.Sprintf("d%d", i%3),
-			"username": "alice", "success": i%4 != 0, "created": at.Add(time.Duration(i) * time.Minute),
-			"output":        strings.Repeat(fmt.Sprintf("Interface Gi0/%d is up, line protocol is up\n", i), 150),
-			"parsed_output": []map[string]any{{"interface": fmt.Sprintf("Gi0/%d", i), "status": "up"}},
-			"variables":     map[string]any{"interface": fmt.Sprintf("Gi0/%d", i)}, "sent_command": fmt.Sprintf("show int Gi0/%d", i)}
-		if i%4 == 0 {
-			v["error_message"] = fmt.Sprintf("%% Invalid input (case %d)", i%5)
-			v["failure"] = map[string]any{"phase": "command", "detail": "refused"}
+	err = db.Write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE hub_edge SET enabled = 1 WHERE id = 1`); err != nil {
+			return err
 		}
-		logs = append(logs, v)
-	}
-	// One by one: InsertLogs restores the insert triggers of the newest schema.
-	for _, v := range logs {
-		if _, err := db.CreateLog(ctx, v); err != nil {
-			t.Fatal(err)
+		for i := range 300 {
+			failure, msg := sql.NullString{}, ""
+			switch i % 8 {
+			case 0, 4:
+				msg, failure = fmt.Sprintf("%% Invalid input (case %d) %s", i%5, strings.Repeat("é", 120)),
+					sql.NullString{String: `{"phase": "command", "detail": "refused"}`, Valid: true}
+			case 6:
+				msg, failure = "Cancelled by alice; the output so far is kept.",
+					sql.NullString{String: `{"cancelled_by":"alice","phase":"command","reason":"cancelled"}`, Valid: true}
+			}
+			created := Stamp(at.Add(time.Duration(i) * 7 * time.Minute))
+			if _, err := tx.ExecContext(ctx, `INSERT INTO command_logs (command_id, command_name, device_id, device_name,
+				user_id, username, output, parsed_output, success, error_message, execution_duration, execution_time, created,
+				last_updated, sent_command, variables, failure, source, client_address)
+				VALUES (NULL, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				fmt.Sprintf("show thing %d", i%7), devices[i%3], fmt.Sprintf("d%d", i%3), []string{"alice", "bob"}[i%2],
+				strings.Repeat(fmt.Sprintf("Interface Gi0/%d is up, line protocol is up\n", i), 150),
+				fmt.Sprintf(`[{"interface": "Gi0/%d", "status": "up"}]`, i), msg == "", msg, float64(i%40)/10,
+				created, created, created, fmt.Sprintf("show int Gi0/%d", i), fmt.Sprintf(`{"interface": "Gi0/%d"}`, i),
+				failure, []any{nil, "api", "ui"}[i%3], "10.0.0.1"); err != nil {
+				return err
+			}
 		}
-	}
-	// A prune as it was before 0064: the delete drops the counts over the logs.
-	db.search.pruneKeep = 0
-	if _, err := db.PruneLogs(ctx, at.Add(10*time.Minute)); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Delete(ctx, Devices, devices[1]); err != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM command_logs WHERE created < ?`, Stamp(at.Add(70*time.Minute))); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO command_log_schedules (log_id, schedule_id, schedule_name)
+			SELECT id, 7, 'nightly' FROM command_logs WHERE id % 10 = 3`); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `DELETE FROM devices WHERE id = ?`, devices[1])
+		return err
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	var pages int64
@@ -70,102 +86,195 @@ func oldLogFixture(t *testing.T) (string, int64) {
 // logColumnOrder is command_logs' columns in their stored order.
 func logColumnOrder(t *testing.T, db *DB) []string {
 	t.Helper()
-	return plainRows(t, db, func(r *sql.Rows) (string, error) {
-		var s string
-		return s, r.Scan(&s)
-	}, `SELECT name FROM pragma_table_info('command_logs') ORDER BY cid`)
+	cols, err := scalars[string](context.Background(), db.r, `SELECT name FROM pragma_table_info('command_logs') ORDER BY cid`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cols
 }
 
-// logSnapshot is what a rebuild of command_logs must keep: every log's every column,
-// the table's indexes and triggers, every table the triggers keep, and a search.
+// logSnapshot is every log's every column (but notes, which 0130 adds), by id.
 func logSnapshot(t *testing.T, db *DB) []string {
 	t.Helper()
+	cols := slices.DeleteFunc(logColumnOrder(t, db), func(c string) bool { return c == "notes" })
+	slices.Sort(cols) // the same list before a rewrite and after, whatever their order
+	rows := dumpRows(t, db.r.DB, "", `SELECT `+strings.Join(cols, ", ")+` FROM command_logs ORDER BY id`)
+	if len(rows) < 250 {
+		t.Fatalf("snapshot of %d logs: the fixture is missing", len(rows))
+	}
+	return rows
+}
+
+// recount is what the counters would hold counted afresh from the logs, in Go, as
+// the counter tables' rows ("table key… = n"), sorted.
+func recount(t *testing.T, db *DB) []string {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := db.r.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, `SELECT `+tallyColumns+` FROM command_logs t`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newCounterRows()
+	for rows.Next() {
+		tally, err := scanTally(rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.add(tally, 1)
+	}
+	rows.Close()
 	var out []string
-	dump := func(query string) {
-		t.Helper()
-		rows := dumpRows(t, db.r.DB, fmt.Sprintf("%.40s", query), query)
-		slices.Sort(rows)
-		out = append(out, rows...)
+	line := func(table string, key []any, n int64) { out = append(out, fmt.Sprintf("%s %v = %d", table, key, n)) }
+	for k, n := range c.counts {
+		line("command_log_counts", k[:], n)
 	}
-	cols := logColumnOrder(t, db)
-	slices.Sort(cols) // the same list before a rebuild and after, whatever their order
-	dump(`SELECT ` + strings.Join(cols, ", ") + ` FROM command_logs ORDER BY id`)
-	dump(`SELECT type, name, sql FROM sqlite_master WHERE tbl_name = 'command_logs' AND type IN ('index', 'trigger') ORDER BY name`)
-	for _, table := range plainRows(t, db, func(r *sql.Rows) (string, error) {
-		var s string
-		return s, r.Scan(&s)
-	}, `SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'command\_log\_%' ESCAPE '\' ORDER BY name`) {
-		dump(`SELECT * FROM ` + table)
+	for k, n := range c.hours {
+		line("command_log_hours", k[:], n)
 	}
-	dump(`SELECT rowid FROM command_logs_text WHERE command_logs_text MATCH 'Invalid' ORDER BY rowid`)
-	if len(out) < 250 {
-		t.Fatalf("snapshot of %d lines: the fixture is missing", len(out))
+	for k, n := range c.commands {
+		line("command_log_commands", k[:], n)
 	}
+	for k, n := range c.errors {
+		line("command_log_errors", k[:], n)
+	}
+	slices.Sort(out)
 	return out
 }
 
-func TestLogOutputsMovedLast(t *testing.T) {
+// counters is what the counter tables hold, as recount gives it.
+func counters(t *testing.T, db *DB) []string {
+	t.Helper()
+	var out []string
+	for _, ct := range counterTables {
+		rows, err := db.r.Query(`SELECT ` + ct.keys + `, n FROM ` + ct.table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := strings.Count(ct.keys, ",") + 1
+		for rows.Next() {
+			vals := make([]any, n+1)
+			dest := make([]any, n+1)
+			for i := range vals {
+				dest[i] = &vals[i]
+			}
+			if err := rows.Scan(dest...); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, fmt.Sprintf("%s %v = %d", ct.table, vals[:n], vals[n]))
+		}
+		rows.Close()
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestLogStoreMigration(t *testing.T) {
 	ctx := context.Background()
 	path, _ := oldLogFixture(t)
-	old, err := open(ctx, path, openOptions{}, "0062_log_moves")
+	old, err := open(ctx, path, openOptions{}, beforeLogStore)
 	if err != nil {
 		t.Fatal(err)
 	}
 	before := logSnapshot(t, old)
+	// What refers to a log and what a log's triggers noted stay as they were.
+	const beside = `SELECT 'schedule', log_id, schedule_id, schedule_name FROM command_log_schedules
+		UNION ALL SELECT 'hub', seq, ref, kind FROM hub_outbox ORDER BY 1, 2`
+	besideBefore := dumpRows(t, old.r.DB, "", beside)
+	if len(besideBefore) < 300 {
+		t.Fatalf("the fixture lacks schedule links or hub records: %d rows", len(besideBefore))
+	}
 	old.Close()
 
 	// The copy goes in many batches, each after the last id the one before copied.
 	defer func(n int) { logRebuildBatch = n }(logRebuildBatch)
 	logRebuildBatch = 7
 	var logged bytes.Buffer
-	db, err := open(ctx, path, openOptions{logger: slog.New(slog.NewTextHandler(&logged, nil))}, "0063_log_outputs_last")
+	db, err := open(ctx, path, openOptions{logger: slog.New(slog.NewTextHandler(&logged, nil))}, "0130_log_store")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
 	cols := logColumnOrder(t, db)
-	if n := len(cols); n != 24 || cols[n-2] != "output" || cols[n-1] != "parsed_output" {
-		t.Fatalf("after 0063 the outputs are the last columns: %v", cols)
+	if n := len(cols); n != 25 || cols[n-3] != "notes" || cols[n-2] != "output" || cols[n-1] != "parsed_output" {
+		t.Fatalf("after 0130: %v; want notes, then the outputs last", cols)
 	}
 	if after := logSnapshot(t, db); !slices.Equal(after, before) {
-		for i := range min(len(after), len(before)) {
-			if after[i] != before[i] {
-				t.Fatalf("the rebuild changed %d lines to %d; first difference:\n%s\n%s", len(before), len(after), before[i], after[i])
-			}
-		}
-		t.Fatalf("the rebuild changed %d lines to %d", len(before), len(after))
+		t.Fatalf("the migration changed the logs (%d lines before, %d after)", len(before), len(after))
 	}
 	for _, want := range []string{"rewriting the command logs once", "logs=290", "command logs rewritten"} {
 		if !strings.Contains(logged.String(), want) {
 			t.Errorf("progress log lacks %q:\n%s", want, logged.String())
 		}
 	}
-	// The file and the word index agree with the new table, and references are
-	// checked again.
+	if after := dumpRows(t, db.r.DB, "", beside); !slices.Equal(after, besideBefore) {
+		t.Fatal("the migration changed the logs' schedule links or hub records")
+	}
+	if broken := dumpRows(t, db.r.DB, "", `SELECT * FROM pragma_foreign_key_check`); len(broken) > 0 {
+		t.Fatalf("foreign keys broken after the migration: %v", broken)
+	}
+	if got, want := counters(t, db), recount(t, db); !slices.Equal(got, want) {
+		t.Fatalf("counters after the migration:\n%s\nwant (counted again):\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	var triggers, cancelled int
+	if err := db.r.QueryRow(`SELECT (SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'command_logs'),
+		(SELECT sum(n) FROM command_log_counts WHERE outcome = 2)`).Scan(&triggers, &cancelled); err != nil || triggers != 7 || cancelled != 36 {
+		t.Fatalf("after 0130: %d triggers on command_logs, %d cancelled logs counted (%v); want 7 (the store's 5, the event's, the hub's) and 36",
+			triggers, cancelled, err)
+	}
 	var check string
 	if err := db.r.QueryRowContext(ctx, `PRAGMA integrity_check`).Scan(&check); err != nil || check != "ok" {
 		t.Fatalf("integrity_check: %q %v", check, err)
 	}
-	if _, err := db.w.ExecContext(ctx, `INSERT INTO command_logs_text (command_logs_text, rank) VALUES ('integrity-check', 1)`); err != nil {
-		t.Fatalf("the word index does not match the rewritten logs: %v", err)
+	if _, err := db.w.ExecContext(ctx, `INSERT INTO command_log_words (command_log_words, rank) VALUES ('integrity-check', 1)`); err != nil {
+		t.Fatalf("the word index does not match the logs: %v", err)
 	}
 	var fk, temp int
 	if err := db.w.QueryRowContext(ctx, `SELECT * FROM pragma_foreign_keys, pragma_temp_store`).Scan(&fk, &temp); err != nil || fk != 1 || temp != 2 {
-		t.Fatalf("the writer after the rebuild: foreign_keys %d, temp_store %d, %v; want 1 and 2 (memory)", fk, temp, err)
+		t.Fatalf("the writer after the rewrite: foreign_keys %d, temp_store %d, %v; want 1 and 2 (memory)", fk, temp, err)
 	}
 	if _, err := db.CreateLog(ctx, Values{"command_name": "show zebra", "device": 999, "device_name": "x", "username": "u", "success": true}); err == nil {
-		t.Fatal("a log of a device that does not exist was written after the rebuild")
+		t.Fatal("a log of a device that does not exist was written after the rewrite")
 	}
-
-	// The triggers came back: a new log is counted and found by its words.
-	if _, err := db.CreateLog(ctx, Values{"command_name": "show zebra", "device_name": "x", "username": "u", "success": true,
-		"output": "zebrafish here"}); err != nil {
+	// A new log is counted and found by its words; the old ones by theirs. The triggers
+	// kept fire: its hub record and its event are noted.
+	if _, err := db.w.ExecContext(ctx, `INSERT INTO webhooks (name, payload_url, content_types, type_create, created, last_updated)
+		VALUES ('w', 'http://127.0.0.1:9/', '["netbox_toolkit_plugin.commandlog"]', 1, '', '')`); err != nil {
 		t.Fatal(err)
 	}
-	var total, found int
-	if err := db.r.QueryRowContext(ctx, `SELECT total, (SELECT count(*) FROM command_logs_text WHERE command_logs_text MATCH 'zebrafish')
-		FROM command_log_totals`).Scan(&total, &found); err != nil || total != 291 || found != 1 {
-		t.Fatalf("after one more log: total %d, found %d, %v; want 291 and 1", total, found, err)
+	zebra, err := db.CreateLog(ctx, Values{"command_name": "show zebra", "device_name": "x", "username": "u", "success": true,
+		"output": "zebrafish here"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hubRecords, events int
+	if err := db.r.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM hub_outbox WHERE kind = 'log' AND ref = ?1),
+		(SELECT count(*) FROM event_outbox WHERE object_type = 'netbox_toolkit_plugin.commandlog' AND object_id = ?1)`,
+		zebra).Scan(&hubRecords, &events); err != nil || hubRecords != 1 || events != 1 {
+		t.Fatalf("a log written after the migration: %d hub records, %d events (%v); want 1 and 1", hubRecords, events, err)
+	}
+	ids, total, err := db.ListIDs(ctx, Query{Model: TypeCommandLog, Search: "zebrafish", Limit: 10})
+	if err != nil || total != 1 || len(ids) != 1 {
+		t.Fatalf("search after one more log: %v %d %v", ids, total, err)
+	}
+	if _, total, err := db.ListIDs(ctx, Query{Model: TypeCommandLog, Search: "Invalid case", Limit: 10}); err != nil || total != 72 {
+		t.Fatalf("search of the migrated logs: %d %v; want 72", total, err)
+	}
+
+	// A log's schedule link still follows it: deleted with it.
+	var linked int64
+	if err := db.r.QueryRowContext(ctx, `SELECT min(log_id) FROM command_log_schedules`).Scan(&linked); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.w.ExecContext(ctx, `DELETE FROM command_logs WHERE id = ?`, linked); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(dumpRows(t, db.r.DB, "", fmt.Sprintf(`SELECT 1 FROM command_log_schedules WHERE log_id = %d`, linked))); n != 0 {
+		t.Fatal("a deleted log's schedule link stayed")
 	}
 
 	// Opened again, it is not done twice.
@@ -181,13 +290,12 @@ func TestLogOutputsMovedLast(t *testing.T) {
 	}
 }
 
-// A column that a migration after 0063 added survives 0063 run late (a full disk put it
-// off to a later start than that migration's): the rebuild copies the columns the table
-// has, not those it had at 0063.
-func TestLogOutputsLastKeepsLaterColumns(t *testing.T) {
+// A column that is on the table when 0130 runs (one another migration added) is kept,
+// before the outputs: the rewrite copies the columns the table has.
+func TestLogStoreKeepsOtherColumns(t *testing.T) {
 	ctx := context.Background()
 	path, _ := oldLogFixture(t)
-	old, err := open(ctx, path, openOptions{}, "0062_log_moves")
+	old, err := open(ctx, path, openOptions{}, beforeLogStore)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,61 +305,48 @@ func TestLogOutputsLastKeepsLaterColumns(t *testing.T) {
 	}
 	before := logSnapshot(t, old)
 	old.Close()
-	db, err := open(ctx, path, openOptions{}, "0063_log_outputs_last")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	cols := logColumnOrder(t, db)
-	if n := len(cols); cols[n-3] != "zz_later" || cols[n-2] != "output" || cols[n-1] != "parsed_output" {
-		t.Fatalf("after 0063: %v; want the later column kept, before the outputs", cols)
-	}
-	if after := logSnapshot(t, db); !slices.Equal(after, before) {
-		t.Fatal("the rebuild changed the logs or lost the later column's values")
-	}
-}
-
-// A disk that fills while the logs are rewritten leaves them as they were and the
-// server starting; the next start, with room, rewrites them.
-func TestLogOutputsLastDiskFull(t *testing.T) {
-	ctx := context.Background()
-	path, pages := oldLogFixture(t)
-	var logged bytes.Buffer
-	// Room for the later migrations' tables and indexes (a page each at least), not for
-	// the log table's copy.
-	full, err := open(ctx, path, openOptions{logger: slog.New(slog.NewTextHandler(&logged, nil)),
-		writerPragmas: []string{fmt.Sprintf("max_page_count(%d)", pages+80)}}, "")
-	if err != nil {
-		t.Fatalf("a full disk kept the server from starting: %v", err)
-	}
-	if cols := logColumnOrder(t, full); cols[8] != "output" {
-		t.Fatalf("a rebuild that failed changed the table: %v", cols)
-	}
-	if !strings.Contains(logged.String(), "level=WARN") || !strings.Contains(logged.String(), "disk is full") {
-		t.Fatalf("the failed rebuild is not reported:\n%s", logged.String())
-	}
-	before := logSnapshot(t, full)
-	if done, err := applied(ctx, full.w, "0063_log_outputs_last"); err != nil || done {
-		t.Fatalf("a failed rebuild was recorded as applied: %v %v", done, err)
-	}
-	full.Close()
-
 	db, err := Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if cols := logColumnOrder(t, db); cols[len(cols)-1] != "parsed_output" {
-		t.Fatalf("the next start did not rewrite the logs: %v", cols)
+	cols := logColumnOrder(t, db)
+	if n := len(cols); cols[n-4] != "zz_later" || cols[n-3] != "notes" || cols[n-1] != "parsed_output" {
+		t.Fatalf("after 0130: %v; want the other column kept, before the outputs", cols)
 	}
 	if after := logSnapshot(t, db); !slices.Equal(after, before) {
-		t.Fatal("the rebuild after a full disk changed the logs")
+		t.Fatal("the rewrite changed the logs or lost the other column's values")
+	}
+}
+
+// A disk that fills while the logs are rewritten leaves the file as it was, and the
+// start fails saying why; the next start, with room, migrates.
+func TestLogStoreDiskFull(t *testing.T) {
+	ctx := context.Background()
+	path, pages := oldLogFixture(t)
+	old, err := open(ctx, path, openOptions{}, beforeLogStore)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := logSnapshot(t, old)
+	old.Close()
+	_, err = open(ctx, path, openOptions{writerPragmas: []string{fmt.Sprintf("max_page_count(%d)", pages+20)}}, "")
+	if err == nil || !strings.Contains(err.Error(), "disk is full") || !strings.Contains(err.Error(), "nothing was changed") {
+		t.Fatalf("a full disk: %v; want an error saying so", err)
+	}
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if after := logSnapshot(t, db); !slices.Equal(after, before) {
+		t.Fatal("the migration after a full disk changed the logs")
 	}
 }
 
 // Two processes that start on the old file at once rewrite it once: the second waits
 // for the first's transaction and finds the migration recorded.
-func TestLogOutputsLastTwoAtOnce(t *testing.T) {
+func TestLogStoreTwoAtOnce(t *testing.T) {
 	ctx := context.Background()
 	path, _ := oldLogFixture(t)
 	var logs [2]bytes.Buffer
@@ -272,21 +367,6 @@ func TestLogOutputsLastTwoAtOnce(t *testing.T) {
 	}
 	if n := strings.Count(logs[0].String()+logs[1].String(), "command logs rewritten"); n != 1 {
 		t.Fatalf("the logs were rewritten %d times:\n%s\n%s", n, logs[0].String(), logs[1].String())
-	}
-
-	// A process that found the migration missing before another recorded it does
-	// nothing once it holds the write lock.
-	db, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var late bytes.Buffer
-	if err := db.rebuildLogs(ctx, slog.New(slog.NewTextHandler(&late, nil)), "0063_log_outputs_last"); err != nil {
-		t.Fatalf("a late rebuild of a recorded migration: %v", err)
-	}
-	if late.Len() != 0 {
-		t.Fatalf("a late rebuild of a recorded migration rewrote the logs:\n%s", late.String())
 	}
 }
 
@@ -344,7 +424,6 @@ func TestOpenWaitsForAnotherWriter(t *testing.T) {
 		}()
 		return done
 	}
-
 	conn := hold()
 	var logged webtest.Buffer
 	done := start(&logged)

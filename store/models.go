@@ -120,14 +120,9 @@ type Field struct {
 	// SortIndex names an index that holds the rows in the field's order: the column, then
 	// SortThen (a column that never holds NULL), then the id; ByRowid for the id, which
 	// the table itself holds in order. Ordered by the field alone, ties are broken by
-	// SortThen in the same direction, then by id, so that a page of a large table is read
-	// along the index rather than sorted (see Order.Index).
+	// SortThen in the same direction, then by id, so that a page of a large table can be
+	// read along the index rather than sorted (see Order.Index).
 	SortIndex, SortThen string
-	// SortValues, beside a SortIndex, is a query of every value the column holds, when
-	// they are few: each value's rows then lie along the index in SortThen's order, so
-	// that a page of rows bounded on SortThen seeks each value's run in turn (see
-	// Order.Values).
-	SortValues string
 }
 
 // Join describes a many-to-many link table: Local refers to this model's id, Remote to
@@ -173,6 +168,9 @@ type Model struct {
 	// SearchAlso, when set, is one more condition ?q=s matches by, beside the Search
 	// fields': what no column of the row holds (a device's primary IP addresses).
 	SearchAlso func(s string) Expr
+	// List, when set, answers ListKeyed for the model: its count and pages, for a table
+	// whose lists need more than SQL on the table (the command logs' counters).
+	List func(ctx context.Context, db *DB, q Query) ([]int64, int, []any, error)
 	// Prepare, when set, turns a write into what is stored before any of it is: a
 	// password into its hash, a token's key into hash and prefix. It may add to v
 	// (Internal fields, or a key it generated for the caller to show once).
@@ -357,14 +355,14 @@ func (m *Model) Ordering(spec string) ([]Order, error) {
 		then = ""
 		if f, ok := m.Field(name); ok && sql == "t."+f.Column {
 			o.NotNull = !f.Null && f.Rel == ""
-			o.Index, o.Values, then = f.SortIndex, f.SortValues, f.SortThen
+			o.Index, then = f.SortIndex, f.SortThen
 		}
 		out = append(out, o)
 	}
 	switch {
 	case len(out) > 1:
 		for i := range out {
-			out[i].Index, out[i].Values = "", "" // an index holds the order of its own field alone
+			out[i].Index = "" // an index holds the order of its own field alone
 		}
 	case len(out) == 1 && out[0].Index != "" && then != "":
 		// Ordered by one field with an index of its own: its ties as that index holds them.

@@ -17,20 +17,27 @@ import (
 type Expr struct {
 	SQL  string
 	Args []any
-	// logQ is the text of a ?q= on logs that this condition is, so that a list can
-	// count it from the indexes and choose how to read its page (planLogSearch).
-	logQ string
-	// fromOffset says this condition holds the logs of a page from its offset on, in
-	// its order (tailPage): the page is read from the first of them.
-	fromOffset bool
-	// picked, when set, is the ids this condition holds (pickSearch's), for heldPage.
-	picked []int64
+	// Reads names the columns of the row the condition reads, when it is known: a
+	// condition compiled from a filter or a constraint (Model.Compile), and those joined
+	// from such conditions. nil when it is not (SQL written by hand). A list may answer a
+	// condition from what it keeps of those columns (the command logs' counters).
+	Reads []string
+	// Range, when set, says the condition compares its one column (Reads[0]) with one
+	// value: a list may bound a count by it.
+	Range *Range
+}
+
+// Range is a comparison of a column with a value: Op is <, <=, > or >=, and Value is
+// the column's stored form.
+type Range struct {
+	Op    string
+	Value any
 }
 
 // True and False are the trivial conditions.
 var (
-	True  = Expr{SQL: "1"}
-	False = Expr{SQL: "0"}
+	True  = Expr{SQL: "1", Reads: []string{}}
+	False = Expr{SQL: "0", Reads: []string{}}
 )
 
 // And joins conditions; an empty list is True.
@@ -48,16 +55,28 @@ func join(es []Expr, sep string, empty Expr) Expr {
 	}
 	parts := make([]string, len(es))
 	var args []any
+	reads := []string{}
 	for i, e := range es {
 		parts[i] = "(" + e.SQL + ")"
 		args = append(args, e.Args...)
+		if reads != nil && e.Reads != nil {
+			for _, c := range e.Reads {
+				if !slices.Contains(reads, c) {
+					reads = append(reads, c)
+				}
+			}
+		} else {
+			reads = nil
+		}
 	}
-	return Expr{SQL: strings.Join(parts, sep), Args: args}
+	return Expr{SQL: strings.Join(parts, sep), Args: args, Reads: reads}
 }
 
 // Not negates a condition; a NULL (unknown) comparison counts as false before negation,
 // so that "not in" keeps rows whose column is empty, as Django's exclude does.
-func Not(e Expr) Expr { return Expr{SQL: "NOT COALESCE((" + e.SQL + "), 0)", Args: e.Args} }
+func Not(e Expr) Expr {
+	return Expr{SQL: "NOT COALESCE((" + e.SQL + "), 0)", Args: e.Args, Reads: e.Reads}
+}
 
 // ErrUnknownField is returned when a lookup names a field or relation the model lacks.
 var ErrUnknownField = errors.New("unknown field")
@@ -95,10 +114,28 @@ func ParseLookup(key string) ([]string, string) {
 	return parts, "exact"
 }
 
-// Compile turns the condition into SQL on the model's row aliased "t".
+// Compile turns the condition into SQL on the model's row aliased "t", and records the
+// column of the row it reads (Expr.Reads), and a comparison with one value (Expr.Range).
 func (m *Model) Compile(c Cond) (Expr, error) {
-	return m.compile("t", 0, c.Path, c.Lookup, c.Values)
+	e, err := m.compile("t", 0, c.Path, c.Lookup, c.Values)
+	if err != nil || len(c.Path) == 0 {
+		return e, err
+	}
+	f, _ := m.comparable(c.Path[0])
+	e.Reads = []string{"id"} // a many-to-many relation is read through the row's id
+	if f.Join == nil {
+		e.Reads = []string{f.Column}
+	}
+	if op, ok := rangeOps[c.Lookup]; ok && len(c.Path) == 1 && f.Join == nil && len(c.Values) == 1 {
+		if v, err := convert(f.Kind, c.Values[0]); err == nil {
+			e.Range = &Range{Op: op, Value: v}
+		}
+	}
+	return e, nil
 }
+
+// rangeOps are the lookups that compare a column with a value, and their operators.
+var rangeOps = map[string]string{"lt": "<", "lte": "<=", "gt": ">", "gte": ">="}
 
 func (m *Model) compile(alias string, depth int, path []string, lookup string, vals []any) (Expr, error) {
 	if len(path) == 0 {
@@ -290,7 +327,7 @@ func compareOne(e string, k Kind, lookup string, v any) (Expr, error) {
 		if err != nil {
 			return Expr{}, err
 		}
-		op := map[string]string{"lt": "<", "lte": "<=", "gt": ">", "gte": ">="}[lookup]
+		op := rangeOps[lookup]
 		return Expr{SQL: e + " " + op + " ?", Args: []any{x}}, nil
 	}
 	s, err := toString(v)
@@ -456,18 +493,16 @@ type Order struct {
 	// plainly (and through an index).
 	NotNull bool
 	// Index, on an ordering's first term, names the index that holds the rows in the
-	// whole ordering's order (Field.SortIndex). A page whose condition keeps many rows
-	// is read along it (pageAlong).
+	// whole ordering's order (Field.SortIndex): a list may read a page along it.
 	Index string
-	// Values is the first term's Field.SortValues: the few values along Index, whose
-	// runs a page bounded on the ordering's second term seeks (pageByValues).
-	Values string
 }
 
 // Query selects a page of one model's rows.
 type Query struct {
-	Model  string
-	Where  []Expr
+	Model string
+	Where []Expr
+	// Search is ?q=: the model's Search condition, besides Where.
+	Search string
 	Order  []Order
 	Limit  int
 	Offset int
@@ -476,7 +511,7 @@ type Query struct {
 	Keyed bool
 	After []any
 
-	from Expr // what a page reads in place of its table, aliased t (pageAlong); its args come first
+	from Expr // what a page reads in place of its table, aliased t; its args come first
 }
 
 func (q Query) where() (string, []any) {
@@ -494,145 +529,35 @@ func (db *DB) ListIDs(ctx context.Context, q Query) ([]int64, int, error) {
 // the sort key of the page's last row: the values of its ordering terms and its id.
 // Given back as q.After, it selects the rows after that one, so that walking a whole
 // table page by page costs the same per page at its end as at its start, and no row is
-// skipped or seen twice when rows are added or deleted meanwhile.
+// skipped or seen twice when rows are added or deleted meanwhile. A model with a List
+// hook answers it itself.
 func (db *DB) ListKeyed(ctx context.Context, q Query) ([]int64, int, []any, error) {
 	m := models[q.Model]
 	if m == nil {
 		return nil, 0, nil, fmt.Errorf("store: list: unknown model %q", q.Model)
 	}
+	if m.List != nil {
+		return m.List(ctx, db, q)
+	}
+	if q.Search != "" {
+		q.Where = append(slices.Clip(q.Where), m.Search(q.Search))
+	}
 	after, err := q.afterCond()
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	if m.Table == "command_logs" && !q.Keyed && len(q.Order) == 1 && q.Order[0].Index == ByRowid {
-		// Logs written in created order are in id order too: ordered by id, the page is
-		// the one ordered by created, whose walks, hours and counters serve it.
-		if inOrder, err := db.logsInOrder(ctx); err != nil {
-			return nil, 0, nil, err
-		} else if inOrder {
-			q.Order = []Order{{SQL: "t.created", Desc: q.Order[0].Desc, NotNull: true}}
-		}
-	}
-	if m.Table == "command_logs" && !q.Keyed && len(q.Order) == 2 && q.Order[0].SQL == "t.success" && q.Order[1].SQL == "t.created" {
-		// Every log of a list of one outcome has the same success: ordered by it, then
-		// created, the page is the one ordered by created, whose hours serve it.
-		rest := slices.DeleteFunc(slices.Clone(q.Where), func(e Expr) bool { return e.logQ != "" })
-		if r := And(rest...); r.SQL != True.SQL {
-			if _, _, one := db.outcomeDevices(ctx, db.reader(ctx), r); one {
-				q.Order = []Order{{SQL: "t.created", Desc: q.Order[0].Desc, NotNull: true}}
-			}
-		}
-	}
-	var total int
-	counted := false
-	searched := q.Where // before a search is planned
-	if m.Table == "command_logs" {
-		var err error
-		if q.Where, total, counted, err = db.planLogSearch(ctx, q); err != nil {
-			return nil, 0, nil, err
-		}
-	}
 	where, args := q.where()
-	byDevice, bySpan, keys := false, false, ""
-	if m.Table == "command_logs" && counted && where != True.SQL {
-		// A search that every log of the list matches leaves the list's own condition
-		// (planLogSearch): on the device alone, its pages take the device's ways.
-		keys, byDevice = db.logDevices(ctx, db.reader(ctx), Expr{SQL: where, Args: args})
+	var total int
+	if err := db.reader(ctx).QueryRowContext(ctx, "SELECT count(*) FROM "+m.Table+" t WHERE "+where, args...).Scan(&total); err != nil {
+		return nil, 0, nil, fmt.Errorf("store: count %s: %w", m.Table, err)
 	}
-	if m.Table == "command_logs" && !counted {
-		if where == True.SQL {
-			// Counting a million logs walks a whole index; the insert/delete triggers
-			// already keep the number.
-			var err error
-			if total, err = db.allLogs(ctx); err != nil {
-				return nil, 0, nil, fmt.Errorf("store: count %s: %w", m.Table, err)
-			}
-			counted = true
-		} else {
-			// A condition on the device alone (a viewer's site, a device filter) is a sum
-			// of the per-device counters.
-			total, keys, counted = db.countByDevice(ctx, db.reader(ctx), Expr{SQL: where, Args: args})
-			byDevice = counted
-			if !counted {
-				// A condition on the user or the outcome too: the per-user counters.
-				total, counted = db.countByUser(ctx, db.reader(ctx), Expr{SQL: where, Args: args})
-			}
-			if !counted {
-				// A condition on the device and bounds on created: the hourly counters.
-				total, counted = db.countBySpan(ctx, db.reader(ctx), q.Where)
-				bySpan = counted
-			}
-		}
-	}
-	if !counted {
-		if err := db.reader(ctx).QueryRowContext(ctx, "SELECT count(*) FROM "+m.Table+" t WHERE "+where, args...).Scan(&total); err != nil {
-			return nil, 0, nil, fmt.Errorf("store: count %s: %w", m.Table, err)
-		}
-	}
-	if total == 0 || q.Offset >= total {
+	if total == 0 || (q.After == nil && q.Offset >= total) {
 		return nil, total, nil, nil
-	}
-	// The search's newest (or oldest) matches read from the word index to the page's
-	// end (tailPage) are the page's own logs, from its offset on: not looked for again
-	// in the held columns, whose pick of every match cost a phrase's page 25 ms more.
-	fromOffset := len(q.Where) == 1 && q.Where[0].fromOffset
-	if m.Table == "command_logs" && q.After == nil && !q.Keyed && !fromOffset {
-		// Ordered by the duration, user name or outcome (or deep by created), under
-		// conditions on what the server holds of every log: found in memory.
-		if ids, ok, err := db.heldPage(ctx, q, searched, total, byDevice || bySpan); ok || err != nil {
-			return ids, total, nil, err
-		}
-	}
-	if fromOffset {
-		q.Offset = 0
 	}
 	if q.After != nil {
 		// The count is of the whole list; the page is what follows the cursor.
 		e := And(append(slices.Clip(q.Where), after)...)
 		where, args = e.SQL, e.Args
-	}
-	if m.Table == "command_logs" && q.After == nil && q.Offset >= hourWalkFrom {
-		if desc, ok := byCreated(q.Order); ok {
-			ids, next, done, err := db.logPageByHours(ctx, m, Expr{SQL: where, Args: args}, desc, q)
-			if done || err != nil {
-				return ids, total, next, err
-			}
-		}
-	}
-	if m.Table == "command_logs" && where == True.SQL && !q.Keyed {
-		if desc, ok := byCreated(q.Order); ok && desc {
-			if ids, ok := db.recentPage(ctx, q); ok {
-				return ids, total, nil, nil
-			}
-		}
-	}
-	if byDevice && !q.Keyed {
-		if desc, ok := byCreated(q.Order); ok {
-			ids, found, err := db.logPageByWalk(ctx, where, args, keys, desc, total, q)
-			if found || err != nil {
-				return ids, total, nil, err
-			}
-		}
-	}
-	if byDevice && q.After == nil {
-		if device, ok := oneDevice(keys); ok {
-			// The condition holds for one device's logs alone (a device's page, within
-			// a viewer's permission): its index range, rather than testing the whole
-			// condition on each log, which builds the viewer's devices anew each time.
-			where, args = "t.device_id = ?", []any{device}
-		}
-	}
-	if len(q.Order) > 0 && q.Order[0].Values != "" && q.Order[0].NotNull && bySpan && !q.Keyed {
-		ids, err := db.pageByValues(ctx, m, where, args, q)
-		return ids, total, nil, err
-	}
-	if len(q.Order) > 0 && q.Order[0].Index != "" && where != True.SQL && m.Table == "command_logs" {
-		// A condition on the device and created (bySpan) is tested within the index, as
-		// one on the device alone is.
-		ids, next, found, err := db.pageAlong(ctx, m, where, args, after, q, total, byDevice || bySpan)
-		if found || err != nil {
-			return ids, total, next, err
-		}
 	}
 	ids, next, err := db.pageIDs(ctx, db.reader(ctx), m, where, args, q)
 	return ids, total, next, err
@@ -640,289 +565,6 @@ func (db *DB) ListKeyed(ctx context.Context, q Query) ([]int64, int, []any, erro
 
 // ByRowid is the SortIndex of the id: the table itself holds its rows in the id's order.
 const ByRowid = "rowid"
-
-// alongLeast and alongMost bound how many logs a page walks along its ordering's index
-// (pageAlong): about 1.5 µs each at a million logs, looking each one up. Tests lower them.
-var (
-	alongLeast = 1000
-	alongMost  = 20000
-)
-
-// pageAlong is a page of logs ordered by a field with an index of its own (Order.Index)
-// for a condition that keeps total of them. Given a condition with an index of its own
-// (a user, a viewer's devices), SQLite reads every log it keeps and sorts them all for
-// each page: for a viewer of a fifth of a million logs ordered by user name, a second.
-// Were the condition's logs spread evenly along the ordering's index, the page would
-// end within (offset + limit) × every log / total of its start. The walk reads twice
-// that, at least alongLeast, then eight times as many, and stops at alongMost; when
-// twice that is more than the condition keeps, they are sorted instead. A page
-// the walk holds whole is the page: every log it passed over sorts before the rest. It
-// reports false when the walk did not hold the page (the condition's logs lie elsewhere
-// along the index, as a day's do ordered by user name, then created), and the page is
-// sorted. A page beyond alongMost is read along the index to its end, unbounded: when
-// the condition reads no more than the index holds (inIndex: the device, created), and
-// the walk would pass no more than eight entries for each log the condition keeps;
-// otherwise when the condition keeps an eighth of the logs or more and the walk would
-// read no more logs than it keeps. Else sorted. Along the ids (the table itself) a walk
-// reads whole logs, and takes the second rule.
-func (db *DB) pageAlong(ctx context.Context, m *Model, where string, args []any, after Expr, q Query, total int, inIndex bool) ([]int64, []any, bool, error) {
-	all, err := db.allLogs(ctx)
-	if err != nil || total <= 0 {
-		return nil, nil, false, err
-	}
-	reach := q.Offset + q.Limit
-	if q.After != nil {
-		reach = q.Limit // from the cursor, which the index seeks to
-	}
-	if clustered := q.Order[0].Values != "" || q.Order[0].Index == ByRowid; clustered && mentions(And(q.Where...).SQL, "t.created") {
-		// A condition on created keeps logs that lie together along the index: in a run
-		// for each of the field's few values, or, along the ids, where they were
-		// written. Not spread over it, as a week's logs are along the durations.
-		return nil, nil, false, nil
-	}
-	along := m.Table + " t INDEXED BY " + q.Order[0].Index
-	if q.Order[0].Index == ByRowid {
-		along = m.Table + " t NOT INDEXED"
-	}
-	first := 2 * float64(reach) * float64(all) / float64(total)
-	if first > float64(alongMost) || first > 2*float64(total) {
-		if inIndex && q.Order[0].Index != ByRowid {
-			if float64(reach)*float64(all) > 8*float64(total)*float64(total) {
-				// The walk would pass more than eight index entries for each log the
-				// sort reads: each of those is looked up for its column.
-				return nil, nil, false, nil
-			}
-		} else if 8*total < all || first > 2*float64(total) {
-			// Few logs, sorted at less cost than the walk; or a walk longer than the
-			// logs the condition keeps, each looked up where the index leads (along the
-			// duration's, at random).
-			return nil, nil, false, nil
-		}
-		// A page deep in a list that keeps many logs: walking the index to it reads
-		// fewer logs than sorting them all, which reads and sorts every one (a
-		// superuser's page 10,000 in of one user's million logs ordered by user name:
-		// 4.5 s sorted). A condition on the device alone is tested within the index,
-		// which holds each log's device (migration 0068), so the walk reads no row
-		// however far it goes: a viewer's page 100,000 in ordered by user name.
-		q.from = Expr{SQL: along}
-		ids, next, err := db.pageIDs(ctx, db.reader(ctx), m, where, args, q)
-		return ids, next, err == nil, err
-	}
-	for _, n := range []int{max(int(first), alongLeast), max(int(first), alongLeast) * 8} {
-		if n > alongMost {
-			break
-		}
-		inner, iargs := "SELECT t.id FROM "+along, []any(nil)
-		if q.After != nil {
-			inner, iargs = inner+" WHERE "+after.SQL, slices.Clip(after.Args)
-		}
-		inner += " ORDER BY " + orderBy(keyTerms(q.Order)) + " LIMIT ?"
-		// CROSS JOIN keeps the walk the outer loop: SQLite would rather start from the
-		// condition's own index and look each log up in the walk.
-		q.from = Expr{SQL: "(" + inner + ") w CROSS JOIN " + m.Table + " t ON t.id = w.id", Args: append(iargs, n)}
-		ids, next, err := db.pageIDs(ctx, db.reader(ctx), m, where, args, q)
-		if err != nil {
-			return nil, nil, false, err
-		}
-		held := len(ids) == q.Limit && (!q.Keyed || next != nil) // a keyed page holds the next one's first log too
-		if held || (q.After == nil && n >= all) {
-			return ids, next, true, nil
-		}
-		if n >= all {
-			break
-		}
-	}
-	return nil, nil, false, nil
-}
-
-// mentions reports whether the SQL of a condition names a column ("t.created", not
-// "t.created_by").
-func mentions(sql, col string) bool {
-	for rest := sql; ; {
-		i := strings.Index(rest, col)
-		if i < 0 {
-			return false
-		}
-		rest = rest[i+len(col):]
-		if rest == "" || !strings.ContainsRune("_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", rune(rest[0])) {
-			return true
-		}
-	}
-}
-
-// oneDevice is the device of a set of device keys (deviceKeys) that holds one device,
-// not a deleted one's key.
-func oneDevice(keys string) (int64, bool) {
-	inner, open := strings.CutPrefix(keys, "[")
-	inner, closed := strings.CutSuffix(inner, "]")
-	if !open || !closed {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(inner, 10, 64)
-	return n, err == nil && n > 0
-}
-
-// logWalkRows is how many of the newest (or oldest) logs a page of a condition on the
-// device alone may read along the created index before it falls back to the device's
-// own indexes; logWalkLeast is the fewest a walk reads.
-const (
-	logWalkRows  = 2000
-	logWalkLeast = 200
-)
-
-// logPageByWalk is a near page of logs ordered by created for a condition on the
-// log's device alone that holds for many logs (total of them, those of the device keys
-// in keys): it reads the first logs of every device along the created index, which
-// holds each log's id and device, and keeps those that match. It reads twice as many as
-// would hold the page were the condition's logs spread evenly among them, and when
-// those do not hold it, logWalkRows. Every matching log before the page's end sorts
-// before the walk's last one when the walk found the whole page, or the list's end;
-// otherwise it reports false and the page is read through the device indexes, which
-// cost a seek per device however many logs the condition keeps.
-//
-// Newest first, between two writes, the walk is through the window of recent logs held
-// in memory (recentLogs) once it is read.
-func (db *DB) logPageByWalk(ctx context.Context, where string, args []any, keys string, desc bool, total int, q Query) ([]int64, bool, error) {
-	// all is at least total: the page alone past the walk's bound says no before the
-	// product below could overflow.
-	if total == 0 || 2*(q.Offset+q.Limit) > logWalkRows {
-		return nil, false, nil
-	}
-	all, err := db.allLogs(ctx)
-	if err != nil {
-		return nil, false, fmt.Errorf("store: list command_logs: %w", err)
-	}
-	reach := 2 * (q.Offset + q.Limit) * all / total
-	if reach > logWalkRows {
-		return nil, false, nil
-	}
-	first := max(reach, logWalkLeast)
-	var win *recentWindow
-	if version, ok := db.version(ctx); ok && desc {
-		win = db.recent.window(ctx, db, version, first)
-	}
-	var set map[int64]bool
-	if win != nil {
-		if set, err = win.set(keys); err != nil {
-			return nil, false, err
-		}
-	}
-	for _, n := range []int{first, logWalkRows} {
-		var ids []int64
-		if win != nil {
-			ids = win.page(set, n, q)
-			db.recent.used.Add(1)
-		} else if ids, err = db.walkLogs(ctx, where, args, desc, n, q); err != nil {
-			return nil, false, err
-		}
-		if len(ids) == q.Limit || q.Offset+len(ids) >= total {
-			return ids, true, nil
-		}
-		if n >= logWalkRows || n >= all {
-			break // the longer walk would read the same logs
-		}
-	}
-	return nil, false, nil
-}
-
-// walkLogs is the page of q among the logs that match where within the first n logs
-// along the created index.
-func (db *DB) walkLogs(ctx context.Context, where string, args []any, desc bool, n int, q Query) ([]int64, error) {
-	dir := orderDir(desc)
-	rows, err := db.reader(ctx).QueryContext(ctx, `SELECT t.id FROM (SELECT x.id, x.created, x.device_id FROM command_logs x
-		ORDER BY x.created `+dir+`, x.id `+dir+` LIMIT ?) t WHERE `+where+`
-		ORDER BY t.created `+dir+`, t.id `+dir+` LIMIT ? OFFSET ?`, append([]any{n}, append(slices.Clip(args), q.Limit, q.Offset)...)...)
-	if err != nil {
-		return nil, fmt.Errorf("store: list command_logs: %w", err)
-	}
-	defer rows.Close()
-	ids := make([]int64, 0, q.Limit)
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("store: list command_logs: %w", err)
-		}
-		ids = append(ids, id)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: list command_logs: %w", err)
-	}
-	return ids, nil
-}
-
-// logPageByHours is a page of logs ordered by created, deep in the list, for a
-// condition on the log's device alone, on the device and one outcome (a viewer's failed
-// logs), or on the device and bounds on created (a span): the hourly counters say which
-// hour the page starts in, so SQLite skips only inside that hour instead of every row
-// before it. The counters and the page are read in one snapshot. It reports false,
-// having done nothing, for a condition on more.
-func (db *DB) logPageByHours(ctx context.Context, m *Model, where Expr, desc bool, q Query) ([]int64, []any, bool, error) {
-	rq, done, err := db.snapshot(ctx)
-	if err != nil {
-		return nil, nil, false, fmt.Errorf("store: list %s: %w", m.Table, err)
-	}
-	defer done()
-	// where is r, on the device, within s.
-	devices, r, s, counted := "", where, span{}, hourTotal
-	if where.SQL != True.SQL {
-		set, ok := db.logDevices(ctx, rq, where)
-		if !ok {
-			set, counted, ok = db.outcomeDevices(ctx, rq, where)
-		}
-		if !ok {
-			counted = hourTotal
-			var rest []Expr
-			if rest, s, ok = splitSpan(q.Where); !ok {
-				return nil, nil, false, nil
-			}
-			if r = And(rest...); r.SQL != True.SQL {
-				if set, ok = db.logDevices(ctx, rq, r); !ok {
-					return nil, nil, false, nil
-				}
-			}
-		}
-		devices = set
-	}
-	var total int
-	if s == (span{}) {
-		total, err = logCountOf(ctx, rq, devices, counted)
-	} else {
-		total, err = db.countSpan(ctx, rq, devices, r, s)
-	}
-	if err != nil {
-		return nil, nil, false, fmt.Errorf("store: list %s: %w", m.Table, err)
-	}
-	if q.Offset >= total {
-		return nil, nil, true, nil
-	}
-	if !q.Keyed && q.Offset > total/2 {
-		// Nearer the far end: the same page read backwards from that end, so that no
-		// walk sums more than half the hours.
-		first := max(0, total-q.Offset-q.Limit)
-		q.Limit, q.Order = total-q.Offset-first, []Order{{SQL: "t.created", Desc: !desc, NotNull: true}}
-		q.Offset, desc = first, !desc
-		ids, _, found, err := db.logPageFrom(ctx, rq, m, r, devices, counted, s, desc, q)
-		slices.Reverse(ids)
-		return ids, nil, found, err
-	}
-	return db.logPageFrom(ctx, rq, m, r, devices, counted, s, desc, q)
-}
-
-// logPageFrom is the page of q through the hourly counters of devices (the counted
-// column's sums), those r keeps, within s.
-func (db *DB) logPageFrom(ctx context.Context, rq snapshotReader, m *Model, r Expr, devices string, counted hourCount, s span, desc bool, q Query) ([]int64, []any, bool, error) {
-	from, skip, found, err := hourStart(ctx, rq, devices, counted, r, s, desc, q.Offset)
-	if err != nil {
-		return nil, nil, false, fmt.Errorf("store: list %s: %w", m.Table, err)
-	}
-	if !found {
-		return nil, nil, true, nil
-	}
-	e := And(append([]Expr{r}, from.conds()...)...)
-	q.Offset = skip
-	ids, next, err := db.pageIDs(ctx, rq, m, e.SQL, e.Args, q)
-	return ids, next, true, err
-}
 
 // keyTerms are the ordering terms with the id that breaks ties, in the first term's
 // direction.
@@ -1003,14 +645,6 @@ func (db *DB) pageIDs(ctx context.Context, rq querier, m *Model, where string, a
 
 // ErrBadCursor is returned for a cursor that does not fit the list's ordering.
 var ErrBadCursor = errors.New("bad cursor")
-
-// orderDir is the SQL direction of an ordering, descending when desc.
-func orderDir(desc bool) string {
-	if desc {
-		return "DESC"
-	}
-	return "ASC"
-}
 
 // afterCond is the condition of the rows after q's cursor: True when it has none.
 func (q Query) afterCond() (Expr, error) {

@@ -36,25 +36,26 @@ func (db *DB) Rows(ctx context.Context, m *Model, ids []int64) ([]Row, error) {
 	return db.load(ctx, m, ids, false, nil)
 }
 
-// RowsLeaving loads rows as Rows does, except the Lazy fields leave says the caller
-// will not show: those are not read, and their names are absent from the rows.
+// RowsLeaving loads rows as Rows does, except the fields leave says the caller will not
+// show (see skipped): those are not read, and their names are absent from the rows.
 func (db *DB) RowsLeaving(ctx context.Context, m *Model, ids []int64, leave func(name string) bool) ([]Row, error) {
 	return db.load(ctx, m, ids, false, leave)
 }
 
 // load loads rows; nested loads only what the nested form shows (every column, and the
 // references, relations and computed values marked Nested); leave (nil for none) names
-// Lazy fields not to read.
+// fields the caller does not show (see skipped).
 func (db *DB) load(ctx context.Context, m *Model, ids []int64, nested bool, leave func(string) bool) ([]Row, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	rows, err := columnsLeaving(ctx, db.reader(ctx), m, "t.id IN ("+placeholders(len(ids))+")", int64Args(ids), leave)
+	skip := skipped(m, leave)
+	rows, err := columnsLeaving(ctx, db.reader(ctx), m, "t.id IN ("+placeholders(len(ids))+")", int64Args(ids), skip)
 	if err != nil {
 		return nil, err
 	}
 	for _, f := range m.Fields {
-		if (nested && !f.Nested) || f.Access == Internal {
+		if (nested && !f.Nested) || f.Access == Internal || (skip != nil && skip(f.Name)) {
 			continue
 		}
 		switch {
@@ -73,7 +74,7 @@ func (db *DB) load(ctx context.Context, m *Model, ids []int64, nested bool, leav
 	}
 	for _, r := range rows {
 		for _, f := range m.Fields {
-			if f.Compute != nil && (!nested || f.Nested) {
+			if f.Compute != nil && (!nested || f.Nested) && (skip == nil || !skip(f.Name)) {
 				r[f.Name] = f.Compute(r)
 			}
 		}
@@ -82,6 +83,34 @@ func (db *DB) load(ctx context.Context, m *Model, ids []int64, nested bool, leav
 		}
 	}
 	return rows, nil
+}
+
+// skipped is what a load for a page that does not show the fields leave names leaves
+// out: a Lazy field always; any other too, unless the page shows a computed field (whose
+// inputs are not declared) or the model's display does not say what it reads. The id,
+// what the display reads and the names of the kept references shown are always read.
+func skipped(m *Model, leave func(string) bool) func(string) bool {
+	if leave == nil {
+		return nil
+	}
+	lazyOnly := m.Display != nil && m.DisplayFields == nil
+	need := map[string]bool{"id": true}
+	for _, name := range append(slices.Clip(displayNames), m.DisplayFields...) {
+		need[name] = true
+	}
+	for _, f := range m.Fields {
+		if leave(f.Name) {
+			continue
+		}
+		lazyOnly = lazyOnly || f.Compute != nil
+		if f.KeptName != "" {
+			need[f.KeptName] = true
+		}
+	}
+	return func(name string) bool {
+		f, ok := m.Field(name)
+		return ok && leave(name) && !need[name] && (f.Lazy || !lazyOnly)
+	}
 }
 
 // querier is what the reader pool and a write transaction share.
@@ -99,7 +128,7 @@ func columnsOf(ctx context.Context, q querier, m *Model, where string, args []an
 	return columnsLeaving(ctx, q, m, where, args, nil)
 }
 
-// columnsLeaving is columnsOf without the Lazy fields leave names (leave may be nil).
+// columnsLeaving is columnsOf without the fields leave names (leave may be nil).
 func columnsLeaving(ctx context.Context, q querier, m *Model, where string, args []any, leave func(string) bool) ([]Row, error) {
 	fields, cols := loadedColumns(m, leave)
 	order := ""
@@ -140,14 +169,14 @@ func columnsLeaving(ctx context.Context, q querier, m *Model, where string, args
 	return out, nil
 }
 
-// loadedColumns are the fields a load reads, leaving out the Lazy ones leave names, and
-// the SQL of each.
+// loadedColumns are the fields a load reads, leaving out those leave names, and the SQL
+// of each.
 func loadedColumns(m *Model, leave func(string) bool) ([]*Field, []string) {
 	var fields []*Field
 	var cols []string
 	for i := range m.Fields {
 		f := &m.Fields[i]
-		if f.Lazy && leave != nil && leave(f.Name) {
+		if leave != nil && leave(f.Name) {
 			continue
 		}
 		if f.stored() || f.Select != "" {

@@ -50,10 +50,14 @@ func newPermFixture(t *testing.T) *permFixture {
 		(1, 10, 'users', 1, ?, ?), (2, 20, 'voice', 2, ?, ?), (3, 30, 'mgmt', NULL, ?, ?)`, now, now, now, now, now, now)
 	f.exec(`INSERT INTO commands (id, name, command, command_type, created, last_updated) VALUES
 		(1, 'show ver', 'show version', 'show', ?, ?), (2, 'set desc', 'description x', 'config', ?, ?)`, now, now, now, now)
-	f.exec(`INSERT INTO command_logs (id, command_id, command_name, device_id, device_name, user_id, username, success,
-		execution_time, created, last_updated) VALUES
-		(1, 1, 'show ver', 1, 'r1', 2, 'alice', 1, ?, ?, ?), (2, 2, 'set desc', 2, 'r2', 3, 'bob', 0, ?, ?, ?)`,
-		now, now, now, now, now, now)
+	// logs 1 and 2, with their counters
+	if err := f.db.InsertLogs(ctx, []Values{
+		{"command": int64(1), "command_name": "show ver", "device": int64(1), "device_name": "r1", "user": int64(2),
+			"username": "alice", "success": true},
+		{"command": int64(2), "command_name": "set desc", "device": int64(2), "device_name": "r2", "user": int64(3),
+			"username": "bob", "success": false}}); err != nil {
+		t.Fatal(err)
+	}
 	return f
 }
 

@@ -92,3 +92,29 @@ func (p *pool) Close() error {
 	p.mu.Unlock()
 	return p.DB.Close()
 }
+
+// kept is the statement of query when it was prepared before, nil otherwise. Unlike
+// stmt it never prepares one: inside a write transaction, which holds the writer's one
+// connection, preparing through the pool would wait for that connection forever.
+func (p *pool) kept(query string) *sql.Stmt {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.stmts[query]
+}
+
+// txExec runs query in tx, through the writer's statement of it when one was prepared
+// before (prepareLogWrites).
+func (db *DB) txExec(ctx context.Context, tx *sql.Tx, query string, args ...any) (sql.Result, error) {
+	if s := db.w.kept(query); s != nil {
+		return tx.StmtContext(ctx, s).ExecContext(ctx, args...)
+	}
+	return tx.ExecContext(ctx, query, args...)
+}
+
+// txQueryRow is txExec for a statement that returns a row.
+func (db *DB) txQueryRow(ctx context.Context, tx *sql.Tx, query string, args ...any) *sql.Row {
+	if s := db.w.kept(query); s != nil {
+		return tx.StmtContext(ctx, s).QueryRowContext(ctx, args...)
+	}
+	return tx.QueryRowContext(ctx, query, args...)
+}

@@ -44,7 +44,12 @@ var Users = declare(&Model{
 		}
 		return keepSuperuser(ctx, tx, old)
 	},
-	Deleted: keepSuperuser,
+	Deleted: func(ctx context.Context, tx *sql.Tx, old Row) error {
+		if err := keepSuperuser(ctx, tx, old); err != nil {
+			return err
+		}
+		return logKeyGone(ctx, tx, "user_key", old.ID())
+	},
 })
 
 // endSessions ends every web session of a user whose password changed or who was
