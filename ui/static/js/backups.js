@@ -1,12 +1,10 @@
 // backups.js: each device's last good config backup against its age limit, never
 // backed up first, then the oldest (GET /api/plugins/toolkit/backup-health/).
 
-import { h, link, badge, fmtAgo } from './dom.js';
+import { h, link, statusBadge, fmtAgo } from './dom.js';
 import { T } from './api.js';
 import { route } from './router.js';
 import { listPage, emptyState } from './list.js';
-
-const kinds = { ok: 'ok', stale: 'bad', never: 'bad' };
 
 function span(sec) {
   if (sec == null) return '—';
@@ -23,7 +21,7 @@ async function healthView(main) {
     columns: [
       { label: 'Device', cell: (b) => link(`/ui/devices/${b.device.id}`, b.device.name) },
       { label: 'Site', cell: (b) => b.site.name },
-      { label: 'Status', cell: (b) => badge(b.status === 'never' ? 'never backed up' : b.status, kinds[b.status]) },
+      { label: 'Status', cell: (b) => statusBadge(b.status, b.status === 'never' ? 'never backed up' : '') },
       { label: 'Last good backup', cell: (b) => (b.last_good ? fmtAgo(b.last_good) : '—') },
       { label: 'Age', cell: (b) => span(b.age_seconds) },
       { label: 'Limit', cell: (b) => h('span', { title: b.limit_from === 'site' ? "the site's backup_max_age_hours" : 'config_backup.max_age' }, span(b.limit_seconds)) },

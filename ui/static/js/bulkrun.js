@@ -3,7 +3,7 @@
 // run goes through the same streamed endpoint (the same checks, rate limit and log),
 // a few at a time.
 
-import { h, add, clear, link, okBadge, outcomeBadge, cancelled, loading, pageHead, errorBox, spinner, notice, refText, fmtSeconds, clockTime } from './dom.js';
+import { h, add, clear, link, okBadge, outcomeBadge, outcome, loading, pageHead, errorBox, spinner, notice, refText, fmtSeconds, clockTime } from './dom.js';
 import { get, post, stream, qs, T, ApiError, getAll } from './api.js';
 import { route } from './router.js';
 import { can } from './session.js';
@@ -267,7 +267,7 @@ function devicePanel(d) {
           skipped: (ev) => live.append(`\n[… ${ev.bytes} bytes not shown while running; the full output follows]\n`),
         });
         showResult(resultBox, res);
-        panel.outcome = res.success ? 'success' : cancelled(res) ? 'cancelled' : 'failed';
+        panel.outcome = outcome(res);
         badgeBox.replaceChildren(outcomeBadge(res));
         const f = res.failure;
         state.textContent = f && f.reason === 'cancelled' ? `cancelled after ${seconds().toFixed(1)} s`

@@ -3,7 +3,7 @@
 // the text as read for users who may see it), a version's diff side by side, and the
 // site-wide list of each device's last good backup, the devices never backed up first.
 
-import { h, clear, link, loading, pageHead, fmtTime, fmtAgo, table, badge, dl, errorBox, notice } from './dom.js';
+import { h, clear, link, loading, pageHead, fmtTime, fmtAgo, table, badge, statusBadge, dl, errorBox, notice } from './dom.js';
 import { get, post, T, qs } from './api.js';
 import { route, navigate } from './router.js';
 import { can } from './session.js';
@@ -15,7 +15,7 @@ const CV = 'netbox_toolkit_plugin.configversion';
 const CMD = 'netbox_toolkit_plugin.command';
 
 /** versionBadge shows a version's status; a quarantined read warns. */
-const versionBadge = (v) => (v.status === 'quarantined' ? badge('quarantined', 'bad') : badge('stored', 'ok'));
+const versionBadge = (v) => statusBadge(v.status === 'quarantined' ? 'quarantined' : 'stored');
 
 /** attribution says who changed a version: the FieldKit config executions, or nobody here. */
 function attribution(v) {
@@ -131,7 +131,7 @@ async function lastGoodView(main) {
     h('section', { class: 'card' }, table([
       { label: 'Device', cell: (x) => link(`/ui/devices/${x.device.id}`, x.device.name) },
       { label: 'Site', cell: (x) => x.site.name || '—' },
-      { label: 'Last good backup', cell: (x) => (x.last_good ? h('span', {}, fmtAgo(x.last_good), ' ', link(`/ui/config-versions/${x.version_id}`, 'view')) : badge('never backed up', 'bad')) },
+      { label: 'Last good backup', cell: (x) => (x.last_good ? h('span', {}, fmtAgo(x.last_good), ' ', link(`/ui/config-versions/${x.version_id}`, 'view')) : statusBadge('never', 'never backed up')) },
       { label: 'Last quarantined read', cell: (x) => (x.last_quarantined ? h('span', { title: x.last_quarantine_reason }, fmtAgo(x.last_quarantined), ': ', x.last_quarantine_reason) : '—') },
     ], r.results, 'No device here.', { stack: true })));
 }

@@ -2,7 +2,7 @@
 // once, right after create or regenerate; this tab also keeps it in memory (never in
 // storage) so the device runner can use it until the page is reloaded.
 
-import { h, clear, link, badge, loading, pageHead, fmtAgo, table, errorBox, confirmDialog, toast, copyButton, notice } from './dom.js';
+import { h, clear, link, statusBadge, loading, pageHead, fmtAgo, table, errorBox, confirmDialog, toast, copyButton, notice } from './dom.js';
 import { get, post, patch, del } from './api.js';
 import { route, navigate } from './router.js';
 import { buildForm } from './forms.js';
@@ -59,7 +59,7 @@ async function listView(main) {
       { label: 'Name', class: 'wrap-some', value: (s) => s.name.toLowerCase(), cell: (s) => link(`/ui/credentials/${s.id}/edit`, s.name) },
       { label: 'Username', value: (s) => s.username.toLowerCase(), cell: (s) => s.username },
       { label: 'Platforms', class: 'wrap-some', cell: (s) => (s.platforms.length ? s.platforms.map((p) => p.name).join(', ') : 'all') },
-      { label: 'Status', value: (s) => (s.is_active ? 0 : 1), cell: (s) => (s.is_active ? badge('active', 'ok') : badge('inactive')) },
+      { label: 'Status', value: (s) => (s.is_active ? 0 : 1), cell: (s) => statusBadge(s.is_active ? 'active' : 'inactive') },
       { label: 'Secrets', class: 'wrap-some', cell: (s) => [s.has_password ? 'password' : null, s.has_enable_secret ? 'enable' : null, s.has_private_key ? 'key' : null].filter(Boolean).join(', ') || '—' },
       { label: 'Token', cell: (s) => h('code', {}, `${s.token_prefix}…`) },
       { label: 'Last used', value: (s) => s.last_used || '', cell: (s) => fmtAgo(s.last_used) },

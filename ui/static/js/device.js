@@ -4,7 +4,7 @@
 // checks everything and its refusals are shown where they apply.
 
 import { configCard } from './configs.js';
-import { h, add, clear, link, okBadge, outcomeBadge, cancelled, statusBadge, loading, pageHead, dl, refText, fmtAgo, fmtSeconds, table, scrollBox, errorBox, spinner, copyButton, notice, clockTime } from './dom.js';
+import { h, add, clear, link, okBadge, outcomeBadge, outcome, statusBadge, statusKind, loading, pageHead, dl, refText, fmtAgo, fmtSeconds, table, scrollBox, errorBox, spinner, copyButton, notice, clockTime } from './dom.js';
 import { get, post, stream, T, ApiError, getAll, describeFields } from './api.js';
 import { route } from './router.js';
 import { can } from './session.js';
@@ -505,7 +505,7 @@ export function failureBox(message, f) {
 /** showResult shows a run's result (execute's answer) in box. */
 export function showResult(box, res) {
   clear(box,
-    h('div', { class: `result-head ${res.success ? 'ok' : cancelled(res) ? 'cancelled' : 'bad'}` },
+    h('div', { class: `result-head ${statusKind(outcome(res))}` },
       outcomeBadge(res), ' ', h('strong', {}, res.command.name), ` on ${res.device.name} · ${fmtSeconds(res.execution_time)} · `,
       res.command_log_id ? link(`/ui/logs/${res.command_log_id}`, `log #${res.command_log_id}`) : null),
     syntaxBanner(res.syntax_error),

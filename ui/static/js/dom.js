@@ -119,7 +119,28 @@ export function fmtSeconds(x) {
 }
 
 export const badge = (text, kind = '') => h('span', { class: `badge ${kind}` }, text);
-export const okBadge = (ok) => badge(ok ? 'success' : 'failed', ok ? 'ok' : 'bad');
+
+/**
+ * statusKinds is the one place a status word gets its colour (a class of .badge, .result-head,
+ * .key): a device's or an address's status, a run's outcome, a schedule run's, a webhook
+ * delivery's, a hub site's, the hub link's, a backup's. Green is well, red failed, amber needs
+ * a look; cancelled (and skipped) is nobody's failure: grey, neither green nor red. A word not
+ * listed (planned, reserved, pending…) is plain grey.
+ */
+const statusKinds = {
+  active: 'ok', success: 'ok', completed: 'ok', delivered: 'ok', online: 'ok', ok: 'ok', stored: 'ok',
+  failed: 'bad', errored: 'bad', offline: 'bad', revoked: 'bad', stale: 'bad', never: 'bad', quarantined: 'bad',
+  starting: 'warn', unreachable: 'warn', busy: 'warn', refused: 'warn', upgrade_required: 'warn', superseded: 'warn',
+  cancelled: 'cancelled', skipped: 'cancelled',
+};
+
+/** statusKind is the colour class of a status word ({value, label} or a bare value); '' for plain grey. */
+export function statusKind(s) {
+  const v = s && typeof s === 'object' ? s.value : s;
+  return Object.hasOwn(statusKinds, v) ? statusKinds[v] : '';
+}
+
+export const okBadge = (ok) => statusBadge(ok ? 'success' : 'failed');
 
 /**
  * cancelled reports whether a run (a log, execute's answer) was stopped by a person (or
@@ -127,14 +148,20 @@ export const okBadge = (ok) => badge(ok ? 'success' : 'failed', ok ? 'ok' : 'bad
  */
 export const cancelled = (run) => !!(run && !run.success && (run.cancelled === true || (run.failure && run.failure.reason === 'cancelled')));
 
-/** outcomeBadge is a run's outcome: success, failed, or cancelled, which is nobody's failure. */
-export const outcomeBadge = (run) => (cancelled(run) ? badge('cancelled', 'cancelled') : okBadge(run.success));
+/** outcome is a run's outcome word: success, failed, or cancelled, which is nobody's failure. */
+export const outcome = (run) => (run.success ? 'success' : cancelled(run) ? 'cancelled' : 'failed');
 
-/** statusBadge is an object's status ({value, label} or a bare value), coloured the same everywhere. */
-export function statusBadge(s) {
+/** outcomeBadge is a run's outcome as a badge. */
+export const outcomeBadge = (run) => statusBadge(outcome(run));
+
+/**
+ * statusBadge is a status ({value, label} or a bare value) in its colour (statusKinds); text,
+ * when given, is shown instead of the label ("never backed up" for never).
+ */
+export function statusBadge(s, text) {
   const v = s && typeof s === 'object' ? s.value : s;
   if (!v) return '—';
-  return badge(s.label || v, v === 'active' ? 'ok' : v === 'failed' || v === 'offline' ? 'bad' : '');
+  return badge(text || s.label || v, statusKind(v));
 }
 export const spinner = () => h('span', { class: 'spinner', 'aria-hidden': 'true' });
 

@@ -2,7 +2,7 @@
 // navigation (shown by permission), the first page a user may open, the welcome page of
 // a user who may open none, and the "not allowed" panel with whom to ask.
 
-import { h, clear, link, pageHead, lowerFirst, badge } from './dom.js';
+import { h, clear, link, pageHead, lowerFirst, statusBadge } from './dom.js';
 import { get } from './api.js';
 import { route } from './router.js';
 import { session, isSuper, can } from './session.js';
@@ -48,8 +48,7 @@ export function hubLine() {
     const hub = st && st.hub;
     if (!hub) return;
     const behind = hub.pending ? `${hub.pending.toLocaleString()} records behind (${Math.round(hub.behind_seconds)} s)` : 'up to date';
-    const ok = hub.state === 'ok';
-    clear(el, 'Hub: ', badge(ok ? 'connected' : hub.state.replace('_', ' '), ok ? 'ok' : 'warn'), ' ', behind);
+    clear(el, 'Hub: ', statusBadge(hub.state, hub.state === 'ok' ? 'connected' : hub.state.replace('_', ' ')), ' ', behind);
     if (hub.last_error) el.title = hub.last_error;
   }).catch(() => {});
   return el;

@@ -152,7 +152,7 @@ export const RESOURCES = {
     path: '/api/plugins/toolkit/webhook-deliveries/', type: 'netbox_toolkit_plugin.webhookdelivery', section: 'automation',
     columns: [['#', (d) => link(`/ui/webhook-deliveries/${d.id}`, String(d.id))], ['When', (d) => fmtTime(d.created), 'created'],
       ['Webhook', (d) => refText(d.webhook)], ['Event', (d) => `${d.event_type} ${d.state === 'resolved' ? '(resolved)' : ''}`],
-      ['Status', (d) => badge(val(d.status), val(d.status) === 'delivered' ? 'ok' : val(d.status) === 'failed' ? 'bad' : ''), 'status'],
+      ['Status', (d) => statusBadge(val(d.status)), 'status'],
       ['Attempts', (d) => String(d.attempts)], ['Answer', (d) => (d.response_status ? String(d.response_status) : d.error || '—')]],
     filters: [{ name: 'status', label: 'Status', type: 'select', options: [['pending', 'pending'], ['delivered', 'delivered'], ['failed', 'failed']] }],
   },
@@ -218,7 +218,7 @@ export const RESOURCES = {
 
 /** hubState is a hub site's state as a badge. */
 function hubState(state) {
-  return badge(state || '—', { online: 'ok', offline: 'warn', revoked: 'bad' }[state] || '');
+  return state ? statusBadge(state) : '—';
 }
 
 /** fmtMillis is a count of milliseconds in words: 950 ms, 12 s, 6 h 2 min. */
@@ -262,7 +262,7 @@ function every(sec) {
 }
 
 function runBadge(run) {
-  return badge(run.status, run.status === 'completed' ? 'ok' : 'bad');
+  return statusBadge(run.status);
 }
 
 function swatch(color) {

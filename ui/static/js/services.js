@@ -3,7 +3,7 @@
 // (within its constraints), nobody runs commands with them by hand, and they have no
 // token. The form is a personal set's.
 
-import { h, clear, link, badge, loading, pageHead, fmtAgo, table, errorBox, confirmDialog, toast, notice } from './dom.js';
+import { h, clear, link, statusBadge, loading, pageHead, fmtAgo, table, errorBox, confirmDialog, toast, notice } from './dom.js';
 import { get, patch, post, del } from './api.js';
 import { route, navigate } from './router.js';
 import { buildForm } from './forms.js';
@@ -25,7 +25,7 @@ async function listView(main) {
       { label: 'Name', class: 'wrap', value: (s) => s.name.toLowerCase(), cell: (s) => link(`${PAGE}${s.id}/edit`, s.name) },
       { label: 'Username', cell: (s) => s.username },
       { label: 'Platforms', class: 'wrap', cell: (s) => (s.platforms.length ? s.platforms.map((p) => p.name).join(', ') : 'all') },
-      { label: 'Status', value: (s) => (s.is_active ? 0 : 1), cell: (s) => (s.is_active ? badge('active', 'ok') : badge('inactive')) },
+      { label: 'Status', value: (s) => (s.is_active ? 0 : 1), cell: (s) => statusBadge(s.is_active ? 'active' : 'inactive') },
       { label: 'Made by', cell: (s) => s.created_by || '—' },
       { label: 'Last used', value: (s) => s.last_used || '', cell: (s) => fmtAgo(s.last_used) },
       { label: 'Schedules', cell: (s) => link(`/ui/schedules/?credential_set_id=${s.id}`, 'schedules') },

@@ -64,6 +64,12 @@ export async function liveRuns() {
   const row = page.locator('tbody tr', { has: page.locator(`a[href="/ui/logs/${logId}"]`) });
   await row.waitFor();
   check(await row.locator('.badge').first().textContent() === 'cancelled', 'the logs list shows it cancelled');
+  // In grey: a plain badge's background, neither a success's green nor a failure's red.
+  const bg = await row.locator('.badge').first().evaluate((el) => {
+    const probe = (cls) => { const s = document.createElement('span'); s.className = cls; document.body.append(s); const c = getComputedStyle(s).backgroundColor; s.remove(); return c; };
+    return { it: getComputedStyle(el).backgroundColor, plain: probe('badge'), ok: probe('badge ok'), bad: probe('badge bad') };
+  });
+  check(bg.it === bg.plain && bg.it !== bg.ok && bg.it !== bg.bad, `the cancelled badge is grey: ${JSON.stringify(bg)}`);
 
   step('a failed login says, in plain words, where, as whom, with which set, and what to check');
   const r = await inPage('/ui/api/credential-sets/', {
