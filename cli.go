@@ -39,9 +39,12 @@ func (c *common) load(e env, extra map[string]string) (Config, error) {
 	return loadConfig(file, e.getenv, e.environ, extra)
 }
 
-// openStore opens the database in the data directory, creating the directory. A long
-// migration reports its progress to logger.
+// openStore opens the database in the data directory, creating the directory, or a
+// hub's in PostgreSQL (store.driver). A long migration reports its progress to logger.
 func openStore(ctx context.Context, cfg Config, logger *slog.Logger) (*store.DB, error) {
+	if cfg.Store.Driver == "postgres" {
+		return store.OpenPostgres(ctx, cfg.Store.DSN, store.Logger(logger))
+	}
 	if err := os.MkdirAll(cfg.Server.Data, 0o700); err != nil {
 		return nil, fmt.Errorf("data directory: %w", err)
 	}
@@ -83,8 +86,12 @@ func (c *common) dataOrigin(e env, cfg Config) string {
 	return "the default data directory, ./fieldkit-data in the current directory"
 }
 
-// existing checks that the data directory has a database, before anything is made.
+// existing checks that the data directory has a database, before anything is made. A
+// hub's PostgreSQL database is made by its first opening, as a new file is by serve.
 func (c *common) existing(e env, cfg Config) error {
+	if cfg.Store.Driver == "postgres" {
+		return nil
+	}
 	path := dbFile(cfg.Server.Data)
 	if _, err := os.Stat(path); err == nil {
 		return nil

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"gopkg.in/yaml.v3"
 
 	"fieldkit/events"
@@ -39,6 +40,7 @@ type Config struct {
 	Schedules SchedulesConfig `yaml:"schedules"`
 	Webhooks  WebhooksConfig  `yaml:"webhooks"`
 	Hub       HubConfig       `yaml:"hub"`
+	Store     StoreConfig     `yaml:"store"`
 	Backup    BackupConfig    `yaml:"config_backup"`
 }
 
@@ -166,6 +168,13 @@ type HubConfig struct {
 	CredentialSet string `yaml:"credential_set" doc:"the service credential set (by name) that the commands the hub sends run with, as its owner; \"\" = the hub's jobs are refused"`
 }
 
+// StoreConfig is where the data is kept: the SQLite file of the data directory, or, for
+// a hub, PostgreSQL.
+type StoreConfig struct {
+	Driver string `yaml:"driver" doc:"sqlite (the file fieldkit.db in the data directory) or postgres (a hub's only, with hub.serve; its sites keep SQLite)"`
+	DSN    string `yaml:"dsn" doc:"with driver postgres: the database, as libpq takes it (postgres://fieldkit:PASSWORD@db.example.net:5432/fieldkit?sslmode=verify-full); never logged or shown (keep the file 0600)"`
+}
+
 // defaults is the configuration with no file, environment or flags.
 func defaults() Config {
 	return Config{
@@ -178,6 +187,7 @@ func defaults() Config {
 			BypassUsers: []string{}, BypassGroups: []string{}},
 		Export:    ExportConfig{Keep: 30},
 		UI:        UIConfig{SessionHours: 12},
+		Store:     StoreConfig{Driver: "sqlite"},
 		Metrics:   MetricsConfig{Enabled: true},
 		Schedules: SchedulesConfig{Workers: 32, WorkersPerSite: 16, WorkersPerDriver: 16},
 		Webhooks: WebhooksConfig{Timeout: 10 * time.Second, RetryMin: 5 * time.Second, RetryMax: 5 * time.Minute,
@@ -438,6 +448,7 @@ func (c Config) validate() error {
 	}
 	c.Inventory.validate(bad)
 	c.Hub.validate(bad)
+	c.Store.validate(c.Hub, bad)
 	return errors.Join(errs...)
 }
 
@@ -455,6 +466,25 @@ func (c HubConfig) validate(bad func(name, format string, a ...any)) {
 		if _, err := os.Stat(c.CAFile); err != nil {
 			bad("hub.ca_file", "%v", err)
 		}
+	}
+}
+
+// validate checks where the data is kept. Messages never quote the DSN, which holds a
+// password.
+func (c StoreConfig) validate(hub HubConfig, bad func(name, format string, a ...any)) {
+	switch c.Driver {
+	case "sqlite":
+	case "postgres":
+		if strings.TrimSpace(c.DSN) == "" {
+			bad("store.dsn", "needed with store.driver postgres")
+		} else if _, err := pgx.ParseConfig(c.DSN); err != nil {
+			bad("store.dsn", "not a PostgreSQL connection string (postgres://user:password@host:5432/database)")
+		}
+		if !hub.Serve {
+			bad("store.driver", "postgres is a hub's store (hub.serve: true); a site keeps SQLite")
+		}
+	default:
+		bad("store.driver", "%q is not sqlite or postgres", c.Driver)
 	}
 }
 

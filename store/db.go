@@ -47,6 +47,7 @@ type DB struct {
 	w    *pool
 	r    *pool
 	path string
+	pg   bool // the store is in PostgreSQL (postgres.go)
 	now  func() time.Time
 	gen  atomic.Uint64 // bumped by every committed Write
 	logs logQueue      // CreateLog's group commit
@@ -504,6 +505,9 @@ func (db *DB) Generation() uint64 { return db.gen.Load() }
 func constraintErr(err error, what string) error {
 	if err == nil {
 		return nil
+	}
+	if e, ok := pgConstraint(err, what); ok {
+		return e
 	}
 	msg := err.Error()
 	switch {

@@ -1,0 +1,147 @@
+package store
+
+import (
+	"context"
+	"database/sql/driver"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The store's SQL is written once, with SQLite's `?` placeholders; PostgreSQL (through
+// pgx's database/sql adapter) numbers them ($1, $2 …). Rather than two copies of every
+// statement, the PostgreSQL connections the store opens are wrapped here: each statement
+// has its placeholders numbered as it goes to the server, and each argument is given as
+// the column that SQLite's way stores it (a bool as 0/1, a time as its fixed-width text),
+// since the PostgreSQL schema keeps SQLite's column types (pgschema/).
+
+// pgConnector opens pgx connections wrapped by pgConn.
+type pgConnector struct{ driver.Connector }
+
+func (c pgConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	conn, err := c.Connector.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &pgConn{conn}, nil
+}
+
+// pgConn is a pgx connection whose statements are renumbered and whose arguments are
+// converted. It keeps the adapter's optional interfaces (transactions with options,
+// session reset) that database/sql looks for.
+type pgConn struct{ driver.Conn }
+
+// The interfaces pgx's *stdlib.Conn has and the wrapper passes on.
+type pgInner interface {
+	driver.ConnBeginTx
+	driver.ConnPrepareContext
+	driver.ExecerContext
+	driver.QueryerContext
+	driver.Pinger
+	driver.SessionResetter
+}
+
+func (c *pgConn) inner() pgInner { return c.Conn.(pgInner) }
+
+func (c *pgConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	return c.inner().BeginTx(ctx, opts)
+}
+
+func (c *pgConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	s, err := c.inner().PrepareContext(ctx, numberPlaceholders(query))
+	if err != nil {
+		return nil, err
+	}
+	return pgStmt{s}, nil
+}
+
+func (c *pgConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	return c.inner().ExecContext(ctx, numberPlaceholders(query), pgArgs(args))
+}
+
+func (c *pgConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	return c.inner().QueryContext(ctx, numberPlaceholders(query), pgArgs(args))
+}
+
+func (c *pgConn) Ping(ctx context.Context) error { return c.inner().Ping(ctx) }
+
+func (c *pgConn) ResetSession(ctx context.Context) error { return c.inner().ResetSession(ctx) }
+
+// CheckNamedValue lets every argument through, as pgx's adapter does: pgArgs converts.
+func (c *pgConn) CheckNamedValue(*driver.NamedValue) error { return nil }
+
+// pgStmt is a prepared statement whose arguments are converted.
+type pgStmt struct{ driver.Stmt }
+
+func (s pgStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
+	return s.Stmt.(driver.StmtExecContext).ExecContext(ctx, pgArgs(args))
+}
+
+func (s pgStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	return s.Stmt.(driver.StmtQueryContext).QueryContext(ctx, pgArgs(args))
+}
+
+// pgArgs gives each argument as SQLite stores it: a bool as 0 or 1 (the schema's flags
+// are integers, compared with 0 and 1 in the SQL), a time as Stamp's text.
+func pgArgs(args []driver.NamedValue) []driver.NamedValue {
+	for i, a := range args {
+		switch v := a.Value.(type) {
+		case bool:
+			args[i].Value = int64(0)
+			if v {
+				args[i].Value = int64(1)
+			}
+		case time.Time:
+			args[i].Value = Stamp(v)
+		case int:
+			args[i].Value = int64(v)
+		}
+	}
+	return args
+}
+
+// numberPlaceholders turns each `?` of a statement into PostgreSQL's `$n`, leaving those
+// in string literals, quoted names and comments alone.
+func numberPlaceholders(query string) string {
+	if !strings.Contains(query, "?") {
+		return query
+	}
+	var b strings.Builder
+	b.Grow(len(query) + 16)
+	n := 0
+	for i := 0; i < len(query); i++ {
+		c := query[i]
+		switch {
+		case c == '\'' || c == '"':
+			end := strings.IndexByte(query[i+1:], c)
+			if end < 0 {
+				b.WriteString(query[i:])
+				return b.String()
+			}
+			b.WriteString(query[i : i+end+2])
+			i += end + 1
+		case c == '-' && strings.HasPrefix(query[i:], "--"):
+			end := strings.IndexByte(query[i:], '\n')
+			if end < 0 {
+				end = len(query) - i - 1
+			}
+			b.WriteString(query[i : i+end+1])
+			i += end
+		case c == '/' && strings.HasPrefix(query[i:], "/*"):
+			end := strings.Index(query[i+2:], "*/")
+			if end < 0 {
+				b.WriteString(query[i:])
+				return b.String()
+			}
+			b.WriteString(query[i : i+end+4])
+			i += end + 3
+		case c == '?':
+			n++
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
