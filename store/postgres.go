@@ -56,7 +56,7 @@ func OpenPostgres(ctx context.Context, dsn string, opts ...Option) (*DB, error) 
 		return d
 	}
 	db := &DB{w: newPool(open()), r: newPool(open()), pg: true, path: cfg.Host + "/" + cfg.Database,
-		now: func() time.Time { return time.Now().UTC() }, search: defaultSearchTuning}
+		now: func() time.Time { return time.Now().UTC() }}
 	if err := db.migratePostgres(ctx, o); err != nil {
 		db.Close()
 		return nil, err
