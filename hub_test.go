@@ -75,6 +75,7 @@ func edgeEnv(url, token string, more ...string) []string {
 }
 
 // bulk runs show version n times on the lab device, 100 a request, and checks each ran.
+// The runs' logs carry the notes bulkNotes.
 func bulk(t *testing.T, s *server, l *lab, n int) {
 	t.Helper()
 	for n > 0 {
@@ -84,7 +85,7 @@ func bulk(t *testing.T, s *server, l *lab, n int) {
 			execs = append(execs, fmt.Sprintf(`{"command_id": %d, "device_id": %d, "credential_token": %q}`, l.cmdID, l.deviceID, l.credToken))
 		}
 		req, _ := http.NewRequest("POST", s.base+"/api/plugins/toolkit/commands/bulk-execute/",
-			strings.NewReader(`{"executions": [`+strings.Join(execs, ",")+`]}`))
+			strings.NewReader(`{"notes": "`+bulkNotes+`", "executions": [`+strings.Join(execs, ",")+`]}`))
 		req.Header.Set("Authorization", "Token "+l.token)
 		req.Header.Set("Content-Type", "application/json")
 		res, err := http.DefaultClient.Do(req)
@@ -100,6 +101,8 @@ func bulk(t *testing.T, s *server, l *lab, n int) {
 		n -= k
 	}
 }
+
+const bulkNotes = "run by the hub tests"
 
 // logStamps are the created stamps of a database's logs, in id order; those of the
 // user "old" (an older edge's, pushed by hand) left out.
@@ -568,6 +571,11 @@ func TestHubLargeOutput(t *testing.T) {
 	var size int
 	if err := db.Reader().QueryRow(`SELECT max(length(output)) FROM command_logs`).Scan(&size); err != nil || size != len(out.Output) {
 		t.Fatalf("the hub's largest output is %d bytes, the edge's %d (%v)", size, len(out.Output), err)
+	}
+	// The notes go to the hub with their logs.
+	var noted int
+	if err := db.Reader().QueryRow(`SELECT count(*) FROM command_logs WHERE notes = ?`, bulkNotes).Scan(&noted); err != nil || noted != 6 {
+		t.Errorf("the hub holds %d logs with the edge's notes, want 6 (%v)", noted, err)
 	}
 }
 

@@ -136,11 +136,13 @@ func flatMessages(v any) string {
 // a single execution; the accepted ones run concurrently, those on the same device with
 // the same credentials in order over one session; results come back in request order.
 func (a *API) bulkExecute(w http.ResponseWriter, r *http.Request) error {
-	f, err := web.DecodeForm(r, "executions", "include")
+	f, err := web.DecodeForm(r, "executions", "include", "notes")
 	if err != nil {
 		return err
 	}
 	include := bulkIncludes(f)
+	// notes beside the executions are every execution's that gives none of its own.
+	notes, _ := f.Str("notes", false, store.MaxNotes)
 	var elems []json.RawMessage
 	raw, ok := f.Raw["executions"]
 	switch {
@@ -159,7 +161,7 @@ func (a *API) bulkExecute(w http.ResponseWriter, r *http.Request) error {
 	items := make([]*bulkItem, len(elems))
 	pc := newPlanCache()
 	for i, el := range elems {
-		items[i] = a.planElement(r, i, el, pc)
+		items[i] = a.planElement(r, i, el, pc, notes)
 	}
 	a.runBulk(r, items)
 	results := make([]any, len(items))
@@ -183,8 +185,9 @@ func (a *API) bulkMax() int {
 	return 100
 }
 
-// planElement checks one element; a rejected element gets its result at once.
-func (a *API) planElement(r *http.Request, i int, raw json.RawMessage, pc *planCache) *bulkItem {
+// planElement checks one element; a rejected element gets its result at once. notes
+// are the request's, for an element without its own.
+func (a *API) planElement(r *http.Request, i int, raw json.RawMessage, pc *planCache, notes string) *bulkItem {
 	it := &bulkItem{index: i}
 	reject := func(reason string, details any) *bulkItem {
 		it.result = map[string]any{"execution_id": i + 1, "success": false, "command_log_id": nil,
@@ -195,9 +198,12 @@ func (a *API) planElement(r *http.Request, i int, raw json.RawMessage, pc *planC
 	if json.Unmarshal(raw, &fields) != nil || fields == nil {
 		return reject("Invalid execution.", map[string]any{"non_field_errors": []string{"Expected an object."}})
 	}
-	f := web.NewForm(fields, "command_id", "device_id", "credential_token", "variables", "timeout")
+	f := web.NewForm(fields, "command_id", "device_id", "credential_token", "variables", "timeout", "notes")
 	cmdID, _ := f.Integer("command_id", true, 1, 1<<53)
 	req := readExecRequest(f, true)
+	if !f.Has("notes") {
+		req.Notes = notes
+	}
 	it.deviceID = req.DeviceID
 	if len(f.Errs) > 0 {
 		return reject("Invalid execution.", map[string]any(f.Errs))

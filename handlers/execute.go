@@ -55,7 +55,8 @@ type execRequest struct {
 	SetID      int64 // the web UI names one of the user's sets instead of its token
 	Variables  map[string]json.RawMessage
 	Timeout    int
-	TimeoutSet bool // the request gave the timeout; otherwise it is the default
+	TimeoutSet bool   // the request gave the timeout; otherwise it is the default
+	Notes      string // why it runs, kept on its log
 }
 
 // prepared is an execution that passed every check and may run.
@@ -70,6 +71,7 @@ type prepared struct {
 	schedule     int64
 	scheduleName string
 	client       string // the client's address, for its log
+	notes        string // why it runs, as the request said, for its log
 	timeout      time.Duration
 	// explicit: the request gave the timeout, which then bounds the whole run; else the
 	// device's or platform's own timeouts apply where they are set.
@@ -122,6 +124,7 @@ func readExecRequest(f *web.Form, tokenRequired bool) execRequest {
 	if n, ok := f.Integer("timeout", false, minTimeout, maxTimeout); ok {
 		req.Timeout, req.TimeoutSet = int(n), true
 	}
+	req.Notes, _ = f.Str("notes", false, store.MaxNotes)
 	return req
 }
 
@@ -149,7 +152,7 @@ func (a *API) prepare(r *http.Request, cmd store.Command, req execRequest, check
 		return nil, err
 	}
 	p := &prepared{cmd: cmd, target: target, timeout: time.Duration(req.Timeout) * time.Second, explicit: req.TimeoutSet,
-		source: "api", client: web.ClientAddr(r)}
+		source: "api", client: web.ClientAddr(r), notes: req.Notes}
 	if viaSession(r) {
 		p.source = "ui"
 	}
@@ -431,6 +434,7 @@ func (a *API) finish(ctx context.Context, p *prepared, user store.Principal, sta
 		"success": res.Success, "execution_duration": round3(res.Duration.Seconds()),
 		"execution_time": started, "sent_command": p.text, "variables": p.values, "source": p.source,
 		"client_address": p.client, "credential_set": nullID(p.secret.SetID), "credential_set_name": p.secret.Name,
+		"notes": p.notes,
 	}
 	if f := res.Failure; f != nil {
 		o.message, o.failure = f.Message(p.secret.Name), failureBody(f, p.secret.Name)

@@ -33,7 +33,7 @@ type Execution struct {
 // startExecution is execute's front half: the command visible, the body valid, every
 // check of prepare in order, then the rate-limit slot.
 func (a *API) startExecution(r *http.Request) (*Execution, error) {
-	fields := []string{"device_id", "credential_token", "variables", "timeout"}
+	fields := []string{"device_id", "credential_token", "variables", "timeout", "notes"}
 	if viaSession(r) {
 		// A logged-in web user picks one of their own sets; an API client always sends
 		// the token, as the contract says.

@@ -33,7 +33,7 @@ func TestLogExportCSV(t *testing.T) {
 	e.db.SetClock(func() time.Time { return time.Date(2026, 3, 12, 9, 0, 0, 0, time.UTC) })
 	hostile := w.log(w.show, w.north, w.bobID, false, "-1 is not a port", 5)
 	hostile["username"], hostile["device_name"], hostile["command_name"] = "=HYPERLINK(\"x\")", "+dev", "@sum"
-	hostile["output"] = "line 1, \"quoted\"\nline 2\tTab"
+	hostile["output"], hostile["notes"] = "line 1, \"quoted\"\nline 2\tTab", "=1+1 after CHG1"
 	tabbed := w.log(w.config, w.south, w.carolID, false, "\tstarts with tab", 6)
 	tabbed["output"], tabbed["error_message"] = "=cmd|' /C calc'!A0", "\rcarriage"
 	if err := e.db.InsertLogs(t.Context(), []store.Values{hostile, tabbed}); err != nil {
@@ -51,14 +51,14 @@ func TestLogExportCSV(t *testing.T) {
 	recs := readCSV(t, r.body)
 	want := [][]string{
 		{"id", "created", "username", "device_id", "device", "command_id", "command", "command_type", "success", "execution_duration", "error_message",
-			"sent_command", "variables", "credential_set_id", "credential_set", "source", "client_address", "output"},
-		{"1", "2026-03-10T12:00:00.000000Z", "bob", itoa(w.north), "rtr-north", itoa(w.show), "Show version", "show", "true", "0.5", "", "", "", "", "", "", "", "output 0"},
-		{"2", "2026-03-10T13:00:00.000000Z", "bob", "", "rtr-south", itoa(w.show), "Show version", "show", "false", "1.5", "% Invalid input detected at '^' marker.", "", "", "", "", "", "", "output 1"},
-		{"3", "2026-03-10T14:00:00.000000Z", "carol", itoa(w.north), "rtr-north", itoa(w.config), "Set hostname", "config", "true", "2.5", "", "", "", "", "", "", "", "output 2"},
-		{"4", "2026-03-10T15:00:00.000000Z", "carol", "", "rtr-south", itoa(w.config), "Set hostname", "config", "false", "3.5", "Timed out after 30 s", "", "", "", "", "", "", "output 3"},
-		{"5", "2026-03-10T16:00:00.000000Z", "carol", "", "rtr-south", itoa(w.show), "Show version", "show", "false", "4.5", "% Invalid input detected at '^' marker.", "", "", "", "", "", "", "output 4"},
-		{"6", "2026-03-10T17:00:00.000000Z", "'=HYPERLINK(\"x\")", itoa(w.north), "'+dev", itoa(w.show), "'@sum", "show", "false", "5.5", "'-1 is not a port", "", "", "", "", "", "", "line 1, \"quoted\"\nline 2\tTab"},
-		{"7", "2026-03-10T18:00:00.000000Z", "carol", "", "rtr-south", itoa(w.config), "Set hostname", "config", "false", "6.5", "'\rcarriage", "", "", "", "", "", "", "'=cmd|' /C calc'!A0"},
+			"sent_command", "variables", "credential_set_id", "credential_set", "source", "client_address", "notes", "output"},
+		{"1", "2026-03-10T12:00:00.000000Z", "bob", itoa(w.north), "rtr-north", itoa(w.show), "Show version", "show", "true", "0.5", "", "", "", "", "", "", "", "", "output 0"},
+		{"2", "2026-03-10T13:00:00.000000Z", "bob", "", "rtr-south", itoa(w.show), "Show version", "show", "false", "1.5", "% Invalid input detected at '^' marker.", "", "", "", "", "", "", "", "output 1"},
+		{"3", "2026-03-10T14:00:00.000000Z", "carol", itoa(w.north), "rtr-north", itoa(w.config), "Set hostname", "config", "true", "2.5", "", "", "", "", "", "", "", "", "output 2"},
+		{"4", "2026-03-10T15:00:00.000000Z", "carol", "", "rtr-south", itoa(w.config), "Set hostname", "config", "false", "3.5", "Timed out after 30 s", "", "", "", "", "", "", "", "output 3"},
+		{"5", "2026-03-10T16:00:00.000000Z", "carol", "", "rtr-south", itoa(w.show), "Show version", "show", "false", "4.5", "% Invalid input detected at '^' marker.", "", "", "", "", "", "", "", "output 4"},
+		{"6", "2026-03-10T17:00:00.000000Z", "'=HYPERLINK(\"x\")", itoa(w.north), "'+dev", itoa(w.show), "'@sum", "show", "false", "5.5", "'-1 is not a port", "", "", "", "", "", "", "'=1+1 after CHG1", "line 1, \"quoted\"\nline 2\tTab"},
+		{"7", "2026-03-10T18:00:00.000000Z", "carol", "", "rtr-south", itoa(w.config), "Set hostname", "config", "false", "6.5", "'\rcarriage", "", "", "", "", "", "", "", "'=cmd|' /C calc'!A0"},
 	}
 	if len(recs) != len(want) {
 		t.Fatalf("rows: got %d, want %d\n%q", len(recs), len(want), recs)
@@ -71,7 +71,7 @@ func TestLogExportCSV(t *testing.T) {
 		}
 	}
 	// without include_output there is no output column
-	if recs := readCSV(t, e.do("GET", exportPath+"?format=csv&success=true", e.admin, nil).body); len(recs[0]) != 17 || len(recs) != 3 {
+	if recs := readCSV(t, e.do("GET", exportPath+"?format=csv&success=true", e.admin, nil).body); len(recs[0]) != 18 || len(recs) != 3 {
 		t.Fatalf("csv without output, successful only: %q", recs)
 	}
 }
@@ -112,7 +112,7 @@ func TestLogExportJSON(t *testing.T) {
 		"device": map[string]any{"id": float64(w.south), "name": "rtr-south"}, "username": "bob", "command_type": "show", "success": false,
 		"created": "2026-03-10T13:00:00.000000Z", "execution_duration": 1.5,
 		"error_message": "% Invalid input detected at '^' marker.", "sent_command": "", "variables": nil,
-		"credential_set": nil, "source": nil, "client_address": ""}
+		"credential_set": nil, "source": nil, "client_address": "", "notes": ""}
 	if !reflect.DeepEqual(first, want) {
 		t.Fatalf("first result\n got %v\nwant %v", first, want)
 	}

@@ -122,12 +122,13 @@ func (a *API) routes(rt *web.Router) {
 	rt.Handle(http.MethodPost, pathCommands+":id/validate-variables/", a.authed(a.validateVariables))
 	get(pathCommands+":id/variable-choices/", a.authed(a.variableChoices))
 
-	// The toolkit plugin: command logs (read-only), their statistics and export.
+	// The toolkit plugin: command logs (read-only but for their notes), their statistics and export.
 	a.resource(rt, logResource)
 	get(pathCommandLogs+"statistics/", a.authed(a.logStatistics))
 	get(pathCommandLogs+"export/", a.authed(a.logExport))
 	get(pathCommandLogs+":id/diff/", a.authed(a.logDiff))
 	get(pathCommandLogs+"history/", a.authed(a.logHistory))
+	rt.Handle(http.MethodPatch, pathCommandLogs+":id/", a.authed(a.patchLogNotes))
 
 	// Work that runs by itself: schedules, and running one now.
 	a.resource(rt, scheduleResource)

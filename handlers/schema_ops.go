@@ -191,6 +191,13 @@ var opDocs = []opDoc{
 		Query:  []any{queryParam("against", `A log id, or "previous".`, tStr, true)},
 		OK:     jsonResponse("The two logs and how their outputs differ.", ref("CommandLogDiff")),
 		Errors: map[string]string{"400": "BadRequest"}},
+	{Method: http.MethodPatch, Path: pathCommandLogs + ":id/",
+		ID: "plugins_toolkit_command_logs_partial_update", Summary: "Edit a command log's notes",
+		Desc: "A log records what ran and stays as it was, but for its notes: its author, or a user whose change " +
+			"permission on command logs reaches it, may replace them (403 otherwise; 404 for a log out of sight). Any " +
+			"other field in the body is a 400 naming it. Each edit is logged (who, which log, the notes' old and new " +
+			"lengths).",
+		Body: ref("PatchedWritableCommandLogRequest"), OK: jsonResponse("The log, with its new notes.", ref("CommandLog"))},
 	{Method: http.MethodGet, Path: pathCommandLogs + "history/",
 		ID: "plugins_toolkit_command_logs_history_retrieve", Summary: "A command's runs on a device",
 		Desc: "The newest runs of the command on the device that the user may view, newest first, each successful one " +

@@ -62,6 +62,8 @@ func opSchemas() obj {
 	vars := obj{"type": "object", "description": "Variable name to value; numbers are converted to strings; at most 500 characters, no control characters.",
 		"additionalProperties": obj{"oneOf": []any{obj{"type": "string", "maxLength": 500}, tNum}}}
 	token := described(tStr, "Token of one of the user's credential sets (shown once in the web UI). Never a username or password.")
+	notes := obj{"type": "string", "maxLength": store.MaxNotes,
+		"description": "Why the command runs (\"pre-change OSPF config\"), kept on its log and searched by q; may be edited later."}
 	s := obj{
 		"Detail":      props([]string{"detail"}, obj{"detail": tStr}),
 		"ServerError": props([]string{"detail", "request_id"}, obj{"detail": described(tStr, "Internal server error"), "request_id": tStr}),
@@ -158,7 +160,7 @@ func opSchemas() obj {
 			}), "On an edge pushing to a hub (hub.url): the pusher's state and how far behind the hub is."),
 		}),
 		"ExecuteRequest": props([]string{"device_id", "credential_token"}, obj{
-			"device_id": tInt, "credential_token": token, "variables": vars, "timeout": timeout,
+			"device_id": tInt, "credential_token": token, "variables": vars, "timeout": timeout, "notes": notes,
 			"expires_in": obj{"type": "integer", "minimum": 60, "maximum": 604800, "default": 3600,
 				"description": "On a hub, for a site's command: seconds the job waits for an offline site."},
 		}),
@@ -252,10 +254,14 @@ func opSchemas() obj {
 				"Fields each result also carries, as execute answers them: device ({id, name}), output, parsed_output, "+
 					"and error (syntax_error and failure; a rejected element's error_message, its reason as a sentence). "+
 					"A rejected element has them null, its device as far as it was found."),
+			"notes": described(obj{"type": "string", "maxLength": store.MaxNotes},
+				"The notes of every execution that gives none of its own."),
 		}),
 		"BulkExecution": props([]string{"command_id", "device_id", "credential_token"}, obj{
 			"command_id": tInt, "device_id": tInt, "credential_token": token, "variables": vars, "timeout": timeout,
+			"notes": notes,
 		}),
+		"PatchedWritableCommandLogRequest": props([]string{"notes"}, obj{"notes": notes}),
 		"BulkExecuteResponse": props([]string{"results", "summary"}, obj{
 			"results": obj{"type": "array", "items": obj{"oneOf": []any{ref("BulkResult"), ref("BulkRejected")}}},
 			"summary": props([]string{"total", "successful", "failed"}, obj{"total": tInt, "successful": tInt, "failed": tInt}),

@@ -293,7 +293,7 @@ func (a *applier) log(ctx context.Context, rec Record, body map[string]any) (app
 		"success":     boolean(body, "success"), "execution_duration": float(body, "execution_duration"),
 		"error_message": str(body, "error_message"), "sent_command": str(body, "sent_command"),
 		"client_address": str(body, "client_address"), "output": str(body, "output"),
-		"credential_set_name": name(body, "credential_set", "name"),
+		"credential_set_name": name(body, "credential_set", "name"), "notes": str(body, "notes"),
 	}
 	if rec.Cut {
 		v["output"] = str(body, "output") + "\n[the edge cut this output to fit what the hub accepts; the whole output is in the site's own log]"

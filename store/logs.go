@@ -50,6 +50,9 @@ var CommandLogs = sortedBy(declare(&Model{
 			Filter: FilterExact, Export: Exported, Doc: "where the execution came from; null for logs written before"},
 		{Name: "client_address", Column: "client_address", Kind: KindString, Access: ReadOnly, Filter: FilterLookups,
 			Export: Exported, Label: "Client address", Doc: "the address the request came from"},
+		{Name: "notes", Column: "notes", Kind: KindString, Access: ReadOnly, MaxLen: MaxNotes, Export: Exported,
+			Doc: "why the command was run, as its runner said (at most 1,000 characters); the only part of a log " +
+				"that may change: its author or a user with change_commandlog edits it with a PATCH"},
 		{Name: "schedule", Kind: KindJSON, Access: ReadOnly, Null: true, Select: logScheduleSQL, Schema: "LogSchedule",
 			Doc: "the schedule that ran the execution (source schedule): its id and name as they were; null otherwise"},
 		{Name: "output", Column: "output", Kind: KindString, Access: ReadOnly, Export: ExportOnRequest, Lazy: true},

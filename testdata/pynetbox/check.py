@@ -24,7 +24,7 @@ FORMULA_ERROR = "=HYPERLINK(\"http://example.invalid\")"
 CSV_HEADER = [
     "id", "created", "username", "device_id", "device", "command_id", "command",
     "command_type", "success", "execution_duration", "error_message", "sent_command",
-    "variables", "credential_set_id", "credential_set", "source", "client_address",
+    "variables", "credential_set_id", "credential_set", "source", "client_address", "notes",
 ]
 PAGE_COMMANDS = 120
 

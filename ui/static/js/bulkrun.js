@@ -10,7 +10,7 @@ import { can } from './session.js';
 import { picker } from './picker.js';
 import { listCredentialSets } from './credentials.js';
 import { commandText, typeBadge } from './commands.js';
-import { liveOutput, showResult } from './device.js';
+import { liveOutput, showResult, notesField, NOTES_MAX } from './device.js';
 
 const CMD_TYPE = 'netbox_toolkit_plugin.command';
 const MAX_DEVICES = 100; // a page of devices; more is a sign the filters are too wide
@@ -42,6 +42,7 @@ async function bulkPage(main) {
   const devBox = h('div', { class: 'bulk-devices', 'aria-live': 'polite' });
   const setSel = h('select', { id: 'bulk-set' }, sets.map((s) => h('option', { value: s.id }, `${s.name} (${s.username})`)));
   const timeout = h('input', { id: 'bulk-timeout', type: 'number', min: 5, max: 300, value: 30 });
+  const notes = h('textarea', { id: 'bulk-notes', name: 'notes', rows: 2, maxlength: NOTES_MAX, placeholder: 'e.g. nightly audit, CHG1234', 'aria-describedby': 'bulk-notes-help' });
   const runBtn = h('button', { type: 'button', class: 'btn primary bulk-run-btn', disabled: true }, 'Run');
   const top = h('div', { class: 'form-top', 'aria-live': 'assertive' });
   const results = h('section', { class: 'bulk-results', 'aria-live': 'polite' });
@@ -70,6 +71,7 @@ async function bulkPage(main) {
         h('div', { class: 'field' }, h('label', { for: 'bulk-set' }, 'Credential set'), setSel,
           sets.length ? null : h('div', { class: 'help' }, link('/ui/credentials/new', 'Create a credential set →'))),
         h('div', { class: 'field narrow' }, h('label', { for: 'bulk-timeout' }, 'Timeout (s)'), timeout)),
+      notesField(notes, null),
       h('div', { class: 'actions' }, runBtn)),
     results);
 
@@ -137,7 +139,7 @@ async function bulkPage(main) {
     const targets = chosen();
     const variables = {};
     for (const el of varsBox.querySelectorAll('input[name]')) if (el.value !== '') variables[el.name] = el.value;
-    const body = { credential_set_id: Number(setSel.value), variables, timeout: Number(timeout.value) || 30 };
+    const body = { credential_set_id: Number(setSel.value), variables, timeout: Number(timeout.value) || 30, notes: notes.value.trim() };
     if (current.command_type === 'config') {
       let rendered;
       try {

@@ -42,6 +42,24 @@ export function parsedTable(parsed) {
 /** breakable is a field name that may break after its underscores, never mid-word ("hostnam/e"). */
 const breakable = (name) => String(name).split(/(?<=_)/).flatMap((part, i) => (i ? [h('wbr'), part] : [part]));
 
+/** NOTES_MAX is the most characters a run's notes may hold (store.MaxNotes). */
+export const NOTES_MAX = 1000;
+
+/**
+ * notesField is the runner's notes: why the command runs, kept on its log (and
+ * editable there later), with a count of the characters left near the limit.
+ */
+export function notesField(input, err) {
+  const left = h('span', { class: 'notes-left muted' });
+  const count = () => {
+    const n = NOTES_MAX - input.value.length;
+    left.textContent = n < 100 ? ` · ${n} characters left` : '';
+  };
+  input.addEventListener('input', count);
+  return h('div', { class: 'field notes-field' }, h('label', { for: input.id }, 'Notes ', h('span', { class: 'muted' }, '(optional)')), input,
+    h('div', { class: 'help', id: `${input.id}-help` }, 'Why you run it: kept on the log, searchable, editable later.', left), err);
+}
+
 const WRAP_KEY = 'fieldkit.wrapOutput';
 
 /** wrapPreferred is the remembered choice between wrapping and scrolling raw output. */
@@ -152,7 +170,8 @@ async function loadHistory(box, id) {
     clear(box, head, page.results.length ? h('ul', { class: 'history' }, page.results.map((l) => h('li', {},
       outcomeBadge(l), ' ', link(`/ui/logs/${l.id}`, l.command ? l.command.name : '(deleted command)'),
       h('span', { class: 'muted' }, ` · ${l.username} · `, fmtAgo(l.created)),
-      l.command && l.command.id ? [' · ', link(`/ui/logs/history?device_id=${id}&command_id=${l.command.id}`, 'history', { title: `Every run of ${l.command.name} here, marked where its output changed` })] : null))) : h('p', { class: 'muted' }, 'Nothing has run on this device yet.'),
+      l.command && l.command.id ? [' · ', link(`/ui/logs/history?device_id=${id}&command_id=${l.command.id}`, 'history', { title: `Every run of ${l.command.name} here, marked where its output changed` })] : null,
+      l.notes ? h('p', { class: 'log-notes' }, l.notes) : null))) : h('p', { class: 'muted' }, 'Nothing has run on this device yet.'),
     page.count > 10 ? link(`/ui/logs/?device_id=${id}`, `All ${page.count} logs →`) : null);
   } catch (err) {
     clear(box, head, errorBox(err));
@@ -209,6 +228,8 @@ async function buildRunner(box, d, refresh) {
   const setErr = h('div', { class: 'field-error', id: 'run-set-err' });
   const timeout = h('input', { id: 'run-timeout', name: 'timeout', type: 'number', min: 5, max: 300, value: 30, 'aria-describedby': 'run-timeout-err' });
   const timeoutErr = h('div', { class: 'field-error', id: 'run-timeout-err' });
+  const notes = h('textarea', { id: 'run-notes', name: 'notes', rows: 2, maxlength: NOTES_MAX, placeholder: 'e.g. pre-change OSPF config, CHG1234', 'aria-describedby': 'run-notes-help run-notes-err' });
+  const notesErr = h('div', { class: 'field-error', id: 'run-notes-err' });
   const runBtn = h('button', { type: 'submit', class: 'btn primary run-btn' }, 'Run');
   const result = h('div', { class: 'result', 'aria-live': 'polite' });
   const varErrs = {};
@@ -222,6 +243,7 @@ async function buildRunner(box, d, refresh) {
       h('div', { class: 'field' }, h('label', { for: 'run-set' }, 'Credential set'), setSel, setErr,
         sets.length ? null : h('div', { class: 'help' }, link('/ui/credentials/new', 'Create a credential set →'))),
       h('div', { class: 'field narrow' }, h('label', { for: 'run-timeout' }, 'Timeout (s)'), timeout, timeoutErr)),
+    notesField(notes, notesErr),
     h('div', { class: 'actions run-actions' }, runBtn, h('span', { class: 'run-state', 'aria-live': 'polite' })));
   box.append(form, result);
 
@@ -243,7 +265,7 @@ async function buildRunner(box, d, refresh) {
 
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
-    clear(top); clear(result); clear(cmdErr); clear(setErr); clear(timeoutErr);
+    clear(top); clear(result); clear(cmdErr); clear(setErr); clear(timeoutErr); clear(notesErr);
     Object.values(varErrs).forEach((x) => clear(x));
     if (!current) { cmdErr.textContent = 'Choose a command.'; cmdSel.focus(); return; }
     const setId = Number(setSel.value);
@@ -256,7 +278,7 @@ async function buildRunner(box, d, refresh) {
     rememberSet(d.id, setId);
     // A logged-in user names one of their own sets; the server checks it is theirs,
     // active and valid for the platform, exactly as it checks a token.
-    const body = { device_id: d.id, credential_set_id: setId, variables, timeout: Number(timeout.value) || 30 };
+    const body = { device_id: d.id, credential_set_id: setId, variables, timeout: Number(timeout.value) || 30, notes: notes.value.trim() };
     if (current.command_type !== 'config') {
       await run(body);
       return;
@@ -406,6 +428,7 @@ async function buildRunner(box, d, refresh) {
       const setMsg = b.credential_set_id || b.credential_token;
       if (setMsg) setErr.textContent = [].concat(setMsg).join(' ');
       if (b.timeout) timeoutErr.textContent = [].concat(b.timeout).join(' ');
+      if (b.notes) notesErr.textContent = [].concat(b.notes).join(' ');
       if (b.device_id) place.push([].concat(b.device_id).join(' '));
       if (b.detail) place.push(b.detail);
       clear(top, errorBox(new Error(place.join(' ') || 'Fix the highlighted fields.'), 'Not run'));

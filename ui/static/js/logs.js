@@ -2,10 +2,11 @@
 // CSV) and the statistics page with its hand-drawn 24-hour chart.
 
 import { h, add, clear, link, outcomeBadge, loading, pageHead, dl, fmtTime, fmtSeconds, table, errorBox, zoneLabel } from './dom.js';
-import { get, T, qs } from './api.js';
+import { get, patch, T, qs, ApiError } from './api.js';
+import { can, session } from './session.js';
 import { route } from './router.js';
 import { listPage, emptyState, filterParams } from './list.js';
-import { parsedTable, outputBlock, syntaxBanner, failureBox } from './device.js';
+import { parsedTable, outputBlock, syntaxBanner, failureBox, NOTES_MAX } from './device.js';
 import { typeBadge } from './commands.js';
 
 const LOGS = `${T}/command-logs/`;
@@ -13,7 +14,7 @@ const localToISO = (v) => (v ? new Date(v).toISOString() : '');
 
 /** LOG_FILTERS are the log list's filters; the export of the list takes the same. */
 const LOG_FILTERS = () => [
-  { name: 'q', label: 'Search', help: 'names, output and error messages' },
+  { name: 'q', label: 'Search', help: 'names, output, error messages and notes' },
   { name: 'device_id', label: 'Device', type: 'ref', ref: { path: '/api/dcim/devices/' } },
   { name: 'command_id', label: 'Command', type: 'ref', ref: { path: `${T}/commands/`, label: (c) => c.name } },
   { name: 'username', label: 'User' },
@@ -80,6 +81,7 @@ async function detailView(main, { id }) {
       ['Logged', fmtTime(l.created)],
       ['Duration', fmtSeconds(l.execution_duration)],
     ])),
+    notesCard(l),
     sentCard(l),
     syntaxBanner(l.syntax_error),
     !l.success && l.error_message && !(l.syntax_error && l.syntax_error.detected) ? failureBox(l.error_message, l.failure) : null,
@@ -87,6 +89,56 @@ async function detailView(main, { id }) {
     l.parsed_output && (l.parsed_output.success || (l.success && l.command_type !== 'config'))
       ? h('section', { class: 'card' }, h('h2', {}, 'Parsed data'), parsedTable(l.parsed_output)) : null,
     h('section', { class: 'card' }, h('h2', {}, 'Output'), outputBlock(l.output)));
+}
+
+const LOG_TYPE = 'netbox_toolkit_plugin.commandlog';
+
+/**
+ * notesCard shows why the log's command was run, as its runner said. Its author, or a
+ * user who may change logs, edits the notes in place (the server checks it and logs the
+ * edit); nothing else of a log changes.
+ */
+function notesCard(l) {
+  const mine = !!(session.user && l.user && l.user.id === session.user.id);
+  const editable = mine || can(LOG_TYPE, 'change');
+  if (!l.notes && !editable) return null;
+  const box = h('section', { class: 'card notes-card', 'aria-labelledby': 'notes-h' });
+  const view = (said) => {
+    const edit = editable ? h('button', { type: 'button', class: 'btn small edit-notes' }, l.notes ? 'Edit notes' : 'Add notes') : null;
+    clear(box, h('div', { class: 'page-head' }, h('h2', { id: 'notes-h' }, 'Notes'), edit),
+      l.notes ? h('p', { class: 'log-notes' }, l.notes) : h('p', { class: 'muted' }, 'No notes: say why this ran, for whoever reads it later.'),
+      said ? h('p', { class: 'msg info', role: 'status' }, said) : null);
+    edit?.addEventListener('click', form);
+  };
+  const form = () => {
+    const input = h('textarea', { id: 'log-notes', rows: 3, maxlength: NOTES_MAX, value: l.notes, 'aria-describedby': 'log-notes-err' });
+    const err = h('div', { class: 'field-error', id: 'log-notes-err' });
+    const save = h('button', { type: 'submit', class: 'btn primary' }, 'Save notes');
+    const cancel = h('button', { type: 'button', class: 'btn' }, 'Cancel');
+    const f = h('form', { class: 'form notes-form', novalidate: true },
+      h('div', { class: 'field' }, h('label', { for: 'log-notes' }, 'Notes'), input,
+        h('div', { class: 'help' }, `At most ${NOTES_MAX} characters. The edit is logged; the rest of the log stays as it ran.`), err),
+      h('div', { class: 'actions' }, save, cancel));
+    cancel.addEventListener('click', () => view());
+    f.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      clear(err);
+      save.disabled = true;
+      try {
+        const got = await patch(`${LOGS}${l.id}/`, { notes: input.value.trim() });
+        l.notes = got.notes;
+        view('Notes saved.');
+      } catch (ex) {
+        save.disabled = false;
+        if (ex instanceof ApiError && ex.status === 400 && ex.body && ex.body.notes) err.textContent = [].concat(ex.body.notes).join(' ');
+        else f.before(errorBox(ex, 'Not saved'));
+      }
+    });
+    clear(box, h('h2', { id: 'notes-h' }, 'Notes'), f);
+    input.focus();
+  };
+  view();
+  return box;
 }
 
 /** SOURCES names where an execution came from. */

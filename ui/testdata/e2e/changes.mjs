@@ -12,7 +12,7 @@ const AUDITOR_PASSWORD = 'Audit-e2e-41-pass';
 let auditorSet = 0;
 
 /** asAuditor logs in as the auditor (made on first use, with a credential set of their own). */
-async function asAuditor() {
+export async function asAuditor() {
   if (!auditorSet) {
     await api('POST', '/api/users/users/', { username: AUDITOR, password: AUDITOR_PASSWORD, is_superuser: true });
   }
@@ -28,7 +28,7 @@ async function asAuditor() {
 }
 
 /** execute runs a command on a device as the logged-in auditor, through the API with the session. */
-async function execute(cmd, device) {
+export async function execute(cmd, device) {
   const r = await inPage(`/api/plugins/toolkit/commands/${cmd}/execute/`, {
     method: 'POST', headers: { 'Content-Type': 'application/json', 'X-CSRFToken': await csrf() },
     body: JSON.stringify({ device_id: device, credential_set_id: auditorSet }),

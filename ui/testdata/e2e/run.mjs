@@ -15,8 +15,22 @@ import { changes, backups } from './changes.mjs';
 import { hub } from './hub.mjs';
 import { automation } from './automation.mjs';
 import { secondDay } from './secondday.mjs';
+import { notes } from './notes.mjs';
+
+// FK_SCENARIOS=notes,changes runs those scenarios alone, in that order: one being
+// written is tried without the others' eight minutes. A scenario that builds on what
+// an earlier one made needs that one named before it.
+const only = (process.env.FK_SCENARIOS || '').split(',').filter(Boolean);
 
 async function scenarios() {
+  if (only.length) {
+    const all = { workflow, inventory, firstRun, finding, liveRuns, confirmAndSets, changes, backups, hub, automation, secondDay, notes };
+    for (const name of only) {
+      check(all[name], `FK_SCENARIOS names an unknown scenario: ${name}`);
+      await all[name]();
+    }
+    return;
+  }
   await workflow();
   await inventory();
   await firstRun();
@@ -28,6 +42,7 @@ async function scenarios() {
   await hub();
   await automation();
   await secondDay();
+  await notes();
   await layoutSweep();
   check(pageErrors.length === 0, `page errors: ${pageErrors.join('; ')}`);
 }
