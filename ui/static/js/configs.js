@@ -124,16 +124,68 @@ async function lastGoodView(main) {
   const [r, sites] = await Promise.all([get(`${VERS}last-good/${qs({ site_id: site })}`), get('/api/dcim/sites/?limit=1000&brief=true')]);
   const pick = h('select', { 'aria-label': 'Site', class: 'site-pick', onchange: () => navigate(`/ui/backups/${qs({ site_id: pick.value })}`) },
     h('option', { value: '' }, 'Every site'), sites.results.map((s) => h('option', { value: s.id, selected: String(s.id) === site }, s.name)));
-  const never = r.results.filter((x) => !x.last_good).length;
-  clear(main,
-    pageHead('Last good backup'),
-    h('p', {}, pick, ' ', h('span', { class: 'muted' }, `${r.count} devices, ${never} never backed up`)),
-    h('section', { class: 'card' }, table([
-      { label: 'Device', cell: (x) => link(`/ui/devices/${x.device.id}`, x.device.name) },
+  const counts = h('span', { class: 'muted' });
+  const list = h('section', { class: 'card' });
+  const show = (res) => {
+    counts.textContent = `${res.count} devices, ${res.results.filter((x) => !x.last_good).length} never backed up`;
+    clear(list, table([
+      { label: 'Device', cell: (x) => link(`/ui/devices/${x.device.id}?tab=config`, x.device.name) },
       { label: 'Site', cell: (x) => x.site.name || '—' },
       { label: 'Last good backup', cell: (x) => (x.last_good ? h('span', {}, fmtAgo(x.last_good), ' ', link(`/ui/config-versions/${x.version_id}`, 'view')) : statusBadge('never', 'never backed up')) },
       { label: 'Last quarantined read', cell: (x) => (x.last_quarantined ? h('span', { title: x.last_quarantine_reason }, fmtAgo(x.last_quarantined), ': ', x.last_quarantine_reason) : '—') },
-    ], r.results, 'No device here.', { stack: true })));
+    ], res.results, 'No device here.', { stack: true }));
+  };
+  const siteName = site ? (sites.results.find((s) => String(s.id) === site) || {}).name : '';
+  clear(main,
+    pageHead('Last good backup'),
+    h('p', {}, pick, ' ', counts),
+    site && r.results.length ? siteBackup(siteName, r.results.map((x) => x.device.id),
+      async () => show(await get(`${VERS}last-good/${qs({ site_id: site })}`))) : null,
+    list);
+  show(r);
+}
+
+/**
+ * siteBackup backs up every device of a site now (collect/ with the site's devices, as
+ * the user may see them), with one of the user's credential sets, says what came of it
+ * and then shows the list again.
+ */
+function siteBackup(siteName, ids, done) {
+  if (!can(CMD, 'execute_show')) return null;
+  const sel = h('select', { 'aria-label': 'Credential set for the backups', class: 'backup-set' });
+  const msg = h('div', { role: 'status', class: 'site-backup-result' });
+  listCredentialSets().then((sets) => {
+    sets = sets.filter((s) => s.is_active);
+    clear(sel, sets.length ? sets.map((s) => h('option', { value: s.id }, `${s.name} (${s.username})`)) : h('option', { value: '' }, 'No active credential set'));
+  }, () => {});
+  const n = ids.length;
+  const btn = h('button', { type: 'button', class: 'btn primary backup-site' }, `Back up all ${n} device${n === 1 ? '' : 's'} of ${siteName}`);
+  btn.addEventListener('click', async () => {
+    btn.disabled = true;
+    clear(msg, loading());
+    try {
+      const sum = { stored: 0, unchanged: 0, quarantined: 0, rejected: 0 };
+      const trouble = [];
+      // collect/ takes at most 1,000 devices a request.
+      for (let i = 0; i < n; i += 1000) {
+        const res = await post(`${VERS}collect/`, { device_ids: ids.slice(i, i + 1000), credential_set_id: Number(sel.value) });
+        for (const x of res.results) {
+          sum[x.status]++;
+          if (x.status === 'quarantined' || x.status === 'rejected') trouble.push(x);
+        }
+      }
+      clear(msg, notice(`Backup of ${n} device${n === 1 ? '' : 's'}: ${sum.stored} new version${sum.stored === 1 ? '' : 's'} kept, ${sum.unchanged} unchanged, ${sum.quarantined} quarantined, ${sum.rejected} not run.`,
+        trouble.length ? 'warn' : 'ok'),
+      trouble.length ? h('ul', { class: 'site-backup-trouble' }, trouble.map((x) => h('li', {}, h('strong', {}, x.device_name || `device ${x.device_id}`), `: ${x.status === 'rejected' ? 'not run' : 'quarantined'}: ${x.reason}`))) : null);
+      await done();
+    } catch (err) {
+      clear(msg, errorBox(err, 'Not backed up'));
+    } finally {
+      btn.disabled = false;
+    }
+  });
+  return h('div', { class: 'card backup-form site-backup' }, h('p', { class: 'muted' }, 'Read every device\'s configuration now, as a scheduled backup would.'),
+    h('div', { class: 'actions' }, sel, btn), msg);
 }
 
 async function versionsView(main) {

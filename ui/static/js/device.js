@@ -113,8 +113,9 @@ async function devicePage(main, { id }) {
   const rate = h('section', { class: 'card', 'aria-labelledby': 'rate-h' }, h('h2', { id: 'rate-h' }, 'Rate limit'), loading());
   const hist = h('section', { class: 'card', 'aria-labelledby': 'hist-h' }, h('h2', { id: 'hist-h' }, 'Recent history'), loading());
   const facts = h('section', { class: 'card facts', 'aria-label': 'Device facts' }, deviceFacts(d));
+  const config = configCard(d);
   main.append(h('div', { class: 'device-grid' },
-    h('div', { class: 'col-main' }, runner, configCard(d)),
+    h('div', { class: 'col-main' }, config ? deviceTabs([{ id: 'run', label: 'Run a command', el: runner }, { id: 'config', label: 'Configuration', el: config }]) : runner),
     h('div', { class: 'col-side' }, facts, rate, hist)));
   // After a run the facts may have changed (the host key seen at the first login).
   const refreshFacts = () => get(`/api/dcim/devices/${id}/`).then((nd) => clear(facts, deviceFacts(nd)), () => {});
@@ -125,6 +126,45 @@ async function devicePage(main, { id }) {
   };
   refresh(false);
   await buildRunner(runner, d, refresh);
+}
+
+/**
+ * deviceTabs shows one of the device page's sections at a time (the runner, the
+ * configuration), each behind a tab; the chosen one is in the address (?tab=config), so
+ * that a link opens it and a reload keeps it. Arrow keys move between the tabs.
+ */
+function deviceTabs(panels) {
+  const want = new URLSearchParams(location.search).get('tab');
+  const tabs = panels.map((p, i) => {
+    const tab = h('button', { type: 'button', role: 'tab', id: `tab-${p.id}`, class: 'tab', 'aria-controls': `panel-${p.id}` }, p.label);
+    Object.assign(p.el, { id: `panel-${p.id}` });
+    p.el.classList.add('tab-panel');
+    p.el.setAttribute('role', 'tabpanel');
+    p.el.setAttribute('aria-labelledby', `tab-${p.id}`);
+    tab.addEventListener('click', () => select(i, true));
+    tab.addEventListener('keydown', (e) => {
+      const step = { ArrowRight: 1, ArrowLeft: -1 }[e.key];
+      if (!step) return;
+      const j = (i + step + panels.length) % panels.length;
+      select(j, true);
+      tabs[j].focus();
+    });
+    return tab;
+  });
+  function select(i, remember) {
+    panels.forEach((p, j) => {
+      tabs[j].setAttribute('aria-selected', String(i === j));
+      tabs[j].tabIndex = i === j ? 0 : -1;
+      p.el.hidden = i !== j;
+    });
+    if (!remember) return;
+    const u = new URLSearchParams(location.search);
+    if (i) u.set('tab', panels[i].id); else u.delete('tab');
+    const q = u.toString();
+    history.replaceState(null, '', location.pathname + (q ? `?${q}` : ''));
+  }
+  select(Math.max(0, panels.findIndex((p) => p.id === want)), false);
+  return [h('div', { class: 'tabs', role: 'tablist', 'aria-label': 'Device sections' }, tabs), panels.map((p) => p.el)];
 }
 
 /** deviceFacts is the facts panel of a device page. */

@@ -83,15 +83,17 @@ export async function changes() {
   for (const c of [vlans, add, rename]) await api('DELETE', `/api/plugins/toolkit/commands/${c.id}/`);
 }
 
-/** backups: a device's configuration card backs it up now, a change made through
+/** backups: a device's configuration tab backs it up now, a change made through
  * FieldKit shows who made it, the diff shows the line, the raw text shows to an
- * admin, the site-wide list names the devices never backed up, and the search of the
- * latest configurations finds a line. */
+ * admin, the site-wide list names the devices never backed up and backs up a whole
+ * site, and the search of the latest configurations finds a line. */
 export async function backups() {
   await asAuditor();
   const dev = (await api('GET', '/api/dcim/devices/?name=demo-eos-1')).results[0];
   const backupNow = async (want) => {
     await page.goto(`${BASE}/ui/devices/${dev.id}`);
+    await page.getByRole('tab', { name: 'Configuration' }).click();
+    check(page.url().endsWith('?tab=config') && !await page.locator('.runner').isVisible(), 'the Configuration tab shows alone, in the address');
     const card = page.locator('.config-card');
     await card.locator('.backup-set option', { hasText: 'auditor devices' }).waitFor({ state: 'attached' });
     await card.locator('.backup-set').selectOption({ label: `auditor devices (${DEVICE_USER})` });
@@ -102,7 +104,7 @@ export async function backups() {
     return card;
   };
 
-  step('configuration card: back up now keeps a version; a FieldKit change is attributed');
+  step('configuration tab: back up now keeps a version; a FieldKit change is attributed');
   await backupNow('');
   const set = await api('POST', '/api/plugins/toolkit/commands/', {
     name: 'Describe Et3', command: 'interface Ethernet3\n description e2e-backup', command_type: 'config',
@@ -130,6 +132,22 @@ export async function backups() {
   check((await rows.first().textContent()).includes('never backed up'), 'a device never backed up comes first');
   check((await page.locator('tbody tr', { hasText: 'demo-eos-1' }).textContent()).includes('view'), 'the backed-up device links its version');
   await shot('54-last-good-backup');
+
+  step('last good backup: a site\'s devices backed up at once');
+  await page.locator('.site-pick').selectOption({ label: 'Demo Lab' });
+  const all = page.locator('.site-backup');
+  await all.locator('.backup-set option', { hasText: 'auditor devices' }).waitFor({ state: 'attached' });
+  await all.locator('.backup-set').selectOption({ label: `auditor devices (${DEVICE_USER})` });
+  const n = await page.locator('tbody tr').count();
+  await all.getByRole('button', { name: `Back up all ${n} devices of Demo Lab` }).click();
+  const said = await all.locator('.msg', { hasText: `Backup of ${n} devices` }).textContent();
+  check(/0 quarantined, 0 not run/.test(said), `the site's backup: ${said}`);
+  await page.waitForFunction(() => !document.querySelector('tbody')?.textContent.includes('never backed up'));
+  check(await page.locator('tbody tr', { hasText: 'view' }).count() === n, 'every device of the site has a good backup now');
+  await shot('56-site-backup');
+  await page.locator('tbody tr', { hasText: 'demo-eos-1' }).getByRole('link', { name: 'demo-eos-1' }).click();
+  await page.locator('.config-card').waitFor();
+  check(await page.getByRole('tab', { name: 'Configuration' }).getAttribute('aria-selected') === 'true', 'a device of the list opens on its Configuration tab');
 
   step('search the latest configurations');
   await page.goto(`${BASE}/ui/config-versions/`);

@@ -52,7 +52,7 @@ export async function layoutSweep() {
     'event-rules': '/api/extras/event-rules/' })) {
     try { ids[k] = await first(p); } catch { /* an empty list has no detail page */ }
   }
-  const pages = [['devices', '/ui/devices/'], ['device', '/ui/devices/1'], ['device-edit', '/ui/devices/1/edit'], ['device-new', '/ui/devices/new'],
+  const pages = [['devices', '/ui/devices/'], ['device', '/ui/devices/1'], ['device-config', '/ui/devices/1?tab=config'], ['backups-site', '/ui/backups/?site_id=1'], ['device-edit', '/ui/devices/1/edit'], ['device-new', '/ui/devices/new'],
     ['commands', '/ui/commands/'], ['command', `/ui/commands/${ids.commands}`], ['command-edit', `/ui/commands/${ids.commands}/edit`], ['command-new', '/ui/commands/new'],
     ['credentials', '/ui/credentials/'], ['credential-new', '/ui/credentials/new'],
     ['service-credentials', '/ui/service-credentials/'], ['service-credential-new', '/ui/service-credentials/new'],
