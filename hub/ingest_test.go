@@ -15,10 +15,12 @@ import (
 	"time"
 
 	"fieldkit/store"
+	"fieldkit/store/pgtest"
 	"fieldkit/web"
 )
 
-// rig is a hub on a real SQLite file, its push handler served over HTTP, and a site.
+// rig is a hub on a real SQLite file or a real PostgreSQL, its push handler served over
+// HTTP, and a site.
 type rig struct {
 	t     testing.TB
 	db    *store.DB
@@ -30,11 +32,32 @@ type rig struct {
 
 func newRig(t testing.TB) *rig {
 	t.Helper()
-	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "hub.db"))
+	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "hub.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return rigOn(t, db)
+}
+
+// newPGRig is a rig whose hub's store is in PostgreSQL (a schema of the test's own).
+func newPGRig(t testing.TB) *rig {
+	t.Helper()
+	db, err := store.OpenPostgres(context.Background(), pgtest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rigOn(t, db)
+}
+
+// eachStore runs a test of the ingest on a hub on SQLite and on one on PostgreSQL.
+func eachStore(t *testing.T, test func(t *testing.T, r *rig)) {
+	t.Run("sqlite", func(t *testing.T) { test(t, newRig(t)) })
+	t.Run("postgres", func(t *testing.T) { test(t, newPGRig(t)) })
+}
+
+func rigOn(t testing.TB, db *store.DB) *rig {
+	t.Helper()
+	ctx := context.Background()
 	t.Cleanup(func() { db.Close() })
 	in := NewIngest(db, slog.New(slog.DiscardHandler))
 	rt := &web.Router{Log: slog.New(slog.DiscardHandler)}
@@ -114,8 +137,9 @@ func logRecord(id int64, uid string) Record {
 // TestApplyEachKind: each kind lands in the hub's own tables, mapped to the site: the
 // device at the site's dcim site with its platform, tags and address; the command with
 // its platforms and variables; the log with its device and command.
-func TestApplyEachKind(t *testing.T) {
-	r := newRig(t)
+func TestApplyEachKind(t *testing.T) { eachStore(t, testApplyEachKind) }
+
+func testApplyEachKind(t *testing.T, r *rig) {
 	st, ans := r.push("inst", "e1", 1, platformIOS, deviceR1, commandVer, logRecord(11, "u11"))
 	if st != 200 || ans.Applied != 4 || ans.Acknowledged != 4 || len(ans.Problems) != 0 {
 		t.Fatalf("push: %d %+v", st, ans)
@@ -135,7 +159,10 @@ func TestApplyEachKind(t *testing.T) {
 	if c := cmds[0]; c["command"] != "show version <v>" || len(c["platforms"].([]store.Row)) != 1 || len(c["variables"].([]store.Row)) != 1 {
 		t.Fatalf("command: %v", c)
 	}
-	logs, _ := r.db.Rows(ctx, store.CommandLogs, []int64{r.hubID(store.KindLog, "u11")})
+	logs, err := r.db.Rows(ctx, store.CommandLogs, []int64{r.hubID(store.KindLog, "u11")})
+	if err != nil || len(logs) != 1 {
+		t.Fatal(logs, err)
+	}
 	if l := logs[0]; l["device"].(store.Row)["id"] != d.ID() || l["output"] != "IOS 15" || l["source"] != "api" ||
 		!l["created"].(time.Time).Equal(time.Date(2030, 1, 2, 3, 4, 5, 6000, time.UTC)) {
 		t.Fatalf("log: %v", l)
@@ -183,8 +210,9 @@ func (r *rig) hubID(kind, key string) int64 {
 // TestIdempotentAndOrdered: a batch sent again is counted as duplicates and stored
 // once; an overlapping one stores only its new records; a gap is refused with the
 // record expected; a log sent again under a new epoch is recognised by its uid.
-func TestIdempotentAndOrdered(t *testing.T) {
-	r := newRig(t)
+func TestIdempotentAndOrdered(t *testing.T) { eachStore(t, testIdempotentAndOrdered) }
+
+func testIdempotentAndOrdered(t *testing.T, r *rig) {
 	if st, ans := r.push("inst", "e1", 1, logRecord(1, "a"), logRecord(2, "b")); st != 200 || ans.Applied != 2 {
 		t.Fatalf("first: %d %+v", st, ans)
 	}
@@ -219,8 +247,9 @@ func TestIdempotentAndOrdered(t *testing.T) {
 
 // TestProblemsDoNotBlock: a record the hub cannot apply is stored with its problem and
 // acknowledged, and the records after it are applied.
-func TestProblemsDoNotBlock(t *testing.T) {
-	r := newRig(t)
+func TestProblemsDoNotBlock(t *testing.T) { eachStore(t, testProblemsDoNotBlock) }
+
+func testProblemsDoNotBlock(t *testing.T, r *rig) {
 	twin := Record{Kind: store.KindDevice, Op: store.OpUpsert, ID: 6, Body: body(`{"id": 6, "name": "r1", "status": "active"}`)}
 	st, ans := r.push("inst", "e1", 1, deviceR1, twin, logRecord(1, "a"))
 	if st != 200 || ans.Applied != 3 || len(ans.Problems) != 1 || ans.Problems[0].Seq != 2 || ans.Acknowledged != 3 {
@@ -233,8 +262,9 @@ func TestProblemsDoNotBlock(t *testing.T) {
 }
 
 // TestRefusals: the answers an edge must act on.
-func TestRefusals(t *testing.T) {
-	r := newRig(t)
+func TestRefusals(t *testing.T) { eachStore(t, testRefusals) }
+
+func testRefusals(t *testing.T, r *rig) {
 	if st, _ := r.push("inst", "e1", 1); st != 200 {
 		t.Fatalf("heartbeat: %d", st)
 	}
@@ -285,8 +315,9 @@ func TestRefusals(t *testing.T) {
 
 // TestSkewCorrected: a log from an edge whose clock is off by more than SkewCorrected
 // is stored in the hub's time, the correction kept in the ledger.
-func TestSkewCorrected(t *testing.T) {
-	r := newRig(t)
+func TestSkewCorrected(t *testing.T) { eachStore(t, testSkewCorrected) }
+
+func testSkewCorrected(t *testing.T, r *rig) {
 	b := Batch{Protocol: Protocol, Instance: "i", Epoch: "e", EpochStart: 1, SentAt: time.Now().Add(-6 * time.Hour),
 		Records: []Record{logRecord(1, "a")}}
 	b.Records[0].Seq = 1
@@ -327,9 +358,14 @@ func TestSkewCorrected(t *testing.T) {
 }
 
 // BenchmarkIngestLogs: one site pushing batches of 1,000 logs (1 KB of output each) to
-// a hub on SQLite, each batch one transaction; logs-stored/s is the hub's rate.
+// a hub on SQLite, and to one on PostgreSQL, each batch one transaction; logs-stored/s
+// is the hub's rate.
 func BenchmarkIngestLogs(b *testing.B) {
-	r := newRig(b)
+	b.Run("sqlite", func(b *testing.B) { benchmarkIngest(b, newRig(b)) })
+	b.Run("postgres", func(b *testing.B) { benchmarkIngest(b, newPGRig(b)) })
+}
+
+func benchmarkIngest(b *testing.B, r *rig) {
 	out := strings.Repeat("GigabitEthernet0/1 is up, line protocol is up\n", 22)
 	seq := int64(1)
 	start := time.Now()

@@ -157,7 +157,7 @@ func (c *counterRows) write(ctx context.Context, db *DB, tx *sql.Tx) error {
 func counterUpsert(i int) string {
 	t := counterTables[i]
 	return `INSERT INTO ` + t.table + ` (` + t.keys + `, n) VALUES (` + placeholders(strings.Count(t.keys, ",")+2) +
-		`) ON CONFLICT (` + t.keys + `) DO UPDATE SET n = n + excluded.n`
+		`) ON CONFLICT (` + t.keys + `) DO UPDATE SET n = ` + t.table + `.n + excluded.n` // PostgreSQL: n alone is ambiguous
 }
 
 // counterEmptied deletes the row of counter table i (its keys) when it counts no log.
@@ -214,7 +214,7 @@ func logKeyGone(ctx context.Context, tx *sql.Tx, key string, id int64) error {
 		}
 		cols := strings.ReplaceAll(t.keys, key, "0")
 		if _, err := tx.ExecContext(ctx, `INSERT INTO `+t.table+` (`+t.keys+`, n) SELECT `+cols+`, n FROM `+t.table+
-			` WHERE `+key+` = ? ON CONFLICT (`+t.keys+`) DO UPDATE SET n = n + excluded.n`, id); err != nil {
+			` WHERE `+key+` = ? ON CONFLICT (`+t.keys+`) DO UPDATE SET n = `+t.table+`.n + excluded.n`, id); err != nil {
 			return fmt.Errorf("store: %s: %w", t.table, err)
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM `+t.table+` WHERE `+key+` = ?`, id); err != nil {

@@ -249,10 +249,11 @@ func (l *logList) byWordIndex(ctx context.Context, where []Expr) ([]int64, bool,
 }
 
 // The counters' rows, with the columns of a log they count named as the log's, so that
-// a condition on those columns of a log is the same condition on them (aliased t).
+// a condition on those columns of a log is the same condition on them (aliased t). A
+// flag is 0 or 1, as the log's column is (in PostgreSQL too).
 const (
 	countsView = `(SELECT nullif(device_key, 0) AS device_id, nullif(user_key, 0) AS user_id, username,
-		outcome, outcome = 1 AS success, n FROM command_log_counts) t`
+		outcome, CASE WHEN outcome = 1 THEN 1 ELSE 0 END AS success, n FROM command_log_counts) t`
 	commandsView = `(SELECT command_key, nullif(command_key, 0) AS command_id, command_name, nullif(device_key, 0) AS device_id,
 		n FROM command_log_commands) t`
 )

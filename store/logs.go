@@ -64,6 +64,8 @@ var CommandLogs = sortedBy(declare(&Model{
 	},
 	Filters: map[string]Filter{
 		"device_id":   {Path: "device", Doc: "device id"},
+		"site_id":     {Path: "device__site", Doc: "site id of the log's device (at a hub: the FieldKit site it ran at)"},
+		"site":        {Path: "device__site__slug", Doc: "site slug of the log's device (at a hub: the FieldKit site it ran at)"},
 		"command_id":  {Path: "command", Doc: "command id"},
 		"user_id":     {Path: "user", Doc: "id of the user who executed"},
 		"schedule_id": {SQL: logScheduleFilter, Kind: KindInt, Doc: "id of the schedule that ran it"},

@@ -34,7 +34,7 @@ const statsTop = 10
 
 // The counters' rows with a log's columns, as countsView is (loglist.go).
 const (
-	hoursView = `(SELECT hour, nullif(device_key, 0) AS device_id, outcome, outcome = 1 AS success, n
+	hoursView = `(SELECT hour, nullif(device_key, 0) AS device_id, outcome, CASE WHEN outcome = 1 THEN 1 ELSE 0 END AS success, n
 		FROM command_log_hours) t`
 	errorsView = `(SELECT nullif(device_key, 0) AS device_id, error, n FROM command_log_errors) t`
 )
@@ -79,7 +79,7 @@ const cancelledSQL = `(t.success = 0 AND json_valid(t.failure) AND json_extract(
 
 // logOutcomes is the logs, each with its outcome and a count of one, as the counters'
 // rows are (aliased t).
-const logOutcomes = `(SELECT t.*, CASE WHEN t.success THEN 1 WHEN ` + cancelledSQL + ` THEN 2 ELSE 0 END AS outcome,
+const logOutcomes = `(SELECT t.*, CASE WHEN t.success <> 0 THEN 1 WHEN ` + cancelledSQL + ` THEN 2 ELSE 0 END AS outcome,
 	1 AS n FROM command_logs t) t`
 
 // window counts the logs matching where created at or after since: under a condition
@@ -112,24 +112,24 @@ func tops(ctx context.Context, rq querier, where Expr) ([]NameCount, []NameCount
 	// Summed by command first, in the counters' own order, then by name (a deleted
 	// command's logs keep its name under key 0).
 	commands, errors := `SELECT command_name, sum(c) AS c FROM (SELECT t.command_key, t.command_name, sum(t.n) AS c FROM `+
-		commandsView+` WHERE `+where.SQL+` GROUP BY t.command_key, t.command_name) GROUP BY command_name`,
+		commandsView+` WHERE `+where.SQL+` GROUP BY t.command_key, t.command_name) s GROUP BY command_name`,
 		`SELECT t.error, sum(t.n) AS c FROM `+errorsView+` WHERE `+where.SQL+` GROUP BY t.error`
 	if !readsOnly(where, []string{"device_id"}) {
-		failed := And(where, Expr{SQL: "t.success = 0 AND NOT coalesce(" + cancelledSQL + ", 0)"})
+		failed := And(where, Expr{SQL: "t.success = 0 AND NOT coalesce(" + cancelledSQL + ", FALSE)"})
 		commands = `SELECT t.command_name, count(*) AS c FROM command_logs t WHERE ` + where.SQL + ` GROUP BY t.command_name`
 		errors = `SELECT substr(t.error_message, 1, 100), count(*) AS c FROM command_logs t WHERE ` + failed.SQL + ` GROUP BY 1`
-		top, err := nameCounts(ctx, rq, `SELECT * FROM (`+commands+`) ORDER BY c DESC, 1 LIMIT ?`, append(where.Args, statsTop)...)
+		top, err := nameCounts(ctx, rq, `SELECT * FROM (`+commands+`) s ORDER BY c DESC, 1 LIMIT ?`, append(where.Args, statsTop)...)
 		if err != nil {
 			return nil, nil, err
 		}
-		errs, err := nameCounts(ctx, rq, `SELECT * FROM (`+errors+`) ORDER BY c DESC, 1 LIMIT ?`, append(failed.Args, statsTop)...)
+		errs, err := nameCounts(ctx, rq, `SELECT * FROM (`+errors+`) s ORDER BY c DESC, 1 LIMIT ?`, append(failed.Args, statsTop)...)
 		return top, errs, err
 	}
-	top, err := nameCounts(ctx, rq, `SELECT * FROM (`+commands+`) WHERE c > 0 ORDER BY c DESC, 1 LIMIT ?`, append(where.Args, statsTop)...)
+	top, err := nameCounts(ctx, rq, `SELECT * FROM (`+commands+`) s WHERE c > 0 ORDER BY c DESC, 1 LIMIT ?`, append(where.Args, statsTop)...)
 	if err != nil {
 		return nil, nil, err
 	}
-	errs, err := nameCounts(ctx, rq, `SELECT * FROM (`+errors+`) WHERE c > 0 ORDER BY c DESC, 1 LIMIT ?`, append(where.Args, statsTop)...)
+	errs, err := nameCounts(ctx, rq, `SELECT * FROM (`+errors+`) s WHERE c > 0 ORDER BY c DESC, 1 LIMIT ?`, append(where.Args, statsTop)...)
 	return top, errs, err
 }
 

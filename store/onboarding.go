@@ -174,20 +174,14 @@ func addMgmtIP(ctx context.Context, tx *sql.Tx, dev int64, address, now string) 
 	var iface int64
 	err := tx.QueryRowContext(ctx, `SELECT id FROM interfaces WHERE device_id = ? AND name = ?`, dev, MgmtInterface).Scan(&iface)
 	if errors.Is(err, sql.ErrNoRows) {
-		var res sql.Result
-		res, err = tx.ExecContext(ctx, `INSERT INTO interfaces (device_id, name, type, created, last_updated)
-			VALUES (?, ?, 'virtual', ?, ?)`, dev, MgmtInterface, now, now)
-		if err == nil {
-			iface, err = res.LastInsertId()
-		}
+		err = tx.QueryRowContext(ctx, `INSERT INTO interfaces (device_id, name, type, created, last_updated)
+			VALUES (?, ?, 'virtual', ?, ?) RETURNING id`, dev, MgmtInterface, now, now).Scan(&iface)
 	}
 	if err != nil {
 		return 0, err
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO ip_addresses (address, address_key, assigned_object_type, assigned_object_id,
-		created, last_updated) VALUES (?, ?, ?, ?, ?, ?)`, address, addressKey(address), AssignedInterface, iface, now, now)
-	if err != nil {
-		return 0, err
-	}
-	return res.LastInsertId()
+	var ip int64
+	err = tx.QueryRowContext(ctx, `INSERT INTO ip_addresses (address, address_key, assigned_object_type, assigned_object_id,
+		created, last_updated) VALUES (?, ?, ?, ?, ?, ?) RETURNING id`, address, addressKey(address), AssignedInterface, iface, now, now).Scan(&ip)
+	return ip, err
 }

@@ -100,8 +100,9 @@ func pgArgs(args []driver.NamedValue) []driver.NamedValue {
 	return args
 }
 
-// numberPlaceholders turns each `?` of a statement into PostgreSQL's `$n`, leaving those
-// in string literals, quoted names and comments alone.
+// numberPlaceholders turns each `?` of a statement into PostgreSQL's `$n`, and the words
+// of SQLite's that PostgreSQL has not into its own (sqliteWord), leaving string literals,
+// quoted names and comments alone.
 func numberPlaceholders(query string) string {
 	if !strings.Contains(query, "?") {
 		return query
@@ -139,9 +140,45 @@ func numberPlaceholders(query string) string {
 			n++
 			b.WriteByte('$')
 			b.WriteString(strconv.Itoa(n))
+		case (c == 'j' || c == 'I' || c == 'N' || c == 'L') && (i == 0 || !isIdentByte(query[i-1])):
+			if skip, with, ok := sqliteWord(query[i:]); ok {
+				b.WriteString(with)
+				i += skip - 1
+				continue
+			}
+			b.WriteByte(c)
 		default:
 			b.WriteByte(c)
 		}
 	}
 	return b.String()
+}
+
+// sqliteWord recognises, at the start of rest, the few words of SQLite's that the
+// store's SQL uses and PostgreSQL spells otherwise or has not: json_object (PostgreSQL's
+// json_build_object), LIKE (SQLite's ignores the case of ASCII letters: PostgreSQL's
+// ILIKE, which ignores every letter's), and the index hints INDEXED BY name and NOT
+// INDEXED, which PostgreSQL's planner does without. It returns how many bytes it read and what to write
+// instead. (The functions of SQLite's that PostgreSQL lacks are made by its schema:
+// pgschema/0003_sqlite_functions.sql.)
+func sqliteWord(rest string) (skip int, with string, ok bool) {
+	switch {
+	case strings.HasPrefix(rest, "json_object("):
+		return len("json_object("), "json_build_object(", true
+	case strings.HasPrefix(rest, "LIKE") && (len(rest) == 4 || !isIdentByte(rest[4])):
+		return len("LIKE"), "ILIKE", true
+	case strings.HasPrefix(rest, "NOT INDEXED") && (len(rest) == 11 || !isIdentByte(rest[11])):
+		return len("NOT INDEXED"), "", true
+	case strings.HasPrefix(rest, "INDEXED BY "):
+		j := len("INDEXED BY ")
+		for j < len(rest) && isIdentByte(rest[j]) {
+			j++
+		}
+		return j, "", true
+	}
+	return 0, "", false
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }

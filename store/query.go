@@ -34,10 +34,11 @@ type Range struct {
 	Value any
 }
 
-// True and False are the trivial conditions.
+// True and False are the trivial conditions (keywords both SQLite and PostgreSQL take
+// as a condition; PostgreSQL takes no bare 1).
 var (
-	True  = Expr{SQL: "1", Reads: []string{}}
-	False = Expr{SQL: "0", Reads: []string{}}
+	True  = Expr{SQL: "TRUE", Reads: []string{}}
+	False = Expr{SQL: "FALSE", Reads: []string{}}
 )
 
 // And joins conditions; an empty list is True.

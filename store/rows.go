@@ -374,12 +374,12 @@ func (db *DB) Create(ctx context.Context, m *Model, v Values, guard Scope) (int6
 		if !m.NoStamps {
 			cols, args = append(cols, "created", "last_updated"), append(args, Stamp(now), Stamp(now))
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO `+m.Table+` (`+strings.Join(cols, ", ")+`) VALUES (`+
-			placeholders(len(cols))+`)`, args...)
+		// RETURNING rather than LastInsertId, which PostgreSQL's driver has not.
+		err := tx.QueryRowContext(ctx, `INSERT INTO `+m.Table+` (`+strings.Join(cols, ", ")+`) VALUES (`+
+			placeholders(len(cols))+`) RETURNING id`, args...).Scan(&id)
 		if err != nil {
 			return constraintErr(err, m.Type)
 		}
-		id, _ = res.LastInsertId()
 		return db.finish(ctx, tx, m, id, v, nil, guard)
 	})
 	return id, err
