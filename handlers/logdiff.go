@@ -180,7 +180,7 @@ func (a *API) logHistory(w http.ResponseWriter, r *http.Request) error {
 			changed = *run.Changed
 		}
 		results[i] = map[string]any{"id": run.ID, "url": a.urlOf(r, store.TypeCommandLog, run.ID), "created": web.Stamp(run.Created),
-			"success": run.Success, "cancelled": run.Cancelled, "username": run.Username, "changed": changed}
+			"success": run.Success, "cancelled": run.Cancelled, "username": run.Username, "notes": run.Notes, "changed": changed}
 	}
 	web.Write(w, http.StatusOK, map[string]any{"device_id": device, "command_id": command, "results": results})
 	return nil

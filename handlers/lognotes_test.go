@@ -59,6 +59,13 @@ func TestNotesAtExecute(t *testing.T) {
 		t.Errorf("CSV export: header %v, row %v", recs[0], recs[1])
 	}
 
+	// A command's history on the device shows each run's notes.
+	hist := x.must(200, "GET", pathCommandLogs+"history/?device_id="+itoa(x.iosID)+"&command_id="+itoa(cmd), x.admin, nil)
+	runs := hist["results"].([]any)
+	if len(runs) != 2 || runs[0].(map[string]any)["notes"] != "" || runs[1].(map[string]any)["notes"] != note {
+		t.Errorf("history: %v", runs)
+	}
+
 	// Bulk: the request's notes for every element without its own.
 	b := x.must(200, "POST", pathCommands+"bulk-execute/", x.admin, map[string]any{"notes": "nightly audit", "executions": []any{
 		map[string]any{"command_id": cmd, "device_id": x.iosID, "credential_token": x.token},
@@ -163,6 +170,16 @@ func TestLogNotesEdit(t *testing.T) {
 	}
 	if n := x.must(200, "GET", pathCommandLogs+"?q=first", x.admin, nil)["count"]; n != float64(0) {
 		t.Errorf("q=first after the edit: %v", n)
+	}
+
+	// A read-only token of the author's writes nothing.
+	bobID, _ := x.db.UserIDByName(t.Context(), "bob")
+	_, readOnly, err := x.db.CreateToken(t.Context(), store.TokenInput{UserID: bobID}, store.All)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := x.do("PATCH", path(mine), readOnly, map[string]any{"notes": "x"}); r.status != 403 {
+		t.Errorf("a read-only token: %d %s", r.status, r.body)
 	}
 
 	// bob may not edit another user's log: viewing is not changing.

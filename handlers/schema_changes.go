@@ -80,6 +80,7 @@ func changeSchemas() obj {
 			"device_id": tInt, "command_id": tInt,
 			"results": obj{"type": "array", "items": props([]string{"id", "created", "success", "username", "changed"}, obj{
 				"id": tInt, "url": obj{"type": "string", "format": "uri"}, "created": tTime, "success": tBool, "username": tStr,
+				"notes":     described(tStr, "Why it ran, as its runner said (the log's notes)."),
 				"cancelled": described(tBool, "Someone stopped the run (its log's failure.reason is cancelled): not a failure of the device."),
 				"changed": obj{"type": "boolean", "nullable": true,
 					"description": "The output differs from the successful run before it (false for the first); null for a failed run."},

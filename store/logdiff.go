@@ -87,6 +87,7 @@ type Run struct {
 	Created  time.Time
 	Success  bool
 	Username string
+	Notes    string // why it ran, as its runner said
 	// Cancelled: someone stopped the run (its failure's reason is "cancelled"); it
 	// did not fail.
 	Cancelled bool
@@ -101,7 +102,7 @@ type Run struct {
 // at a time.
 func (db *DB) CommandHistory(ctx context.Context, deviceID, commandID int64, where Expr, limit int) ([]Run, error) {
 	cond := And(Expr{SQL: `t.device_id = ? AND t.command_id = ?`, Args: []any{deviceID, commandID}}, where)
-	rows, err := db.reader(ctx).QueryContext(ctx, `SELECT t.id, t.created, t.success, t.username, t.output,
+	rows, err := db.reader(ctx).QueryContext(ctx, `SELECT t.id, t.created, t.success, t.username, t.notes, t.output,
 		coalesce(json_extract(t.failure, '$.reason') = 'cancelled', 0)
 		FROM command_logs t WHERE `+cond.SQL+` ORDER BY t.created DESC, t.id DESC LIMIT ?`, append(cond.Args, limit)...)
 	if err != nil {
@@ -113,7 +114,7 @@ func (db *DB) CommandHistory(ctx context.Context, deviceID, commandID int64, whe
 	for rows.Next() {
 		var r Run
 		var created, output string
-		if err := rows.Scan(&r.ID, &created, &r.Success, &r.Username, &output, &r.Cancelled); err != nil {
+		if err := rows.Scan(&r.ID, &created, &r.Success, &r.Username, &r.Notes, &output, &r.Cancelled); err != nil {
 			return nil, fmt.Errorf("store: command history: %w", err)
 		}
 		r.Created = ParseStamp(created)

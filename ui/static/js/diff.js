@@ -138,6 +138,7 @@ async function historyView(main) {
         { label: 'User', cell: (r) => r.username },
         { label: 'Result', cell: (r) => outcomeBadge(r) },
         { label: 'Output', cell: (r) => h('span', { class: 'change-mark' }, mark(r), r.changed ? [' ', link(`/ui/logs/${r.id}/diff?against=previous`, 'what changed')] : null) },
+        { label: 'Notes', class: 'clamp', title: (r) => r.notes || undefined, cell: (r) => h('span', { class: 'log-notes' }, r.notes) },
       ], hist.results, 'This command has not run on this device yet.', { stack: true })));
 }
 

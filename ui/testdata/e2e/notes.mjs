@@ -1,6 +1,7 @@
 // notes.mjs: why a command ran. The device page's runner and the page that runs on
-// several devices take notes; the device's history and the log show them; the log's
-// author edits them in place; the list's search and the CSV find them.
+// several devices take notes; the device's history, the log and the command's history
+// show them; the log's author edits them in place; the list's search and the CSV find
+// them.
 
 import { BASE, ADMIN_PASSWORD, page, step, check, shot, login, api, inPage } from './lib.mjs';
 import { asAuditor } from './changes.mjs';
@@ -41,6 +42,9 @@ export async function notes() {
   const log = await api('GET', `/api/plugins/toolkit/command-logs/${logId}/`);
   check(log.notes === `${note}; rolled back at 02:10` && log.success && log.sent_command === 'show clock', `the log through the API: ${JSON.stringify(log.notes)}`);
   await shot('71-log-notes');
+  await page.getByRole('link', { name: /history of E2E notes clock on demo-eos-1/ }).click();
+  await page.getByRole('heading', { name: 'E2E notes clock on demo-eos-1' }).waitFor();
+  check((await page.locator('tbody tr').first().textContent()).includes('rolled back at 02:10'), 'the command\'s history shows the run\'s notes');
 
   step('the list\'s search finds a word of the notes; the CSV carries them');
   await page.goto(`${BASE}/ui/logs/?q=CHG7731`);
