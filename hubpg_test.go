@@ -2,12 +2,20 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"fieldkit/hub"
 	"fieldkit/store"
 	"fieldkit/store/pgtest"
+	"fieldkit/web"
 )
 
 // A hub whose store is PostgreSQL (store.driver: postgres): its sites are added,
@@ -81,5 +89,247 @@ func TestStoreSettings(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "s3cret") {
 			t.Errorf("%v: %v, want %q (and never the DSN)", tc.env, err, tc.want)
 		}
+	}
+}
+
+// pgHub is a hub's push and jobs endpoints on a store in PostgreSQL, served in this
+// process at an address (fieldkit serve does not run on PostgreSQL yet).
+type pgHub struct{ srv *http.Server }
+
+func startPGHub(t *testing.T, db *store.DB, addr string) *pgHub {
+	t.Helper()
+	in := hub.NewIngest(db, slog.New(slog.DiscardHandler))
+	rt := &web.Router{Log: slog.New(slog.DiscardHandler)}
+	rt.Handle(http.MethodPost, hub.PushPath, in.Push)
+	rt.Handle(http.MethodGet, hub.JobsPath, in.Jobs)
+	var ln net.Listener
+	var err error
+	for range 50 { // the address of a hub just stopped may take a moment to be free
+		if ln, err = net.Listen("tcp", addr); err == nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &pgHub{srv: &http.Server{Handler: rt.Handler()}}
+	go h.srv.Serve(ln)
+	t.Cleanup(func() { h.srv.Close() })
+	return h
+}
+
+// pgLogStamps are the created stamps of the logs in a PostgreSQL store, in id order.
+func pgLogStamps(t *testing.T, db *store.DB) []string {
+	t.Helper()
+	rows, err := db.Reader().Query(`SELECT created FROM command_logs ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// sameLogsPG waits until the hub in PostgreSQL holds every log of the edge, once each
+// and in the edge's order.
+func sameLogsPG(t *testing.T, db *store.DB, edgeData string) {
+	t.Helper()
+	want := logStamps(t, edgeData)
+	var got []string
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		got = pgLogStamps(t, db)
+		if len(got) >= len(want) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("the hub holds %d logs, the edge %d; first differences: %v", len(got), len(want), firstDiff(got, want))
+	}
+}
+
+// TestHubOnPostgresDownWhileTheEdgeWorks: a real edge runs executions while its hub,
+// on PostgreSQL, is down; once the hub is up every log arrives there once and in order;
+// the hub stops again, the edge goes on, and after the restart the hub holds every log
+// once, with the edge's device at the site's dcim site.
+func TestHubOnPostgresDownWhileTheEdgeWorks(t *testing.T) {
+	processesOnly(t)
+	ctx := context.Background()
+	db, err := store.OpenPostgres(ctx, pgtest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	_, token, err := db.CreateHubSite(ctx, "Paris", "", "", store.All)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hubAddr := freeAddr(t)
+	edgeLab := newLab(t, 0)
+	edge := startServer(t, edgeLab, edgeEnv("http://"+hubAddr, token))
+	bulk(t, edge, edgeLab, 300)
+	eventually(t, "the edge says the hub is unreachable", func() bool { return edge.hubStatus(t).State == "unreachable" })
+	h := startPGHub(t, db, hubAddr)
+	sameLogsPG(t, db, edgeLab.data)
+	h.srv.Close()
+	bulk(t, edge, edgeLab, 200)
+	eventually(t, "the edge says the hub is unreachable again", func() bool { return edge.hubStatus(t).State == "unreachable" })
+	startPGHub(t, db, hubAddr)
+	sameLogsPG(t, db, edgeLab.data)
+	if n := len(pgLogStamps(t, db)); n != 500 {
+		t.Fatalf("%d logs at the hub, want 500", n)
+	}
+	eventually(t, "the edge's backlog empties", func() bool { st := edge.hubStatus(t); return st.State == "ok" && st.Pending == 0 })
+	var records, devices int
+	if err := db.Reader().QueryRow(`SELECT s.records, (SELECT count(*) FROM devices d WHERE d.site_id = s.site_id)
+		FROM hub_sites s WHERE s.name = ?`, "Paris").Scan(&records, &devices); err != nil {
+		t.Fatal(err)
+	}
+	if records < 500 || devices != 1 {
+		t.Fatalf("the hub's site Paris: %d records, %d devices; want 500 or more, and the edge's device", records, devices)
+	}
+	site, err := db.HubSiteNamed(ctx, "Paris")
+	if err != nil {
+		t.Fatal(err)
+	}
+	siteLogs, _ := store.CommandLogs.FilterExpr("site_id", []string{fmt.Sprint(site.SiteID)})
+	if _, total, err := db.ListIDs(ctx, store.Query{Model: store.TypeCommandLog, Where: []store.Expr{siteLogs}, Limit: 1}); err != nil || total != 500 {
+		t.Fatalf("the logs of site Paris, listed: %d, %v", total, err)
+	}
+}
+
+// pgPair is a hub on PostgreSQL with its site Paris, and an edge of that site (a real
+// process) pushing to it through a proxy that can lose answers.
+type pgPair struct {
+	db      *store.DB
+	token   string
+	addr    string
+	proxy   *hubProxy
+	edgeLab *lab
+	edge    *server
+}
+
+func startPGPair(t *testing.T) *pgPair {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.OpenPostgres(ctx, pgtest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	p := &pgPair{db: db, addr: freeAddr(t)}
+	if _, p.token, err = db.CreateHubSite(ctx, "Paris", "", "", store.All); err != nil {
+		t.Fatal(err)
+	}
+	startPGHub(t, db, p.addr)
+	p.proxy = newHubProxy(t, "http://"+p.addr)
+	p.edgeLab = newLab(t, 0)
+	p.edge = startServer(t, p.edgeLab, edgeEnv(p.proxy.srv.URL, p.token))
+	eventually(t, "the edge's first push", func() bool { return p.edge.hubStatus(t).State == "ok" })
+	return p
+}
+
+// duplicates is what the hub counted of Paris's records received again.
+func (p *pgPair) duplicates(t *testing.T) int64 {
+	t.Helper()
+	var n int64
+	if err := p.db.Reader().QueryRow(`SELECT duplicates FROM hub_sites WHERE name = 'Paris'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestHubOnPostgresAnswerLost: the hub on PostgreSQL commits a batch whose answer is
+// lost, once alone and once with more logs written before the edge sends again: the
+// duplicates are counted, every log is stored once.
+func TestHubOnPostgresAnswerLost(t *testing.T) {
+	processesOnly(t)
+	p := startPGPair(t)
+	p.proxy.drop.Store(1)
+	bulk(t, p.edge, p.edgeLab, 50)
+	eventually(t, "an answer dropped", func() bool { return p.proxy.dropped.Load() == 1 })
+	sameLogsPG(t, p.db, p.edgeLab.data)
+	eventually(t, "the edge's backlog empties", func() bool { return p.edge.hubStatus(t).Pending == 0 })
+	if lost, dup := int64(p.proxy.lost.Load()), p.duplicates(t); lost == 0 || dup != lost {
+		t.Fatalf("%d duplicates counted for the %d records of the lost answer", dup, lost)
+	}
+	p.proxy.drop.Store(1)
+	bulk(t, p.edge, p.edgeLab, 20)
+	eventually(t, "a second answer dropped", func() bool { return p.proxy.dropped.Load() == 2 })
+	bulk(t, p.edge, p.edgeLab, 30)
+	sameLogsPG(t, p.db, p.edgeLab.data)
+	if n := len(pgLogStamps(t, p.db)); n != 100 {
+		t.Fatalf("%d logs at the hub, want 100", n)
+	}
+	eventually(t, "the edge's backlog empties", func() bool { return p.edge.hubStatus(t).Pending == 0 })
+	if lost, dup := int64(p.proxy.lost.Load()), p.duplicates(t); dup != lost {
+		t.Fatalf("%d duplicates counted for the %d records of the two lost answers", dup, lost)
+	}
+}
+
+// TestHubOnPostgresEdgeRestored: an edge restored from `fieldkit backup` starts a new
+// epoch; what it writes under the ids its lost logs had is new at the hub on
+// PostgreSQL, and nothing the hub held is overwritten.
+func TestHubOnPostgresEdgeRestored(t *testing.T) {
+	processesOnly(t)
+	p := startPGPair(t)
+	bulk(t, p.edge, p.edgeLab, 20)
+	eventually(t, "the edge's backlog empties", func() bool { return p.edge.hubStatus(t).Pending == 0 })
+	backup := backupOf(t, p.edgeLab)
+	bulk(t, p.edge, p.edgeLab, 20)
+	sameLogsPG(t, p.db, p.edgeLab.data)
+	before := pgLogStamps(t, p.db)
+	oldEpoch := p.edge.hubStatus(t).Epoch
+	p.edge.stop(t)
+	restoreInto(t, p.edgeLab, backup)
+	p.edge = startServer(t, p.edgeLab, edgeEnv(p.proxy.srv.URL, p.token))
+	bulk(t, p.edge, p.edgeLab, 15)
+	eventually(t, "the restored edge's backlog empties", func() bool { st := p.edge.hubStatus(t); return st.State == "ok" && st.Pending == 0 })
+	now := logStamps(t, p.edgeLab.data)
+	got := pgLogStamps(t, p.db)
+	if want := append(slices.Clone(before), now[20:]...); !slices.Equal(got, want) {
+		t.Fatalf("the hub holds %d logs, want %d (40 kept, 15 new): %s", len(got), len(want), firstDiff(got, want))
+	}
+	s, err := p.db.HubSiteNamed(context.Background(), "Paris")
+	if ep := p.edge.hubStatus(t).Epoch; err != nil || ep == oldEpoch || s.Epoch != ep {
+		t.Fatalf("epochs: before %s, edge now %s, hub %s (%v)", oldEpoch, ep, s.Epoch, err)
+	}
+}
+
+// TestHubOnPostgresTokens: a second FieldKit with the site's token is refused and the
+// first goes on; a revoked token is refused and the edge keeps its records.
+func TestHubOnPostgresTokens(t *testing.T) {
+	processesOnly(t)
+	p := startPGPair(t)
+	second := startServer(t, newLab(t, 0), edgeEnv("http://"+p.addr, p.token))
+	eventually(t, "the second edge is refused", func() bool { return second.hubStatus(t).State == "refused" })
+	if st := second.hubStatus(t); !strings.Contains(st.LastError, "in use by another FieldKit") {
+		t.Fatalf("the second edge says: %+v", st)
+	}
+	bulk(t, p.edge, p.edgeLab, 5)
+	sameLogsPG(t, p.db, p.edgeLab.data)
+	s, err := p.db.HubSiteNamed(context.Background(), "Paris")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.db.RevokeHubSite(context.Background(), s.ID); err != nil {
+		t.Fatal(err)
+	}
+	bulk(t, p.edge, p.edgeLab, 5)
+	eventually(t, "the edge is refused", func() bool { return p.edge.hubStatus(t).State == "refused" })
+	if st := p.edge.hubStatus(t); st.Pending < 5 || !strings.Contains(st.LastError, "revoked") {
+		t.Fatalf("the edge: %+v", st)
+	}
+	if n := len(pgLogStamps(t, p.db)); n != 5 {
+		t.Fatalf("the hub holds %d logs after the revoke, want 5", n)
 	}
 }
