@@ -196,8 +196,10 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 			return x, nil
 		}})
 	var ingest handlers.HubServer
+	var hubIngest *hub.Ingest
 	if cfg.Hub.Serve {
-		ingest = hub.NewIngest(db, logger)
+		hubIngest = hub.NewIngest(db, logger)
+		ingest = hubIngest
 	}
 	var edge *edgeHub // set below, once the API that renders its records is built
 	// Events (a log written, a schedule's run) are matched against the event rules and
@@ -239,6 +241,9 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 	}
 	defer func() { stopBackground(); edge.Wait() }() // stopped before db.Close, deferred earlier
 	srv := newHTTPServer(observe.Access(api, logger, metrics), logger, so.headerTimeout)
+	if hubIngest != nil {
+		srv.RegisterOnShutdown(hubIngest.Stop) // the sites' long polls answer; the stop does not wait them out
+	}
 	errc := make(chan error, 1)
 	go func() {
 		if cfg.Server.TLSCert != "" {

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"fieldkit/observe"
@@ -27,6 +28,10 @@ type Ingest struct {
 	// slots bounds the pushes read and applied at once; one more is told to come back
 	// (429): each holds its body in memory, and they queue for the writer anyway.
 	slots chan struct{}
+	// stopping is closed when the server stops (Stop): the sites' long polls answer at
+	// once instead of holding the stop up to their wait.
+	stopping chan struct{}
+	stopOnce sync.Once
 }
 
 // pushSlots is how many pushes a hub takes at once.
@@ -37,8 +42,14 @@ const bodyTime = 5 * time.Minute
 
 // NewIngest is the hub's side of the protocol.
 func NewIngest(db *store.DB, logger *slog.Logger) *Ingest {
-	return &Ingest{db: db, logger: logger, now: func() time.Time { return time.Now().UTC() }, slots: make(chan struct{}, pushSlots)}
+	return &Ingest{db: db, logger: logger, now: func() time.Time { return time.Now().UTC() }, slots: make(chan struct{}, pushSlots),
+		stopping: make(chan struct{})}
 }
+
+// Stop answers the sites' polls that wait for a job (none came), now and from now on,
+// so that a hub that stops does not wait out their waits (up to 30 s); serve calls it
+// when its HTTP server begins to shut down.
+func (in *Ingest) Stop() { in.stopOnce.Do(func() { close(in.stopping) }) }
 
 // refuse is an error answer of the protocol: its status, with an Answer for a body.
 func refuse(status int, a Answer) *web.Error {

@@ -51,7 +51,7 @@ func (in *Ingest) Jobs(w http.ResponseWriter, r *http.Request) error {
 		wait = min(time.Duration(n)*time.Second, maxWait)
 	}
 	deadline := time.Now().Add(wait)
-	for {
+	for stopping := false; ; {
 		if err := in.db.NoteHubSeen(r.Context(), site.ID, in.now()); err != nil {
 			return err
 		}
@@ -59,7 +59,7 @@ func (in *Ingest) Jobs(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		if len(jobs) > 0 || !time.Now().Before(deadline) {
+		if len(jobs) > 0 || stopping || !time.Now().Before(deadline) {
 			out := Jobs{Protocol: Protocol, Jobs: []Job{}}
 			for _, j := range jobs {
 				out.Jobs = append(out.Jobs, Job{ID: j.ID, CommandID: j.EdgeCommandID, DeviceID: j.EdgeDeviceID,
@@ -72,6 +72,8 @@ func (in *Ingest) Jobs(w http.ResponseWriter, r *http.Request) error {
 		select {
 		case <-r.Context().Done():
 			return r.Context().Err()
+		case <-in.stopping:
+			stopping = true // one last look, then the answer
 		case <-time.After(jobLook):
 		}
 	}
