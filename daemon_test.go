@@ -117,6 +117,17 @@ func startServer(t *testing.T, l *lab, extraEnv []string, args ...string) *serve
 // startServerAt is startServer listening on addr.
 func startServerAt(t *testing.T, l *lab, addr string, extraEnv []string, args ...string) *server {
 	t.Helper()
+	s, err := launchServer(t, l, addr, extraEnv, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// launchServer is startServerAt answering an error, with the server's log, when serve
+// exits or is not ready within 20 s.
+func launchServer(t *testing.T, l *lab, addr string, extraEnv []string, args ...string) (*server, error) {
+	t.Helper()
 	s := &server{base: "http://" + addr, logs: &webtest.Buffer{}, done: make(chan error, 1)}
 	s.cmd = exec.Command(testBinary(t), append([]string{"serve", "--data", l.data, "--listen", addr}, args...)...)
 	s.cmd.Env = append(append(serverEnv(), "FIELDKIT_SECRET_KEY="+l.key, "FIELDKIT_LOG_FORMAT=json"), extraEnv...)
@@ -139,17 +150,16 @@ func startServerAt(t *testing.T, l *lab, addr string, extraEnv []string, args ..
 		if res, err := http.Get(s.base + "/api/status/"); err == nil {
 			res.Body.Close()
 			if res.StatusCode == 200 {
-				return s
+				return s, nil
 			}
 		}
 		select {
 		case err := <-s.done:
-			t.Fatalf("serve exited: %v\n%s", err, s.logs.String())
+			return nil, fmt.Errorf("serve exited: %v\n%s", err, s.logs.String())
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	t.Fatalf("serve not ready:\n%s", s.logs.String())
-	return nil
+	return nil, fmt.Errorf("serve not ready:\n%s", s.logs.String())
 }
 
 // execute runs show version on the lab device through the API.

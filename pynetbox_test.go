@@ -21,14 +21,7 @@ import (
 // python3-pynetbox, against the built binary's `serve`: a real client over
 // real HTTP, with the user and token made by the binary's own CLI.
 func TestPynetbox(t *testing.T) {
-	python := os.Getenv("FIELDKIT_TEST_PYTHON")
-	if python == "" {
-		msg := "FIELDKIT_TEST_PYTHON is not set (a python3 with pynetbox); start the peers with: bash .ci/peers.sh start; source <(bash .ci/peers.sh env)"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	python := pynetboxPython(t)
 	if testing.Short() {
 		t.Skip("builds the binary and runs a Python client: not in -short")
 	}
@@ -55,6 +48,21 @@ func TestPynetbox(t *testing.T) {
 		t.Fatalf("check.py: %v\n%s", err, out)
 	}
 	t.Logf("check.py:\n%s", out)
+}
+
+// pynetboxPython is the python3 with pynetbox that FIELDKIT_TEST_PYTHON names; without
+// it a test fails under CI=true, and skips otherwise.
+func pynetboxPython(t *testing.T) string {
+	t.Helper()
+	python := os.Getenv("FIELDKIT_TEST_PYTHON")
+	if python == "" {
+		msg := "FIELDKIT_TEST_PYTHON is not set (a python3 with pynetbox); start the peers with: bash .ci/peers.sh start; source <(bash .ci/peers.sh env)"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return python
 }
 
 // serverEnv is the environment without FIELDKIT_ settings, so that the

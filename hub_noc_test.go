@@ -1,0 +1,361 @@
+//go:build !windows
+
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"fieldkit/store"
+	"fieldkit/store/pgtest"
+)
+
+// Issue 40's "Done when", end to end: a hub and three edges, each a real `fieldkit
+// serve` process with its own simulated device, and a NOC user at the hub with
+// Debian's pynetbox.
+
+// nocHub is a hub process: on PostgreSQL when FIELDKIT_TEST_PG_DSN names one and
+// serve runs there, else on SQLite.
+type nocHub struct {
+	*server
+	lab   *lab
+	addr  string
+	env   []string // the hub's settings, for serve and the CLI alike
+	store string   // "PostgreSQL" or "SQLite"
+}
+
+func startNOCHub(t *testing.T) *nocHub {
+	t.Helper()
+	h := &nocHub{lab: &lab{data: t.TempDir(), key: labKey}, addr: freeAddr(t), env: hubEnv, store: "SQLite"}
+	why := "FIELDKIT_TEST_PG_DSN is not set"
+	if os.Getenv("FIELDKIT_TEST_PG_DSN") != "" {
+		env := append(slices.Clone(hubEnv), "FIELDKIT_STORE_DRIVER=postgres", "FIELDKIT_STORE_DSN="+pgtest.DSN(t))
+		s, err := launchServer(t, h.lab, h.addr, env)
+		switch {
+		case err == nil:
+			h.server, h.env, h.store, why = s, env, "PostgreSQL", "FIELDKIT_TEST_PG_DSN"
+		case strings.Contains(err.Error(), "does not run on PostgreSQL yet"):
+			why = "serve refuses store.driver postgres still"
+		default:
+			t.Fatalf("the hub on PostgreSQL: %v", err)
+		}
+	}
+	if h.server == nil {
+		h.server = startServerAt(t, h.lab, h.addr, h.env)
+	}
+	t.Logf("the hub runs on %s (%s)", h.store, why)
+	return h
+}
+
+// cli runs a fieldkit command on the hub's store.
+func (h *nocHub) cli(t *testing.T, args ...string) string {
+	t.Helper()
+	return strings.TrimSpace(runBinEnv(t, h.env, append(args, "--data", h.lab.data)...))
+}
+
+// restart starts the stopped hub again, at its address.
+func (h *nocHub) restart(t *testing.T) {
+	t.Helper()
+	h.server = startServerAt(t, h.lab, h.addr, h.env)
+}
+
+// nocSite is an edge: its lab (data, simulated device), its process, the executions
+// the test made there, and its ids at the hub.
+type nocSite struct {
+	name, slug           string
+	runs                 int
+	lab                  *lab
+	edge                 *server
+	siteID, devID, cmdID int64 // at the hub
+}
+
+// caughtUp waits until every edge has pushed all it holds and the hub acknowledged it.
+func caughtUp(t *testing.T, sites []*nocSite) {
+	t.Helper()
+	for _, s := range sites {
+		eventually(t, s.name+"'s backlog empties", func() bool { st := s.edge.hubStatus(t); return st.State == "ok" && st.Pending == 0 })
+	}
+}
+
+// nocView is what testdata/pynetbox/hub.py saw with one token.
+type nocView struct {
+	Count int
+	Logs  []struct {
+		ID      int64
+		Device  *int64
+		Created string
+	}
+	DeviceSite map[string]string `json:"device_site"`
+	Sites      map[string]struct {
+		ByDevice    []int64 `json:"by_device"`
+		BySite      []int64 `json:"by_site"`
+		BySiteID    []int64 `json:"by_site_id"`
+		CountSite   int     `json:"count_site"`
+		CountSiteID int     `json:"count_site_id"`
+	}
+}
+
+// siteFilters: command-logs take site and site_id (at a hub, the site a log ran at).
+func siteFilters() bool {
+	_, ok := store.CommandLogs.Filters["site_id"]
+	return ok
+}
+
+// pynetboxView runs hub.py with a token against the hub.
+func pynetboxView(t *testing.T, python string, h *nocHub, token string, sites []*nocSite) nocView {
+	t.Helper()
+	args := []string{filepath.Join("testdata", "pynetbox", "hub.py"), h.base, token}
+	if siteFilters() {
+		args = append(args, "--site-filters")
+	}
+	for _, s := range sites {
+		args = append(args, fmt.Sprintf("%s:%d", s.slug, s.siteID))
+	}
+	cmd := exec.Command(python, args...)
+	cmd.Env = serverEnv()
+	out, err := cmd.Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("hub.py: %v\n%s", err, stderr)
+	}
+	var v nocView
+	if err := json.Unmarshal(out, &v); err != nil {
+		t.Fatalf("hub.py printed %q: %v", out, err)
+	}
+	return v
+}
+
+// micros are stamps as microseconds since 1970, sorted.
+func micros(t *testing.T, stamps []string) []int64 {
+	t.Helper()
+	out := make([]int64, len(stamps))
+	for i, s := range stamps {
+		at, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			t.Fatalf("stamp %q: %v", s, err)
+		}
+		out[i] = at.UnixMicro()
+	}
+	slices.Sort(out)
+	return out
+}
+
+// checkView checks what a token's pynetbox saw: exactly the logs of the sites it may
+// see, each once, each site's those its edge wrote (by their created stamps: the logs
+// of one execution at the edge and at the hub), none of the others; the count the API
+// states, the listing by a site's devices (and by site and site_id) the same ids.
+func checkView(t *testing.T, who string, v nocView, sites []*nocSite, visible ...*nocSite) {
+	t.Helper()
+	seen := map[int64]bool{}
+	bySite := map[string][]int64{}
+	stamps := map[string][]string{}
+	for _, l := range v.Logs {
+		if seen[l.ID] {
+			t.Fatalf("%s: log %d listed twice", who, l.ID)
+		}
+		seen[l.ID] = true
+		if l.Device == nil {
+			t.Fatalf("%s: log %d has no device", who, l.ID)
+		}
+		slug := v.DeviceSite[strconv.FormatInt(*l.Device, 10)]
+		bySite[slug] = append(bySite[slug], l.ID)
+		stamps[slug] = append(stamps[slug], l.Created)
+	}
+	want := 0
+	for _, s := range sites {
+		got := v.Sites[s.slug]
+		if !slices.Contains(visible, s) {
+			if len(bySite[s.slug]) != 0 || len(got.ByDevice) != 0 || len(got.BySite) != 0 || len(got.BySiteID) != 0 ||
+				got.CountSite != 0 || got.CountSiteID != 0 {
+				t.Fatalf("%s sees logs of %s: %d listed, %v by its devices, %v by site, %v by site_id, count %d", who, s.name,
+					len(bySite[s.slug]), got.ByDevice, got.BySite, got.BySiteID, got.CountSite)
+			}
+			continue
+		}
+		edge := logStamps(t, s.lab.data)
+		if len(edge) != s.runs {
+			t.Fatalf("%s holds %d logs, the test ran %d executions there", s.name, len(edge), s.runs)
+		}
+		want += len(edge)
+		if h, e := micros(t, stamps[s.slug]), micros(t, edge); !slices.Equal(h, e) {
+			t.Fatalf("%s: the hub lists %d logs of %s, its edge holds %d; not the same logs (by their times)", who, len(h), s.name, len(e))
+		}
+		ids := slices.Sorted(slices.Values(bySite[s.slug]))
+		if !slices.Equal(got.ByDevice, ids) {
+			t.Fatalf("%s: the logs of %s's devices are %v, the listing's %v", who, s.name, got.ByDevice, ids)
+		}
+		if siteFilters() && (!slices.Equal(got.BySite, ids) || !slices.Equal(got.BySiteID, ids) ||
+			got.CountSite != len(ids) || got.CountSiteID != len(ids)) {
+			t.Fatalf("%s: %s's logs by site %v (count %d), by site_id %v (count %d), the listing's %v", who, s.name,
+				got.BySite, got.CountSite, got.BySiteID, got.CountSiteID, ids)
+		}
+	}
+	if v.Count != want || len(v.Logs) != want {
+		t.Fatalf("%s: the API counts %d logs and pynetbox lists %d, the visible sites hold %d", who, v.Count, len(v.Logs), want)
+	}
+}
+
+// hubExec runs a command at the hub with a token: the status and the body.
+func hubExec(t *testing.T, h *nocHub, token string, cmdID, devID int64) (int, map[string]any) {
+	t.Helper()
+	return hubPost(t, h.server, token, fmt.Sprintf("/api/plugins/toolkit/commands/%d/execute/", cmdID),
+		fmt.Sprintf(`{"device_id": %d, "timeout": 60}`, devID))
+}
+
+// getStatus is the status of a GET with a token.
+func getStatus(t *testing.T, url, token string) int {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Header.Set("Authorization", "Token "+token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	return res.StatusCode
+}
+
+// shown is how many times each site's device received show version.
+func shown(sites []*nocSite) []int {
+	var out []int
+	for _, s := range sites {
+		n := 0
+		for _, c := range s.lab.dev.Commands() {
+			if c == "show version" {
+				n++
+			}
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// TestHubNOC: a NOC user, at a hub with three sites, lists every site's logs with
+// pynetbox (each once, the count exact, each site's by its devices and by site), runs
+// show version on a site's device through the hub and gets the device's output, stops
+// the hub while the sites go on executing, and after its restart finds every log once.
+// A NOC user confined to one site by object permissions sees that site's logs only and
+// runs commands there, never at another site.
+func TestHubNOC(t *testing.T) {
+	processesOnly(t)
+	python := pynetboxPython(t)
+	h := startNOCHub(t)
+	h.cli(t, "user", "create", "noc", "--superuser")
+	noc := h.cli(t, "token", "create", "noc")
+	sites := []*nocSite{{name: "Paris", runs: 30}, {name: "Lyon", runs: 20}, {name: "Berlin", runs: 10}}
+	for _, s := range sites {
+		token := h.cli(t, "hub", "site", "add", s.name)
+		s.lab = newLab(t, 0)
+		serviceSet(t, s.lab, "noc jobs")
+		s.edge = startServer(t, s.lab, edgeEnv(h.base, token, "FIELDKIT_HUB_CREDENTIAL_SET=noc jobs"))
+	}
+	for _, s := range sites {
+		bulk(t, s.edge, s.lab, s.runs)
+	}
+	caughtUp(t, sites)
+	for _, s := range sites {
+		site := getJSON(t, h.base+"/api/dcim/sites/?name="+s.name, noc)["results"].([]any)[0].(map[string]any)
+		s.slug, s.siteID = site["slug"].(string), int64(site["id"].(float64))
+		devs := getJSON(t, h.base+"/api/dcim/devices/?site_id="+strconv.FormatInt(s.siteID, 10), noc)
+		if devs["count"] != 1.0 {
+			t.Fatalf("the hub's devices at %s: %v", s.name, devs)
+		}
+		s.devID = int64(devs["results"].([]any)[0].(map[string]any)["id"].(float64))
+		// The site's show version at the hub: the command its logs ran (each site has its own).
+		logs := getJSON(t, fmt.Sprintf("%s/api/plugins/toolkit/command-logs/?device_id=%d&limit=1", h.base, s.devID), noc)
+		s.cmdID = int64(logs["results"].([]any)[0].(map[string]any)["command"].(map[string]any)["id"].(float64))
+	}
+
+	// 1. Every site's logs, with pynetbox.
+	checkView(t, "the NOC", pynetboxView(t, python, h, noc, sites), sites, sites...)
+
+	// 2. Show version on Paris's device, through the hub: Paris's device answers.
+	paris, lyon := sites[0], sites[1]
+	before := shown(sites)
+	st, ans := hubExec(t, h, noc, paris.cmdID, paris.devID)
+	if st != 200 || ans["success"] != true || !strings.Contains(fmt.Sprint(ans["output"]), "Cisco IOS Software") {
+		t.Fatalf("show version at Paris through the hub: %d %v", st, ans)
+	}
+	paris.runs++
+	if after := shown(sites); !slices.Equal(after, []int{before[0] + 1, before[1], before[2]}) {
+		t.Fatalf("show versions received before the hub's execute %v, after %v: Paris's device alone should have run it, once", before, after)
+	}
+
+	// 4 (before the hub stops, so that the last count holds its logs too). A NOC user
+	// confined to Paris: its logs and devices, and the commands to run there.
+	h.cli(t, "user", "create", "noc-paris")
+	nocParis := h.cli(t, "token", "create", "noc-paris")
+	uid := getJSON(t, h.base+"/api/users/users/?username=noc-paris", noc)["results"].([]any)[0].(map[string]any)["id"]
+	for _, p := range []map[string]any{
+		{"name": "Paris logs", "object_types": []string{store.TypeCommandLog}, "actions": []string{"view"},
+			"constraints": map[string]any{"device__site__slug": paris.slug}},
+		{"name": "Paris devices", "object_types": []string{store.TypeDevice}, "actions": []string{"view"},
+			"constraints": map[string]any{"site__slug": paris.slug}},
+		{"name": "show commands", "object_types": []string{store.TypeCommand}, "actions": []string{"view", "execute_show"}},
+	} {
+		p["users"] = []any{uid}
+		body, _ := json.Marshal(p)
+		if st, out := hubPost(t, h.server, noc, "/api/users/permissions/", string(body)); st != 201 {
+			t.Fatalf("permission %s: %d %v", p["name"], st, out)
+		}
+	}
+	checkView(t, "the Paris NOC", pynetboxView(t, python, h, nocParis, sites), sites, paris)
+	before = shown(sites)
+	if st, ans := hubExec(t, h, nocParis, paris.cmdID, paris.devID); st != 200 || ans["success"] != true {
+		t.Fatalf("the Paris NOC at Paris: %d %v", st, ans)
+	}
+	paris.runs++
+	// At Lyon: refused as for a device that does not exist, and nothing runs there.
+	st, refused := hubExec(t, h, nocParis, lyon.cmdID, lyon.devID)
+	stNone, none := hubExec(t, h, nocParis, lyon.cmdID, 1<<40)
+	if st != 400 || fmt.Sprint(refused["device_id"]) != fmt.Sprintf("[Device with ID %d not found.]", lyon.devID) ||
+		stNone != st || fmt.Sprint(none["device_id"]) != fmt.Sprintf("[Device with ID %d not found.]", int64(1<<40)) {
+		t.Fatalf("the Paris NOC at Lyon's device: %d %v (a device that does not exist: %d %v)", st, refused, stNone, none)
+	}
+	if after := shown(sites); !slices.Equal(after, []int{before[0] + 1, before[1], before[2]}) {
+		t.Fatalf("show versions received before the Paris NOC's executes %v, after %v: once at Paris, never at Lyon", before, after)
+	}
+	lyonLog := getJSON(t, fmt.Sprintf("%s/api/plugins/toolkit/command-logs/?device_id=%d&limit=1", h.base, lyon.devID), noc)["results"].([]any)[0].(map[string]any)
+	if st := getStatus(t, fmt.Sprintf("%s/api/plugins/toolkit/command-logs/%v/", h.base, lyonLog["id"]), nocParis); st != 404 {
+		t.Fatalf("the Paris NOC reads a log of Lyon: %d", st)
+	}
+	caughtUp(t, sites)
+
+	// 3. The hub stops for a while; the sites go on executing, and keep their records.
+	h.stop(t)
+	for i, s := range sites {
+		n := 15 + 5*i
+		bulk(t, s.edge, s.lab, n)
+		s.runs += n
+		eventually(t, s.name+" says the hub is unreachable", func() bool { return s.edge.hubStatus(t).State == "unreachable" })
+		if st := s.edge.hubStatus(t); st.Pending < int64(n) {
+			t.Fatalf("%s holds %d records for the %d logs written while the hub was down", s.name, st.Pending, n)
+		}
+	}
+	h.restart(t)
+	caughtUp(t, sites)
+	checkView(t, "the NOC after the hub's restart", pynetboxView(t, python, h, noc, sites), sites, sites...)
+	checkView(t, "the Paris NOC after the hub's restart", pynetboxView(t, python, h, nocParis, sites), sites, paris)
+	// The site's log says who asked from the hub: the NOC, then the Paris NOC.
+	hubLogs := getJSON(t, paris.edge.base+"/api/plugins/toolkit/command-logs/?source=hub&ordering=created", paris.lab.token)
+	var asked []string
+	for _, l := range hubLogs["results"].([]any) {
+		asked = append(asked, fmt.Sprint(l.(map[string]any)["client_address"]))
+	}
+	if !slices.Equal(asked, []string{"hub:noc", "hub:noc-paris"}) {
+		t.Fatalf("Paris's logs of the hub's jobs were asked by %v", asked)
+	}
+	t.Logf("the hub (on %s) holds %d logs of 3 sites, each once", h.store, paris.runs+lyon.runs+sites[2].runs)
+}
