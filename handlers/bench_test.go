@@ -606,8 +606,8 @@ func pagesForBoth(b *testing.B, pages []benchPage) {
 }
 
 // BenchmarkLogBudget checks the log views' budget once per iteration, as the superuser
-// and as the viewer of one site (100 of the 500 devices), timing each request in wall
-// time: the statistics (limit 100 ms); the first page of every filter and ordering, a
+// and as the viewer of one site (100 of the 500 devices), timing each request in CPU time
+// (the machine is shared, so wall time says more about its load), wall time beside it: the statistics (limit 100 ms); the first page of every filter and ordering, a
 // search's among them (50 ms); a cursor page 100,000 logs deep (or the list's last page)
 // in each (50 ms); and, best effort (1 s), the pages 10,000 and 100,000 logs in by
 // offset. It reports, for each, how many requests went over their limit and the
@@ -625,7 +625,7 @@ func BenchmarkLogBudget(b *testing.B) {
 		"command_id=42&created__gte=2026-11-19T00:00:00Z", "q=Invalid&success=false", "q=GigabitEthernet0&device_id=7"}
 	type request struct {
 		kind, path string
-		took       time.Duration
+		took, cpu  time.Duration
 	}
 	limits := map[string]time.Duration{"statistics": 100 * time.Millisecond, "first": 50 * time.Millisecond,
 		"cursor": 50 * time.Millisecond, "offset": time.Second}
@@ -649,15 +649,16 @@ func BenchmarkLogBudget(b *testing.B) {
 		req := httptest.NewRequest("GET", path, nil)
 		req.Header.Set("Authorization", "Token "+who.key)
 		w := httptest.NewRecorder()
-		start := time.Now()
+		start, startCPU := time.Now(), processCPU()
 		a.ServeHTTP(w, req)
-		took := time.Since(start)
+		took, cpu := time.Since(start), time.Duration((processCPU()-startCPU)*float64(time.Second))
 		if w.Code != http.StatusOK && w.Code != http.StatusNotFound { // 404: an offset past the list's end
 			b.Fatalf("GET %s: %d %s", path, w.Code, w.Body.String())
 		}
-		reqs = append(reqs, request{kind, who.name + " " + path, took})
-		if took > limits[kind] {
-			fmt.Fprintf(os.Stderr, "over its limit: %9.1f ms  %-10s %s %s\n", float64(took.Microseconds())/1000, kind, who.name, path)
+		reqs = append(reqs, request{kind, who.name + " " + path, took, cpu})
+		if cpu > limits[kind] {
+			fmt.Fprintf(os.Stderr, "over its limit: %9.1f ms CPU %9.1f ms wall  %-10s %s %s\n", float64(cpu.Microseconds())/1000,
+				float64(took.Microseconds())/1000, kind, who.name, path)
 		}
 	}
 	for b.Loop() {
@@ -679,16 +680,17 @@ func BenchmarkLogBudget(b *testing.B) {
 			}
 		}
 	}
-	slices.SortFunc(reqs, func(x, y request) int { return cmp.Compare(y.took, x.took) })
+	slices.SortFunc(reqs, func(x, y request) int { return cmp.Compare(y.cpu, x.cpu) })
 	var out strings.Builder
 	over, slowest, count := map[string]int{}, map[string]time.Duration{}, map[string]int{}
 	for _, r := range reqs {
 		count[r.kind]++
-		if r.took > limits[r.kind] {
+		if r.cpu > limits[r.kind] {
 			over[r.kind]++
 		}
-		slowest[r.kind] = max(slowest[r.kind], r.took)
-		fmt.Fprintf(&out, "%9.1f ms  %-10s %s\n", float64(r.took.Microseconds())/1000, r.kind, r.path)
+		slowest[r.kind] = max(slowest[r.kind], r.cpu)
+		fmt.Fprintf(&out, "%9.1f ms CPU %9.1f ms wall  %-10s %s\n", float64(r.cpu.Microseconds())/1000,
+			float64(r.took.Microseconds())/1000, r.kind, r.path)
 	}
 	if name := os.Getenv("FIELDKIT_SWEEP_OUT"); name != "" {
 		if err := os.WriteFile(name, []byte(out.String()), 0o644); err != nil {
@@ -698,7 +700,7 @@ func BenchmarkLogBudget(b *testing.B) {
 	for _, kind := range []string{"statistics", "first", "cursor", "offset"} {
 		b.ReportMetric(float64(count[kind]), kind+"-requests")
 		b.ReportMetric(float64(over[kind]), kind+"-over-limit")
-		b.ReportMetric(float64(slowest[kind].Microseconds())/1000, kind+"-slowest-ms")
+		b.ReportMetric(float64(slowest[kind].Microseconds())/1000, kind+"-slowest-cpu-ms")
 	}
 }
 

@@ -101,9 +101,12 @@ func (l *logList) page(ctx context.Context, total int) ([]int64, []any, error) {
 		return nil, nil, err
 	}
 	if l.search != "" {
-		if walk {
+		switch {
+		case walk:
 			where = append(where, logSearchRow(l.search))
-		} else {
+		case And(where...).SQL == True.SQL:
+			where = append(where, logSearchAny(l.search))
+		default:
 			where = append(where, logSearchSet(l.search))
 		}
 	}

@@ -13,12 +13,33 @@ import (
 // a phrase of its own words, in its output, error message or notes. The words are found
 // through a full-text index (command_log_words, FTS5, kept by triggers); the names
 // through the few distinct names (command_log_names), whose logs the name indexes find.
-// The search is one condition in two forms: a set of ids for SQLite to start from, and a
-// test of each log along a walk. Its count is kept (searchCounts).
+// The search is one condition in three forms: a set of ids for SQLite to start from (a
+// list with other conditions), its parts ORed (the whole list), and a test of each log
+// along a walk. Its count is kept (searchCounts).
 
-// logSearchSet is ?q= as sets of logs: the word index's matches and the logs of the
-// matching names. It is CommandLogs.TextSearch.
+// logSearchSet is ?q= as one set of logs: the ids of the matching names' logs (each
+// found through its name's index) and of the word index's matches, which SQLite makes
+// first and then tests each log of the list against. It is CommandLogs.TextSearch. (As
+// an OR of its parts on each log, a list confined to some devices read every log of
+// theirs to test its names: 2.2 s of CPU for 4,887 matches among a site's million logs.)
 func logSearchSet(q string) Expr {
+	var sets []string
+	var args []any
+	for kind, col := range logNameColumns {
+		sets = append(sets, `SELECT id FROM command_logs WHERE `+col+` IN (`+namesSQL+`)`)
+		args = append(args, kind, foldASCII(q))
+	}
+	if words, ok := logWords(q); ok {
+		sets = append(sets, `SELECT rowid FROM command_log_words WHERE command_log_words MATCH ?`)
+		args = append(args, words)
+	}
+	return Expr{SQL: `t.id IN (` + strings.Join(sets, " UNION ALL ") + `)`, Args: args}
+}
+
+// logSearchAny is ?q= for a list with no other condition: its parts ORed on each log,
+// which SQLite reads each from its own index (the names' logs, the word index's
+// matches) and joins, rather than seeking every log of the set.
+func logSearchAny(q string) Expr {
 	var ors []Expr
 	for kind, col := range logNameColumns {
 		ors = append(ors, Expr{SQL: `t.` + col + ` IN (` + namesSQL + `)`, Args: []any{kind, foldASCII(q)}})
@@ -91,16 +112,15 @@ type searchCount struct {
 
 // searchCount is the number of logs that match q and where.
 func (db *DB) searchCount(ctx context.Context, rq querier, q string, where Expr) (int, error) {
-	search := logSearchSet(q)
 	key := fmt.Sprintf("%s\x00%s\x00%#v", q, where.SQL, where.Args)
 	db.counts.mu.Lock()
 	kept, ok := db.counts.m[key]
 	db.counts.mu.Unlock()
 	var c searchCount
 	if ok {
-		// Only the logs after the kept count, read in the same statement as the
-		// generation, so that a change between the two cannot slip past it.
-		after := And(search, where, Expr{SQL: "t.id > ?", Args: []any{kept.upto}})
+		// Only the logs after the kept count, each tested, read in the same statement
+		// as the generation, so that a change between the two cannot slip past it.
+		after := And(Expr{SQL: "t.id > ?", Args: []any{kept.upto}}, where, logSearchRow(q))
 		var n int
 		if err := rq.QueryRowContext(ctx, `SELECT (SELECT n FROM generation), (SELECT coalesce(max(id), 0) FROM command_logs),
 			(SELECT count(*) FROM command_logs t WHERE `+after.SQL+`)`, after.Args...).Scan(&c.gen, &c.upto, &n); err != nil {
@@ -111,6 +131,10 @@ func (db *DB) searchCount(ctx context.Context, rq querier, q string, where Expr)
 			db.counts.keep(key, c)
 			return c.n, nil
 		}
+	}
+	search := logSearchSet(q)
+	if where.SQL == True.SQL {
+		search = logSearchAny(q)
 	}
 	e := And(search, where)
 	count := `(SELECT count(*) FROM command_logs t WHERE ` + e.SQL + `)`
