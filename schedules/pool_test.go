@@ -28,14 +28,16 @@ func TestPoolAbandonsAJobPastItsHardDeadline(t *testing.T) {
 			abandoned = append(abandoned, reason)
 			mu.Unlock()
 		}}
-	results := make(chan bool, 2)
+	// Each job has its own channel: the worker the hung job frees may start and finish
+	// the next job before the hung one's result is handed over.
+	hungDone, nextDone := make(chan bool, 1), make(chan bool, 1)
 	start := time.Now()
-	p.submit(hung, func(ok bool) { results <- ok })
-	p.submit(Job{Deadline: time.Second, Run: func(context.Context) bool { return true }}, func(ok bool) { results <- ok })
-	if ok := <-results; ok {
+	p.submit(hung, func(ok bool) { hungDone <- ok })
+	p.submit(Job{Deadline: time.Second, Run: func(context.Context) bool { return true }}, func(ok bool) { nextDone <- ok })
+	if ok := <-hungDone; ok {
 		t.Fatal("the hung job reported success")
 	}
-	if ok := <-results; !ok {
+	if ok := <-nextDone; !ok {
 		t.Fatal("the job behind it failed")
 	}
 	if took := time.Since(start); took > 5*time.Second {
