@@ -333,3 +333,53 @@ func TestHubOnPostgresTokens(t *testing.T) {
 		t.Fatalf("the hub holds %d logs after the revoke, want 5", n)
 	}
 }
+
+// TestHubOnPostgresJobRuns: a job queued in the hub's PostgreSQL for a site's device is
+// taken by the site's poll, run there once with its hub credential set, and its answer
+// (the device's output) and its log come back to PostgreSQL through the outbox.
+func TestHubOnPostgresJobRuns(t *testing.T) {
+	processesOnly(t)
+	ctx := context.Background()
+	db, err := store.OpenPostgres(ctx, pgtest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	siteID, token, err := db.CreateHubSite(ctx, "Paris", "", "", store.All)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddr(t)
+	startPGHub(t, db, addr)
+	edgeLab := newLab(t, 0)
+	serviceSet(t, edgeLab, "noc jobs")
+	startServer(t, edgeLab, edgeEnv("http://"+addr, token, "FIELDKIT_HUB_CREDENTIAL_SET=noc jobs"))
+	var cmd, dev int64
+	eventually(t, "the site's command and device at the hub", func() bool {
+		var okC, okD bool
+		cmd, okC, _ = db.HubObject(ctx, siteID, store.KindCommand, fmt.Sprint(edgeLab.cmdID))
+		dev, okD, _ = db.HubObject(ctx, siteID, store.KindDevice, fmt.Sprint(edgeLab.deviceID))
+		return okC && okD
+	})
+	id, err := db.QueueHubJob(ctx, store.HubJob{Site: siteID, CommandID: cmd, DeviceID: dev, EdgeCommandID: edgeLab.cmdID,
+		EdgeDeviceID: edgeLab.deviceID, Timeout: 30, UserID: 1, Username: "noc", Expires: time.Now().Add(time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var job store.HubJob
+	eventually(t, "the job done", func() bool {
+		job, err = db.HubJob(ctx, id)
+		return err == nil && job.State == "done"
+	})
+	if job.Status != 200 || !strings.Contains(string(job.Answer), "Cisco IOS Software") || job.LogID == 0 {
+		t.Fatalf("the job: status %d, log %d, answer %.200s", job.Status, job.LogID, job.Answer)
+	}
+	logs, err := db.Rows(ctx, store.CommandLogs, []int64{job.LogID})
+	if err != nil || len(logs) != 1 || logs[0]["source"] != "hub" || logs[0]["client_address"] != "hub:noc" ||
+		!strings.Contains(fmt.Sprint(logs[0]["output"]), "Cisco IOS Software") {
+		t.Fatalf("the hub's log of the job: %v, %v", logs, err)
+	}
+	if n := len(logStamps(t, edgeLab.data)); n != 1 {
+		t.Fatalf("the site ran %d executions, want 1", n)
+	}
+}
