@@ -607,8 +607,9 @@ func pagesForBoth(b *testing.B, pages []benchPage) {
 
 // BenchmarkLogBudget checks the log views' budget once per iteration, as the superuser
 // and as the viewer of one site (100 of the 500 devices), timing each request in CPU time
-// (the machine is shared, so wall time says more about its load), wall time beside it: the statistics (limit 100 ms); the first page of every filter and ordering, a
-// search's among them (50 ms); a cursor page 100,000 logs deep (or the list's last page)
+// (the machine is shared, so wall time says more about its load; wall time is shown
+// beside it): the statistics (limit 100 ms); the first page of every filter and
+// ordering, a search's among them (50 ms); a cursor page 100,000 logs deep (or the list's last page)
 // in each (50 ms); and, best effort (1 s), the pages 10,000 and 100,000 logs in by
 // offset. It reports, for each, how many requests went over their limit and the
 // slowest; FIELDKIT_SWEEP_OUT names a file that gets every request's time, slowest
