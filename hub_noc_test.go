@@ -5,6 +5,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
@@ -214,6 +215,24 @@ func hubExec(t *testing.T, h *nocHub, token string, cmdID, devID int64) (int, ma
 		fmt.Sprintf(`{"device_id": %d, "timeout": 60}`, devID))
 }
 
+// nocUser makes a user at the hub with `fieldkit user create` and `token create`, and
+// grants it permissions through the API as the NOC (admin); it returns its token.
+func nocUser(t *testing.T, h *nocHub, admin, name string, perms ...map[string]any) string {
+	t.Helper()
+	h.cli(t, "user", "create", name)
+	token := h.cli(t, "token", "create", name)
+	uid := getJSON(t, h.base+"/api/users/users/?username="+name, admin)["results"].([]any)[0].(map[string]any)["id"]
+	for _, p := range perms {
+		p = maps.Clone(p)
+		p["name"], p["users"] = fmt.Sprint(p["name"], " (", name, ")"), []any{uid}
+		body, _ := json.Marshal(p)
+		if st, out := hubPost(t, h.server, admin, "/api/users/permissions/", string(body)); st != 201 {
+			t.Fatalf("permission %s: %d %v", p["name"], st, out)
+		}
+	}
+	return token
+}
+
 // getStatus is the status of a GET with a token.
 func getStatus(t *testing.T, url, token string) int {
 	t.Helper()
@@ -295,22 +314,13 @@ func TestHubNOC(t *testing.T) {
 
 	// 4 (before the hub stops, so that the last count holds its logs too). A NOC user
 	// confined to Paris: its logs and devices, and the commands to run there.
-	h.cli(t, "user", "create", "noc-paris")
-	nocParis := h.cli(t, "token", "create", "noc-paris")
-	uid := getJSON(t, h.base+"/api/users/users/?username=noc-paris", noc)["results"].([]any)[0].(map[string]any)["id"]
-	for _, p := range []map[string]any{
-		{"name": "Paris logs", "object_types": []string{store.TypeCommandLog}, "actions": []string{"view"},
+	showCommands := map[string]any{"name": "show commands", "object_types": []string{store.TypeCommand}, "actions": []string{"view", "execute_show"}}
+	nocParis := nocUser(t, h, noc, "noc-paris",
+		map[string]any{"name": "Paris logs", "object_types": []string{store.TypeCommandLog}, "actions": []string{"view"},
 			"constraints": map[string]any{"device__site__slug": paris.slug}},
-		{"name": "Paris devices", "object_types": []string{store.TypeDevice}, "actions": []string{"view"},
+		map[string]any{"name": "Paris devices", "object_types": []string{store.TypeDevice}, "actions": []string{"view"},
 			"constraints": map[string]any{"site__slug": paris.slug}},
-		{"name": "show commands", "object_types": []string{store.TypeCommand}, "actions": []string{"view", "execute_show"}},
-	} {
-		p["users"] = []any{uid}
-		body, _ := json.Marshal(p)
-		if st, out := hubPost(t, h.server, noc, "/api/users/permissions/", string(body)); st != 201 {
-			t.Fatalf("permission %s: %d %v", p["name"], st, out)
-		}
-	}
+		showCommands)
 	checkView(t, "the Paris NOC", pynetboxView(t, python, h, nocParis, sites), sites, paris)
 	before = shown(sites)
 	if st, ans := hubExec(t, h, nocParis, paris.cmdID, paris.devID); st != 200 || ans["success"] != true {
@@ -326,6 +336,12 @@ func TestHubNOC(t *testing.T) {
 	}
 	if after := shown(sites); !slices.Equal(after, []int{before[0] + 1, before[1], before[2]}) {
 		t.Fatalf("show versions received before the Paris NOC's executes %v, after %v: once at Paris, never at Lyon", before, after)
+	}
+	// A user who may run show commands but see no device runs nowhere, answered alike.
+	blind := nocUser(t, h, noc, "noc-blind", showCommands)
+	if st, ans := hubExec(t, h, blind, paris.cmdID, paris.devID); st != 400 ||
+		fmt.Sprint(ans["device_id"]) != fmt.Sprintf("[Device with ID %d not found.]", paris.devID) {
+		t.Fatalf("a user who sees no device, at Paris: %d %v", st, ans)
 	}
 	lyonLog := getJSON(t, fmt.Sprintf("%s/api/plugins/toolkit/command-logs/?device_id=%d&limit=1", h.base, lyon.devID), noc)["results"].([]any)[0].(map[string]any)
 	if st := getStatus(t, fmt.Sprintf("%s/api/plugins/toolkit/command-logs/%v/", h.base, lyonLog["id"]), nocParis); st != 404 {
