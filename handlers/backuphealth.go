@@ -48,7 +48,7 @@ func (a *API) backupHealth(w http.ResponseWriter, r *http.Request) error {
 	}
 	within := devices.Expr
 	if !devices.Granted {
-		within = store.Expr{SQL: "0"}
+		within = store.False
 	}
 	if v := q.Get("site_id"); v != "" {
 		site, err := strconv.ParseInt(v, 10, 64)

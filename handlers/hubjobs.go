@@ -133,7 +133,7 @@ func (a *API) hubJob(r *http.Request, cmd store.Command, site int64, edgeCmd str
 func (a *API) mustScope(r *http.Request, objectType, action string) store.Expr {
 	s, err := a.scope(r, objectType, action)
 	if err != nil || !s.Granted {
-		return store.Expr{SQL: "0"}
+		return store.False
 	}
 	return s.Expr
 }
