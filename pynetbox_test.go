@@ -192,14 +192,7 @@ func startServe(t *testing.T, bin, data string) string {
 // other change, and meets the edit permission both ways. Each edit is in the server's
 // log with who, which log and the lengths, and the notes' text is not.
 func TestPynetboxNotes(t *testing.T) {
-	python := os.Getenv("FIELDKIT_TEST_PYTHON")
-	if python == "" {
-		msg := "FIELDKIT_TEST_PYTHON is not set (a python3 with pynetbox); start the peers with: bash .ci/peers.sh start; source <(bash .ci/peers.sh env)"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	python := pynetboxPython(t)
 	if testing.Short() {
 		t.Skip("starts the server and runs a Python client: not in -short")
 	}
