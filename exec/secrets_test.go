@@ -24,6 +24,9 @@ func neutral(secret string) string { return strings.Repeat("q", len(secret)) }
 func secretRig(t *testing.T, pw string, mod func(*devsim.Config)) *rig {
 	r := newRig(t, "cisco_ios", func(c *devsim.Config) {
 		c.Password, c.EnableSecret = pw, pw
+		// The running config's "Last configuration change" line reads the clock: a
+		// fixed one keeps the outputs comparable when a second passes between them.
+		c.Clock = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
 		if mod != nil {
 			mod(c)
 		}
