@@ -483,6 +483,9 @@ func (c StoreConfig) validate(hub HubConfig, bad func(name, format string, a ...
 		if !hub.Serve {
 			bad("store.driver", "postgres is a hub's store (hub.serve: true); a site keeps SQLite")
 		}
+		if hub.URL != "" {
+			bad("hub.url", "a hub on PostgreSQL pushes to no other hub; leave it empty")
+		}
 	default:
 		bad("store.driver", "%q is not sqlite or postgres", c.Driver)
 	}

@@ -39,6 +39,9 @@ func (e *edgeHub) Pusher() *hub.Pusher {
 // without hub.url it turns the outbox off and returns nil. Both stop with bg.
 func startEdgeHub(ctx, bg context.Context, cfg Config, db *store.DB, api *handlers.API, clock func() time.Time,
 	m *observe.Metrics, logger *slog.Logger) (*edgeHub, error) {
+	if db.Postgres() {
+		return nil, nil // a hub on PostgreSQL notes nothing for another (config: no hub.url)
+	}
 	if cfg.Hub.URL == "" {
 		n, err := db.DisableOutbox(ctx)
 		if n > 0 {

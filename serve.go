@@ -102,11 +102,6 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 		logger.Warn("server.shutdown_timeout is not above the longest execution: a stop may cut one short",
 			"shutdown_timeout", cfg.Server.ShutdownTimeout, "longest_execution", maxExecution)
 	}
-	if cfg.Store.Driver == "postgres" {
-		// The hub's sites, ledger and jobs are in PostgreSQL's schema (store/pgschema);
-		// the tables its API serves (users, inventory, logs) are not yet.
-		return errors.New("store.driver postgres: the server does not run on PostgreSQL yet; fieldkit hub site add/list/revoke/token do")
-	}
 	stillStarting := keepStarting(e.getenv, 20*time.Second, "opening the database: a migration is running, its progress is in the log")
 	db, err := openStore(ctx, cfg, logger)
 	stillStarting()

@@ -165,6 +165,9 @@ func open(ctx context.Context, path string, o openOptions, upTo string) (*DB, er
 // keeps them idle, so that the first requests after a start do not each open one. The
 // server calls it once, five seconds after its start (serve.go).
 func (db *DB) WarmReaders(ctx context.Context) error {
+	if db.pg {
+		return nil // PostgreSQL's connections read no schema of a file at their start
+	}
 	conns := make([]*sql.Conn, 0, db.r.Stats().MaxOpenConnections)
 	defer func() {
 		for _, c := range conns {
@@ -194,6 +197,11 @@ func readerConns() int { return max(4, 2*runtime.NumCPU()) }
 // of what was read stays valid while Changes returns the number it was read under,
 // taken before those reads.
 func (db *DB) Changes(ctx context.Context) (int64, error) {
+	if db.pg {
+		// PostgreSQL has no such number, and a hub's replicas write beside each other:
+		// nothing is cached by it.
+		return 0, errors.New("store: no data version on PostgreSQL")
+	}
 	db.watchMu.Lock()
 	defer db.watchMu.Unlock()
 	var v int64

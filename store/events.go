@@ -196,7 +196,7 @@ type Subscription struct {
 func (db *DB) Subscriptions(ctx context.Context) ([]Subscription, error) {
 	var out []Subscription
 	rows, err := db.r.QueryContext(ctx, `SELECT id, name, action_object_id, object_types, event_types, conditions,
-		state_changes_only FROM event_rules WHERE enabled ORDER BY id`)
+		state_changes_only FROM event_rules WHERE enabled = 1 ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("store: event rules: %w", err)
 	}
@@ -220,7 +220,7 @@ func (db *DB) Subscriptions(ctx context.Context) ([]Subscription, error) {
 		return nil, err
 	}
 	hooks, err := db.r.QueryContext(ctx, `SELECT id, name, content_types, type_create, type_update, type_delete,
-		type_job_start, type_job_end, conditions FROM webhooks WHERE enabled AND content_types != '[]' ORDER BY id`)
+		type_job_start, type_job_end, conditions FROM webhooks WHERE enabled = 1 AND content_types != '[]' ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("store: webhooks: %w", err)
 	}
@@ -257,8 +257,8 @@ func (db *DB) Subscriptions(ctx context.Context) ([]Subscription, error) {
 func (db *DB) Subscribed(ctx context.Context, objectType string) (bool, error) {
 	var n int
 	err := db.r.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM event_rules r, json_each(r.object_types) j
-		WHERE r.enabled AND j.value = ?) + (SELECT count(*) FROM webhooks w, json_each(w.content_types) j
-		WHERE w.enabled AND j.value = ?)`, objectType, objectType).Scan(&n)
+		WHERE r.enabled = 1 AND j.value = ?) + (SELECT count(*) FROM webhooks w, json_each(w.content_types) j
+		WHERE w.enabled = 1 AND j.value = ?)`, objectType, objectType).Scan(&n)
 	return n > 0, err
 }
 

@@ -121,11 +121,17 @@ func (db *DB) ExportLogs(ctx context.Context, w io.Writer, where Expr, format st
 		return 0, fmt.Errorf("store: export: %w", err)
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, `PRAGMA cache_size = -2000`); err != nil {
-		return 0, fmt.Errorf("store: export: %w", err)
+	var opts *sql.TxOptions
+	if db.pg {
+		// The count and the rows from one snapshot, as SQLite's read transaction gives.
+		opts = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+	} else {
+		if _, err := conn.ExecContext(ctx, `PRAGMA cache_size = -2000`); err != nil {
+			return 0, fmt.Errorf("store: export: %w", err)
+		}
+		defer conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA cache_size = -32000`)
 	}
-	defer conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA cache_size = -32000`)
-	tx, err := conn.BeginTx(ctx, nil)
+	tx, err := conn.BeginTx(ctx, opts)
 	if err != nil {
 		return 0, fmt.Errorf("store: export: %w", err)
 	}

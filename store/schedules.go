@@ -24,7 +24,7 @@ var ScheduleStatuses = []Choice{{"active", "Active"}, {"disabled", "Disabled"}, 
 // schedulePauses are the reasons a schedule cannot run, in the order they are tested:
 // the condition on the schedule's row (aliased t), its status and the reason shown.
 var schedulePauses = []struct{ when, status, reason string }{
-	{`NOT t.enabled`, "disabled", `'Disabled: enable it to run.'`},
+	{`t.enabled = 0`, "disabled", `'Disabled: enable it to run.'`},
 	{`t.owner_id IS NULL`, "paused", `'Its owner was deleted; saving the schedule makes you its owner.'`},
 	{`(SELECT u.is_active FROM users u WHERE u.id = t.owner_id) = 0`, "paused",
 		`'Its owner ' || (SELECT u.username FROM users u WHERE u.id = t.owner_id) || ' is inactive; saving the schedule makes you its owner.'`},

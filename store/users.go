@@ -210,7 +210,7 @@ type Contact struct {
 // who can grant permissions.
 func (db *DB) Administrators(ctx context.Context, limit int) ([]Contact, error) {
 	rows, err := db.r.QueryContext(ctx, `SELECT username, trim(first_name || ' ' || last_name), email FROM users
-		WHERE is_superuser AND is_active ORDER BY username LIMIT ?`, limit)
+		WHERE is_superuser = 1 AND is_active = 1 ORDER BY username LIMIT ?`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: administrators: %w", err)
 	}
