@@ -81,6 +81,8 @@ func TestStoreSettings(t *testing.T) {
 			"store.driver: postgres is a hub's store"},
 		{map[string]string{"FIELDKIT_STORE_DRIVER": "postgres", "FIELDKIT_HUB_SERVE": "true", "FIELDKIT_STORE_DSN": "postgres://u:s3cret@db:port/x"},
 			"store.dsn: not a PostgreSQL connection string"},
+		{map[string]string{"FIELDKIT_STORE_DRIVER": "postgres", "FIELDKIT_HUB_SERVE": "true", "FIELDKIT_STORE_DSN": "postgres://u:s3cret@db/x",
+			"FIELDKIT_HUB_URL": "https://hub.example.net"}, "hub.url: a hub on PostgreSQL pushes to no other hub"},
 	} {
 		env := tc.env
 		env["FIELDKIT_DATA"] = t.TempDir()
