@@ -275,17 +275,44 @@ func (a *applier) forgetPlatform(ctx context.Context, edgeID int64) error {
 // log: a log is stored once, however often it is sent: by its uid, which a log sent
 // again under a new epoch (a restored edge) keeps. The hub keeps its logs when the
 // edge deletes its own (retention); its times gain the edge clock's measured skew.
+// (The logs of a push arrive in runs, which the hub stores at once: Ingest.logs.)
 func (a *applier) log(ctx context.Context, rec Record, body map[string]any) (applied, error) {
 	if rec.Op == store.OpDelete {
 		return applied{}, nil
 	}
-	uid := rec.UID
-	if uid == "" {
-		uid = "id:" + a.site.Epoch + ":" + key(rec.ID) // an edge that sends none: its id within the epoch
-	}
+	uid := a.logKey(rec)
 	if id, ok, err := a.db.HubObject(ctx, a.site.ID, store.KindLog, uid); err != nil || ok {
 		return applied{hubID: id, known: ok}, err
 	}
+	v, problem, err := a.logValues(ctx, rec, body, a.hubObject)
+	if err != nil || problem != "" {
+		return applied{problem: problem}, err
+	}
+	id, err := a.db.CreateLog(ctx, v)
+	if err != nil {
+		return applied{}, err
+	}
+	return applied{hubID: id}, a.db.SetHubObject(ctx, a.site.ID, store.KindLog, uid, id)
+}
+
+// logKey is the key hub_objects keeps a log by: its uid, or for an edge that sends
+// none, its id within the epoch.
+func (a *applier) logKey(rec Record) string {
+	if rec.UID != "" {
+		return rec.UID
+	}
+	return "id:" + a.site.Epoch + ":" + key(rec.ID)
+}
+
+// hubObject is the hub's object of a site's object (a kind, its edge id).
+func (a *applier) hubObject(ctx context.Context, kind string, edgeID int64) (int64, bool, error) {
+	return a.db.HubObject(ctx, a.site.ID, kind, key(edgeID))
+}
+
+// logValues are the hub's fields of a log the edge sent (rec, its body), its device and command
+// found by lookup; or the problem that keeps the hub from storing it.
+func (a *applier) logValues(ctx context.Context, rec Record, body map[string]any,
+	lookup func(ctx context.Context, kind string, edgeID int64) (int64, bool, error)) (store.Values, string, error) {
 	v := store.Values{
 		"username": str(body, "username"), "user": nil,
 		"command_name": name(body, "command", "name"), "command_type": orDefault(choice(body, "command_type"), store.CommandShow),
@@ -312,24 +339,20 @@ func (a *applier) log(ctx context.Context, rec Record, body map[string]any) (app
 		}
 	}
 	if _, ok := v["created"]; !ok {
-		return applied{problem: "a log without its created time"}, nil
+		return nil, "a log without its created time", nil
 	}
 	for _, ref := range []struct{ field, kind string }{{"device", store.KindDevice}, {"command", store.KindCommand}} {
 		if edge := num(obj(body, ref.field), "id"); edge != 0 {
-			id, ok, err := a.db.HubObject(ctx, a.site.ID, ref.kind, key(edge))
+			id, ok, err := lookup(ctx, ref.kind, edge)
 			if err != nil {
-				return applied{}, err
+				return nil, "", err
 			}
 			if ok {
 				v[ref.field] = id
 			}
 		}
 	}
-	id, err := a.db.CreateLog(ctx, v)
-	if err != nil {
-		return applied{}, err
-	}
-	return applied{hubID: id}, a.db.SetHubObject(ctx, a.site.ID, store.KindLog, uid, id)
+	return v, "", nil
 }
 
 // job: a site's answer to a job of the hub's, whose waiting request (or a later read of

@@ -224,8 +224,15 @@ func (in *Ingest) store(ctx context.Context, site store.HubSite, b Batch) (Answe
 			return refuse(http.StatusConflict, Answer{Code: CodeGap, Expected: next, Acknowledged: next - 1,
 				Detail: fmt.Sprintf("Records are missing: the hub expects %d, the batch starts at %d.", next, b.Records[0].Seq)})
 		}
-		for _, rec := range b.Records {
-			if next, err = in.record(ctx, a, b.Epoch, rec, next, a.skew, now, &ans); err != nil {
+		for recs := b.Records; len(recs) > 0; {
+			if run := logRun(recs); recs[0].Seq >= next && run > 1 {
+				next, err = in.logs(ctx, a, b.Epoch, recs[:run], now, &ans)
+				recs = recs[run:]
+			} else {
+				next, err = in.record(ctx, a, b.Epoch, recs[0], next, a.skew, now, &ans)
+				recs = recs[1:]
+			}
+			if err != nil {
 				return err
 			}
 		}
@@ -334,4 +341,80 @@ func (in *Ingest) duplicate(ctx context.Context, row store.HubRecord, ans *Answe
 	}
 	ans.Duplicates++
 	return nil
+}
+
+// logRun is how many records from the first are logs to store (upserts): a run the hub
+// stores at once (logs).
+func logRun(recs []Record) int {
+	n := 0
+	for n < len(recs) && recs[n].Kind == store.KindLog && recs[n].Op == store.OpUpsert {
+		n++
+	}
+	return n
+}
+
+// logs stores a run of new log records at once: their bodies read and checked in Go
+// (a record with a problem is kept in the ledger alone), their devices and commands
+// looked up once each, then a few multi-row statements (store.AddHubLogs) instead of
+// some fifteen a log. Should the database refuse any of it (a log's reference to a
+// device a hub user deleted, a record another hub process stored meanwhile), the run is
+// undone and stored record by record, each in a savepoint of its own, so that one
+// record never holds up the others. It returns the next record expected.
+func (in *Ingest) logs(ctx context.Context, a *applier, epoch string, recs []Record, now time.Time, ans *Answer) (int64, error) {
+	type ref struct {
+		kind string
+		edge int64
+	}
+	refs := map[ref]int64{} // 0: the hub has none
+	lookup := func(ctx context.Context, kind string, edge int64) (int64, bool, error) {
+		id, ok := refs[ref{kind, edge}]
+		if !ok {
+			var err error
+			if id, _, err = a.hubObject(ctx, kind, edge); err != nil {
+				return 0, false, err
+			}
+			refs[ref{kind, edge}] = id
+		}
+		return id, id != 0, nil
+	}
+	logs := make([]store.HubLog, len(recs))
+	for i, rec := range recs {
+		l := store.HubLog{Record: store.HubRecord{Site: a.site.ID, Epoch: epoch, Seq: rec.Seq, Kind: rec.Kind, Op: rec.Op,
+			EdgeID: rec.ID, UID: rec.UID, SkewMS: a.skew.Milliseconds()}, Key: a.logKey(rec)}
+		var body map[string]any
+		if err := json.Unmarshal(rec.Body, &body); err != nil || body == nil {
+			l.Record.Problem = "the body is not a JSON object"
+		} else {
+			var err error
+			if l.Values, l.Record.Problem, err = a.logValues(ctx, rec, body, lookup); err != nil {
+				return recs[0].Seq, fmt.Errorf("hub: apply %s: %w", describe(rec), err)
+			}
+		}
+		logs[i] = l
+	}
+	err := in.db.Savepoint(ctx, func(ctx context.Context) error { return in.db.AddHubLogs(ctx, a.site.ID, logs, now) })
+	if err != nil {
+		in.logger.Info("hub: a run of logs is stored record by record", "site", a.site.Name, "logs", len(recs), "reason", err)
+		next := recs[0].Seq
+		for _, rec := range recs {
+			if next, err = in.record(ctx, a, epoch, rec, next, a.skew, now, ans); err != nil {
+				return next, err
+			}
+		}
+		return next, nil
+	}
+	for i, l := range logs {
+		switch {
+		case l.Known:
+			ans.Duplicates++
+		case l.Record.Problem != "":
+			ans.Applied++
+			ans.Problems = append(ans.Problems, Problem{Seq: l.Record.Seq, Problem: l.Record.Problem})
+			in.logger.Warn("hub: a record was stored but not applied", "site", a.site.Name, "record", describe(recs[i]),
+				"problem", l.Record.Problem)
+		default:
+			ans.Applied++
+		}
+	}
+	return recs[len(recs)-1].Seq + 1, nil
 }

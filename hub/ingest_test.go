@@ -261,6 +261,49 @@ func testProblemsDoNotBlock(t *testing.T, r *rig) {
 	}
 }
 
+// TestLogRuns: a push's logs are stored a run at a time; within a run, a log with a
+// problem is kept in the ledger alone, a log sent twice is stored once, and a log the
+// database refuses (its device deleted at the hub meanwhile) sends the run record by
+// record, where it alone is refused. Each log stored is counted once, and the ledger
+// names the hub's log of each record.
+func TestLogRuns(t *testing.T) { eachStore(t, testLogRuns) }
+
+func testLogRuns(t *testing.T, r *rig) {
+	noTime := Record{Kind: store.KindLog, Op: store.OpUpsert, ID: 3, UID: "c", Body: body(`{"id": 3, "username": "bob"}`)}
+	notObject := Record{Kind: store.KindLog, Op: store.OpUpsert, ID: 4, UID: "d", Body: body(`[1]`)}
+	st, ans := r.push("inst", "e1", 1, platformIOS, deviceR1, commandVer, logRecord(1, "a"), noTime, logRecord(2, "b"),
+		notObject, logRecord(2, "b"))
+	if st != 200 || ans.Applied != 7 || ans.Duplicates != 1 || len(ans.Problems) != 2 || ans.Problems[0].Seq != 5 ||
+		ans.Problems[1].Seq != 7 || ans.Acknowledged != 8 {
+		t.Fatalf("push: %d %+v", st, ans)
+	}
+	if n := r.count(`SELECT count(*) FROM command_logs WHERE device_id = ? AND command_id = ?`,
+		r.hubID(store.KindDevice, "5"), r.hubID(store.KindCommand, "8")); n != 2 {
+		t.Fatalf("%d logs with their device and command, want a and b", n)
+	}
+	if n := r.count(`SELECT count(*) FROM hub_records r JOIN hub_objects o ON o.hub_site_id = r.hub_site_id
+		AND o.kind = 'log' AND o.edge_key = r.uid AND o.hub_id = r.hub_id WHERE r.kind = 'log'`); n != 3 {
+		t.Fatalf("%d ledger rows name their log, want 3 (a, b twice)", n)
+	}
+	// A hub user deletes the device: the next run fails as a whole, then record by record.
+	if err := r.db.Delete(context.Background(), store.Devices, r.hubID(store.KindDevice, "5")); err != nil {
+		t.Fatal(err)
+	}
+	bare := Record{Kind: store.KindLog, Op: store.OpUpsert, ID: 9, UID: "e", Body: body(`{"id": 9, "username": "bob",
+		"created": "2030-01-02T03:04:05Z"}`)}
+	st, ans = r.push("inst", "e1", 9, bare, logRecord(10, "f"))
+	if st != 200 || ans.Applied != 2 || len(ans.Problems) != 1 || ans.Problems[0].Seq != 10 || ans.Acknowledged != 10 {
+		t.Fatalf("after the delete: %d %+v", st, ans)
+	}
+	logs := r.count(`SELECT count(*) FROM command_logs`)
+	if counted := r.count(`SELECT coalesce(sum(n), 0) FROM command_log_counts`); counted != logs {
+		t.Fatalf("%d logs counted, %d stored", counted, logs)
+	}
+	if n := r.count(`SELECT count(*) FROM hub_records WHERE seq = 9 AND hub_id IS NOT NULL AND problem = ''`); n != 1 {
+		t.Fatal("the log without a device was held up by the refused one")
+	}
+}
+
 // TestRefusals: the answers an edge must act on.
 func TestRefusals(t *testing.T) { eachStore(t, testRefusals) }
 

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -211,4 +213,153 @@ func (db *DB) Savepoint(ctx context.Context, fn func(ctx context.Context) error)
 func (db *DB) NoteHubSeen(ctx context.Context, id int64, now time.Time) error {
 	_, err := db.execer(ctx).ExecContext(ctx, `UPDATE hub_sites SET last_seen = ? WHERE id = ?`, Stamp(now), id)
 	return err
+}
+
+// HubLog is a new log record of a push, for AddHubLogs: its ledger row, the key
+// hub_objects keeps it by (its uid), and its fields (none when Record.Problem says why
+// the hub stores it in the ledger alone).
+type HubLog struct {
+	Record HubRecord
+	Key    string
+	Values Values
+	// Known is set by AddHubLogs when the hub had the log already (sent again under a
+	// new epoch, or twice in one run): Record.HubID is then the log it had.
+	Known bool
+}
+
+// ErrHubLedgerRaced is AddHubLogs' error when the ledger held one of the records
+// already: the caller undoes the run and stores its records one by one.
+var ErrHubLedgerRaced = errors.New("store: the hub's ledger holds a record of the run already")
+
+// AddHubLogs stores a run of a site's new log records at once, in ctx's Batch: the logs
+// the hub has not (by key) with one INSERT per 500, their hub_objects rows and ledger
+// rows likewise, and their counters summed in Go and written once per key. It sets each
+// log's Record.HubID and Known. A failure leaves the batch to undo what it wrote (run it
+// in a Savepoint); a record of the run already in the ledger fails it with
+// ErrHubLedgerRaced.
+func (db *DB) AddHubLogs(ctx context.Context, site int64, logs []HubLog, now time.Time) error {
+	tx := db.batchTx(ctx)
+	if tx == nil {
+		return errors.New("store: hub logs outside a batch")
+	}
+	var keys []any
+	for _, l := range logs {
+		if l.Record.Problem == "" {
+			keys = append(keys, l.Key)
+		}
+	}
+	held := map[string]int64{}
+	for chunk := range slices.Chunk(keys, maxLogRows) {
+		rows, err := tx.QueryContext(ctx, `SELECT edge_key, hub_id FROM hub_objects WHERE hub_site_id = ? AND kind = ?
+			AND edge_key IN (`+placeholders(len(chunk))+`)`, append([]any{site, KindLog}, chunk...)...)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var key string
+			var id int64
+			if err := rows.Scan(&key, &id); err != nil {
+				rows.Close()
+				return err
+			}
+			held[key] = id
+		}
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return err
+		}
+	}
+	// The logs to write, each once: a key met again in the run is the first one's log.
+	var writes []*logWrite
+	var writers []int
+	first := map[string]int{}
+	for i := range logs {
+		l := &logs[i]
+		if l.Record.Problem != "" {
+			continue
+		}
+		if id, ok := held[l.Key]; ok {
+			l.Record.HubID, l.Known = id, true
+			continue
+		}
+		if _, ok := first[l.Key]; ok {
+			l.Known = true
+			continue
+		}
+		args, _, err := db.logArgs(l.Values)
+		if err != nil {
+			return err
+		}
+		first[l.Key] = i
+		writes, writers = append(writes, &logWrite{args: args}), append(writers, i)
+	}
+	c := newCounterRows()
+	for chunk := range slices.Chunk(writes, maxLogRows) {
+		if err := insertLogsAtOnce(ctx, tx, chunk); err != nil {
+			return fmt.Errorf("store: create logs: %w", constraintErr(err, "command log"))
+		}
+	}
+	var objects []any
+	for n, w := range writes {
+		if w.err != nil {
+			return w.err
+		}
+		l := &logs[writers[n]]
+		l.Record.HubID = w.id
+		objects = append(objects, site, KindLog, l.Key, w.id)
+		c.add(tallyOf(w.args), 1)
+	}
+	for i := range logs {
+		if l := &logs[i]; l.Known && l.Record.HubID == 0 {
+			l.Record.HubID = logs[first[l.Key]].Record.HubID
+		}
+	}
+	if err := multiRow(ctx, tx, `INSERT INTO hub_objects (hub_site_id, kind, edge_key, hub_id) VALUES `, 4, objects,
+		` ON CONFLICT (hub_site_id, kind, edge_key) DO UPDATE SET hub_id = excluded.hub_id`, nil); err != nil {
+		return err
+	}
+	var ledger []any
+	for _, l := range logs {
+		r := l.Record
+		var hubID any
+		if r.HubID != 0 {
+			hubID = r.HubID
+		}
+		ledger = append(ledger, r.Site, r.Epoch, r.Seq, r.Kind, r.Op, r.EdgeID, r.UID, r.SkewMS, Stamp(now), hubID, r.Problem)
+	}
+	added := 0
+	if err := multiRow(ctx, tx, `INSERT INTO hub_records (hub_site_id, epoch, seq, kind, op, edge_id, uid, skew_ms, received,
+		hub_id, problem) VALUES `, 11, ledger, ` ON CONFLICT (hub_site_id, epoch, seq) DO NOTHING RETURNING seq`, &added); err != nil {
+		return err
+	}
+	if added != len(logs) {
+		return ErrHubLedgerRaced
+	}
+	return c.write(ctx, db, tx)
+}
+
+// multiRow runs head, then a row of width placeholders for each width args, then tail,
+// as one statement per maxLogRows rows (within SQLite's limit of parameters); when
+// returned is not nil, it counts the rows the statements return.
+func multiRow(ctx context.Context, tx *sql.Tx, head string, width int, args []any, tail string, returned *int) error {
+	row := "(" + placeholders(width) + ")"
+	for chunk := range slices.Chunk(args, width*maxLogRows) {
+		q := head + strings.TrimSuffix(strings.Repeat(row+", ", len(chunk)/width), ", ") + tail
+		if returned == nil {
+			if _, err := tx.ExecContext(ctx, q, chunk...); err != nil {
+				return err
+			}
+			continue
+		}
+		rows, err := tx.QueryContext(ctx, q, chunk...)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			*returned++
+		}
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return err
+		}
+	}
+	return nil
 }
