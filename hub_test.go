@@ -113,7 +113,13 @@ func logStamps(t *testing.T, data string) []string {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	rows, err := db.Reader().Query(`SELECT created FROM command_logs WHERE username <> 'old' ORDER BY id`)
+	return stampsOf(t, db, `SELECT created FROM command_logs WHERE username <> 'old' ORDER BY id`)
+}
+
+// stampsOf are the stamps query reads from db, on SQLite or PostgreSQL.
+func stampsOf(t *testing.T, db *store.DB, query string) []string {
+	t.Helper()
+	rows, err := db.Reader().Query(query)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,11 +199,18 @@ func eventually(t *testing.T, what string, ok func() bool) {
 // stamps are the edge's).
 func sameLogs(t *testing.T, hubData, edgeData string) []string {
 	t.Helper()
+	return waitForEdgeLogs(t, func() []string { return logStamps(t, hubData) }, edgeData)
+}
+
+// waitForEdgeLogs waits up to 90 s until hub (the hub's stamps) holds the edge's logs,
+// then holds it to them, in order.
+func waitForEdgeLogs(t *testing.T, hub func() []string, edgeData string) []string {
+	t.Helper()
 	want := logStamps(t, edgeData)
 	var got []string
 	deadline := time.Now().Add(90 * time.Second)
 	for {
-		got = logStamps(t, hubData)
+		got = hub()
 		if len(got) >= len(want) || time.Now().After(deadline) {
 			break
 		}

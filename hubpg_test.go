@@ -123,39 +123,14 @@ func startPGHub(t *testing.T, db *store.DB, addr string) *pgHub {
 // pgLogStamps are the created stamps of the logs in a PostgreSQL store, in id order.
 func pgLogStamps(t *testing.T, db *store.DB) []string {
 	t.Helper()
-	rows, err := db.Reader().Query(`SELECT created FROM command_logs ORDER BY id`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, s)
-	}
-	return out
+	return stampsOf(t, db, `SELECT created FROM command_logs ORDER BY id`)
 }
 
 // sameLogsPG waits until the hub in PostgreSQL holds every log of the edge, once each
 // and in the edge's order.
 func sameLogsPG(t *testing.T, db *store.DB, edgeData string) {
 	t.Helper()
-	want := logStamps(t, edgeData)
-	var got []string
-	deadline := time.Now().Add(90 * time.Second)
-	for {
-		got = pgLogStamps(t, db)
-		if len(got) >= len(want) || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	if !slices.Equal(got, want) {
-		t.Fatalf("the hub holds %d logs, the edge %d; first differences: %v", len(got), len(want), firstDiff(got, want))
-	}
+	waitForEdgeLogs(t, func() []string { return pgLogStamps(t, db) }, edgeData)
 }
 
 // TestHubOnPostgresDownWhileTheEdgeWorks: a real edge runs executions while its hub,
