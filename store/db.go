@@ -423,11 +423,13 @@ func (db *DB) Write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 // batchKey is the context key of a Batch's transaction.
 type batchKey struct{}
 
-// batch is what a Batch puts in the context: the transaction, and whose it is (a
+// batch is what a Batch puts in the context: the transaction, its connection (for
+// what database/sql has no call for: PostgreSQL's COPY, copyRows), and whose it is (a
 // context may pass through more than one DB, as in tests).
 type batch struct {
-	db *DB
-	tx *sql.Tx
+	db   *DB
+	conn *sql.Conn
+	tx   *sql.Tx
 }
 
 // Batch runs fn with one write transaction in its context: every Write made with that
@@ -442,12 +444,17 @@ func (db *DB) Batch(ctx context.Context, fn func(ctx context.Context) error) err
 	if db.batchTx(ctx) != nil {
 		return fn(ctx)
 	}
-	tx, err := db.w.BeginTx(ctx, nil)
+	conn, err := db.w.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	if err := fn(context.WithValue(ctx, batchKey{}, batch{db: db, tx: tx})); err != nil {
+	if err := fn(context.WithValue(ctx, batchKey{}, batch{db: db, conn: conn, tx: tx})); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {

@@ -232,11 +232,12 @@ type HubLog struct {
 var ErrHubLedgerRaced = errors.New("store: the hub's ledger holds a record of the run already")
 
 // AddHubLogs stores a run of a site's new log records at once, in ctx's Batch: the logs
-// the hub has not (by key) with one INSERT per 500, their hub_objects rows and ledger
-// rows likewise, and their counters summed in Go and written once per key. It sets each
-// log's Record.HubID and Known. A failure leaves the batch to undo what it wrote (run it
-// in a Savepoint); a record of the run already in the ledger fails it with
-// ErrHubLedgerRaced.
+// the hub has not (by key), their hub_objects rows and ledger rows (on SQLite one
+// INSERT per 500 rows, on PostgreSQL one COPY per table), and their counters summed in
+// Go and written once per key. It sets each log's Record.HubID and Known. A failure
+// leaves the batch to undo what it wrote (run it in a Savepoint); a record of the run
+// already in the ledger fails it (on SQLite with ErrHubLedgerRaced, on PostgreSQL with
+// the COPY's unique violation).
 func (db *DB) AddHubLogs(ctx context.Context, site int64, logs []HubLog, now time.Time) error {
 	tx := db.batchTx(ctx)
 	if tx == nil {
@@ -292,20 +293,18 @@ func (db *DB) AddHubLogs(ctx context.Context, site int64, logs []HubLog, now tim
 		first[l.Key] = i
 		writes, writers = append(writes, &logWrite{args: args}), append(writers, i)
 	}
-	c := newCounterRows()
-	for chunk := range slices.Chunk(writes, maxLogRows) {
-		if err := insertLogsAtOnce(ctx, tx, chunk); err != nil {
-			return fmt.Errorf("store: create logs: %w", constraintErr(err, "command log"))
-		}
+	if err := db.insertHubLogRows(ctx, tx, writes); err != nil {
+		return fmt.Errorf("store: create logs: %w", constraintErr(err, "command log"))
 	}
-	var objects []any
+	c := newCounterRows()
+	var objects [][]any
 	for n, w := range writes {
 		if w.err != nil {
 			return w.err
 		}
 		l := &logs[writers[n]]
 		l.Record.HubID = w.id
-		objects = append(objects, site, KindLog, l.Key, w.id)
+		objects = append(objects, []any{site, KindLog, l.Key, w.id})
 		c.add(tallyOf(w.args), 1)
 	}
 	for i := range logs {
@@ -313,28 +312,96 @@ func (db *DB) AddHubLogs(ctx context.Context, site int64, logs []HubLog, now tim
 			l.Record.HubID = logs[first[l.Key]].Record.HubID
 		}
 	}
-	if err := multiRow(ctx, tx, `INSERT INTO hub_objects (hub_site_id, kind, edge_key, hub_id) VALUES `, 4, objects,
-		` ON CONFLICT (hub_site_id, kind, edge_key) DO UPDATE SET hub_id = excluded.hub_id`, nil); err != nil {
-		return err
-	}
-	var ledger []any
+	var ledger [][]any
 	for _, l := range logs {
 		r := l.Record
 		var hubID any
 		if r.HubID != 0 {
 			hubID = r.HubID
 		}
-		ledger = append(ledger, r.Site, r.Epoch, r.Seq, r.Kind, r.Op, r.EdgeID, r.UID, r.SkewMS, Stamp(now), hubID, r.Problem)
+		ledger = append(ledger, []any{r.Site, r.Epoch, r.Seq, r.Kind, r.Op, r.EdgeID, r.UID, r.SkewMS, Stamp(now), hubID, r.Problem})
+	}
+	if db.pg {
+		// The site's row, locked by the push (LockHubSite), keeps any other push of the
+		// site out: neither a key nor a record of the run can be there already, so the
+		// rows are copied in without ON CONFLICT, and should one be (never seen) the copy
+		// fails and the caller stores the run record by record.
+		if err := db.copyRows(ctx, "hub_objects", hubObjectColumns, objects); err != nil {
+			return fmt.Errorf("store: hub_objects: %w", err)
+		}
+		if err := db.copyRows(ctx, "hub_records", hubRecordColumns, ledger); err != nil {
+			return fmt.Errorf("store: hub_records: %w", err)
+		}
+		return c.write(ctx, db, tx)
+	}
+	if err := multiRow(ctx, tx, `INSERT INTO hub_objects (`+strings.Join(hubObjectColumns, ", ")+`) VALUES `, 4,
+		slices.Concat(objects...), ` ON CONFLICT (hub_site_id, kind, edge_key) DO UPDATE SET hub_id = excluded.hub_id`, nil); err != nil {
+		return err
 	}
 	added := 0
-	if err := multiRow(ctx, tx, `INSERT INTO hub_records (hub_site_id, epoch, seq, kind, op, edge_id, uid, skew_ms, received,
-		hub_id, problem) VALUES `, 11, ledger, ` ON CONFLICT (hub_site_id, epoch, seq) DO NOTHING RETURNING seq`, &added); err != nil {
+	if err := multiRow(ctx, tx, `INSERT INTO hub_records (`+strings.Join(hubRecordColumns, ", ")+`) VALUES `, 11,
+		slices.Concat(ledger...), ` ON CONFLICT (hub_site_id, epoch, seq) DO NOTHING RETURNING seq`, &added); err != nil {
 		return err
 	}
 	if added != len(logs) {
 		return ErrHubLedgerRaced
 	}
 	return c.write(ctx, db, tx)
+}
+
+// The columns AddHubLogs writes of hub_objects and of hub_records.
+var (
+	hubObjectColumns = []string{"hub_site_id", "kind", "edge_key", "hub_id"}
+	hubRecordColumns = []string{"hub_site_id", "epoch", "seq", "kind", "op", "edge_id", "uid", "skew_ms", "received",
+		"hub_id", "problem"}
+)
+
+// insertHubLogRows inserts new logs and sets their ids: on SQLite with one INSERT per
+// maxLogRows; on PostgreSQL with their ids taken from the table's sequence first, then
+// one COPY (copyRows).
+func (db *DB) insertHubLogRows(ctx context.Context, tx *sql.Tx, writes []*logWrite) error {
+	if !db.pg {
+		for chunk := range slices.Chunk(writes, maxLogRows) {
+			if err := insertLogsAtOnce(ctx, tx, chunk); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if len(writes) == 0 {
+		return nil
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT nextval(pg_get_serial_sequence('command_logs', 'id')) FROM generate_series(1, ?)`,
+		len(writes))
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	ids := make([]int64, 0, len(writes))
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return err
+		}
+		ids = append(ids, id)
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return err
+	}
+	if len(ids) != len(writes) {
+		return fmt.Errorf("store: %d log ids for %d logs", len(ids), len(writes))
+	}
+	slices.Sort(ids) // the logs' ids in the run's order, as on SQLite
+	columns := []string{"id"}
+	for _, f := range logColumns {
+		columns = append(columns, f.Column)
+	}
+	copied := make([][]any, len(writes))
+	for i, w := range writes {
+		w.id = ids[i]
+		copied[i] = append([]any{w.id}, w.args...) // a copy: copyRows converts in place, tallyOf reads w.args
+	}
+	return db.copyRows(ctx, "command_logs", columns, copied)
 }
 
 // multiRow runs head, then a row of width placeholders for each width args, then tail,

@@ -3,9 +3,14 @@ package store
 import (
 	"context"
 	"database/sql/driver"
+	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 )
 
 // The store's SQL is written once, with SQLite's `?` placeholders; PostgreSQL (through
@@ -85,19 +90,61 @@ func (s pgStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (dri
 // are integers, compared with 0 and 1 in the SQL), a time as Stamp's text.
 func pgArgs(args []driver.NamedValue) []driver.NamedValue {
 	for i, a := range args {
-		switch v := a.Value.(type) {
-		case bool:
-			args[i].Value = int64(0)
-			if v {
-				args[i].Value = int64(1)
-			}
-		case time.Time:
-			args[i].Value = Stamp(v)
-		case int:
-			args[i].Value = int64(v)
-		}
+		args[i].Value = pgValue(a.Value)
 	}
 	return args
+}
+
+// pgValue is a value as SQLite stores it (pgArgs).
+func pgValue(v any) any {
+	switch v := v.(type) {
+	case bool:
+		if v {
+			return int64(1)
+		}
+		return int64(0)
+	case time.Time:
+		return Stamp(v)
+	case int:
+		return int64(v)
+	}
+	return v
+}
+
+// copyRows writes rows (values of columns, in order, as the store's SQL takes them)
+// into table with PostgreSQL's COPY, in ctx's Batch: one message stream the server
+// parses once, where a multi-row INSERT is a statement of thousands of parameters to
+// parse, plan and bind. COPY knows no ON CONFLICT: a row that breaks a constraint fails
+// the whole copy (and the caller's savepoint). It goes through pgx's own connection
+// under the Batch's transaction, as database/sql has no call for COPY.
+func (db *DB) copyRows(ctx context.Context, table string, columns []string, rows [][]any) error {
+	b, ok := ctx.Value(batchKey{}).(batch)
+	if !ok || b.db != db || !db.pg {
+		return errors.New("store: COPY outside a batch on PostgreSQL")
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	for _, r := range rows {
+		for i, v := range r {
+			r[i] = pgValue(v)
+		}
+	}
+	return b.conn.Raw(func(dc any) error {
+		pc, ok := dc.(*pgConn)
+		if !ok {
+			return fmt.Errorf("store: COPY on a %T", dc)
+		}
+		sc, ok := pc.Conn.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("store: COPY on a %T", pc.Conn)
+		}
+		n, err := sc.Conn().CopyFrom(ctx, pgx.Identifier{table}, columns, pgx.CopyFromRows(rows))
+		if err == nil && n != int64(len(rows)) {
+			err = fmt.Errorf("store: COPY into %s wrote %d rows of %d", table, n, len(rows))
+		}
+		return err
+	})
 }
 
 // numberPlaceholders turns each `?` of a statement into PostgreSQL's `$n`, and the words
