@@ -636,7 +636,7 @@ func TestHubRevokedToken(t *testing.T) {
 
 // startEdgeIn runs an edge's serve in this process with its clock off by what clock
 // says (a process's clock cannot be set from outside), pushing to url with token.
-func startEdgeIn(t *testing.T, l *lab, url, token string, clock func() time.Time) *server {
+func startEdgeIn(t testing.TB, l *lab, url, token string, clock func() time.Time) *server {
 	t.Helper()
 	getenv := func(k string) string {
 		if k == "FIELDKIT_SECRET_KEY" {

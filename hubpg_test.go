@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -97,7 +98,7 @@ func TestStoreSettings(t *testing.T) {
 // process at an address, which a test stops and starts again at will.
 type pgHub struct{ srv *http.Server }
 
-func startPGHub(t *testing.T, db *store.DB, addr string) *pgHub {
+func startPGHub(t testing.TB, db *store.DB, addr string) *pgHub {
 	t.Helper()
 	in := hub.NewIngest(db, slog.New(slog.DiscardHandler))
 	rt := &web.Router{Log: slog.New(slog.DiscardHandler)}
@@ -358,4 +359,99 @@ func TestHubOnPostgresJobRuns(t *testing.T) {
 	if n := len(logStamps(t, edgeLab.data)); n != 1 {
 		t.Fatalf("the site ran %d executions, want 1", n)
 	}
+}
+
+// BenchmarkHubBacklog: an edge cut off from its hub holds a backlog of 100,000 logs
+// (1 KB of output each) in its outbox; its hub, on PostgreSQL, comes back. The edge
+// (`serve`, in this process) has tried the hub once and backs off; the clock runs from
+// the hub's start until the hub has acknowledged every record of the outbox. The
+// pusher sends batches of 1,000 records (or 4 MiB) one after the other, at once while
+// a backlog remains. backlog-s is that time; logs/s the rate.
+func BenchmarkHubBacklog(b *testing.B) {
+	const backlog = 100_000
+	ctx := context.Background()
+	out := strings.Repeat("GigabitEthernet0/1 is up, line protocol is up\n", 22)
+	var elapsed time.Duration
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		db, err := store.OpenPostgres(ctx, pgtest.DSN(b))
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, token, err := db.CreateHubSite(ctx, "Paris", "", "", store.All)
+		if err != nil {
+			b.Fatal(err)
+		}
+		addr := freeAddr(b)
+		l := &lab{data: b.TempDir(), key: labKey}
+		last := fillOutbox(b, l.data, "http://"+addr, backlog, out)
+		edge := startEdgeIn(b, l, "http://"+addr, token, nil)
+		for !strings.Contains(edge.logs.String(), "push failed") { // the edge found the hub down
+			time.Sleep(10 * time.Millisecond)
+		}
+		b.StartTimer()
+		start := time.Now()
+		h := startPGHub(b, db, addr)
+		for {
+			s, err := db.HubSiteNamed(ctx, "Paris")
+			if err != nil {
+				b.Fatal(err)
+			}
+			if s.NextSeq > last {
+				break
+			}
+			if time.Since(start) > 10*time.Minute {
+				b.Fatalf("after 10 minutes the hub expects record %d of %d", s.NextSeq, last)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		elapsed += time.Since(start)
+		b.StopTimer()
+		var logs int
+		if err := db.Reader().QueryRow(`SELECT count(*) FROM command_logs`).Scan(&logs); err != nil || logs != backlog {
+			b.Fatalf("%d logs at the hub, want %d (%v)", logs, backlog, err)
+		}
+		h.srv.Close()
+		db.Close()
+	}
+	b.ReportMetric(elapsed.Seconds()/float64(b.N), "backlog-s")
+	b.ReportMetric(float64(b.N*backlog)/elapsed.Seconds(), "logs/s")
+}
+
+// fillOutbox makes an edge's database in data whose outbox, enabled for the hub at
+// url, holds n logs (written in one transaction, as the store's bulk insert does), and
+// returns the outbox's last record.
+func fillOutbox(t testing.TB, data, url string, n int, output string) int64 {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(data, "fieldkit.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.EnableOutbox(ctx, url); err != nil {
+		t.Fatal(err)
+	}
+	created := time.Now().UTC().Add(-time.Duration(n) * time.Second)
+	logs := func(yield func(store.Values) bool) {
+		for i := range n {
+			at := created.Add(time.Duration(i) * time.Second)
+			if !yield(store.Values{"command_name": "Show version", "device_name": "r1", "username": "alice", "success": true,
+				"sent_command": "show version", "output": output, "execution_duration": 0.4, "created": at}) {
+				return
+			}
+		}
+	}
+	if _, err := db.InsertLogSeq(ctx, logs); err != nil {
+		t.Fatal(err)
+	}
+	st, err := db.OutboxState(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Pending < int64(n) {
+		t.Fatalf("the outbox holds %d records, want %d or more", st.Pending, n)
+	}
+	return st.Last
 }
