@@ -93,7 +93,31 @@ type nocView struct {
 		BySiteID    []int64 `json:"by_site_id"`
 		CountSite   int     `json:"count_site"`
 		CountSiteID int     `json:"count_site_id"`
+		Commands    bySite
+		Platforms   bySite
 	}
+	Commands []struct {
+		ID   int64
+		Site *string
+	}
+	Platforms []struct {
+		ID    int64
+		Slug  string
+		Sites []string
+	}
+}
+
+// bySite is a list filtered by site=SLUG and by site_id=ID, with the counts stated.
+type bySite struct {
+	BySite      []int64 `json:"by_site"`
+	BySiteID    []int64 `json:"by_site_id"`
+	CountSite   int     `json:"count_site"`
+	CountSiteID int     `json:"count_site_id"`
+}
+
+// is: the lists by site and site_id hold the ids, and their counts say so.
+func (b bySite) is(ids []int64) bool {
+	return slices.Equal(b.BySite, ids) && slices.Equal(b.BySiteID, ids) && b.CountSite == len(ids) && b.CountSiteID == len(ids)
 }
 
 // siteFilters: command-logs take site and site_id (at a hub, the site a log ran at).
@@ -199,6 +223,80 @@ func checkView(t *testing.T, who string, v nocView, sites []*nocSite, visible ..
 	}
 }
 
+// checkInventory checks the devices, commands and platforms a token's pynetbox saw:
+// each carries its site, one of those it may see (every device, and every site's
+// commands, when it may see them all); a platform lists the sites that have it; the
+// lists by site and site_id hold each site's, with their counts.
+func checkInventory(t *testing.T, who string, v nocView, sites []*nocSite, visible ...*nocSite) {
+	t.Helper()
+	commands, platforms := map[string][]int64{}, map[string][]int64{}
+	for _, c := range v.Commands {
+		if c.Site == nil {
+			t.Fatalf("%s: command %d has no site (every command at this hub is a site's)", who, c.ID)
+		}
+		commands[*c.Site] = append(commands[*c.Site], c.ID)
+	}
+	for _, p := range v.Platforms {
+		if len(p.Sites) == 0 {
+			t.Fatalf("%s: platform %s has no site (every platform at this hub is a site's)", who, p.Slug)
+		}
+		for _, slug := range p.Sites {
+			platforms[slug] = append(platforms[slug], p.ID)
+		}
+	}
+	for _, s := range sites {
+		seen, got := slices.Contains(visible, s), v.Sites[s.slug]
+		devices := 0
+		for _, slug := range v.DeviceSite {
+			if slug == s.slug {
+				devices++
+			}
+		}
+		if seen != (devices == 1) || seen != (len(commands[s.slug]) > 0) || seen != slices.Contains(commands[s.slug], s.cmdID) {
+			t.Fatalf("%s: %s's device seen %d times, its commands %v (its show version %d); may see them: %v", who, s.name,
+				devices, commands[s.slug], s.cmdID, seen)
+		}
+		if !got.Commands.is(commands[s.slug]) {
+			t.Fatalf("%s: %s's commands %v, by site and site_id %+v", who, s.name, commands[s.slug], got.Commands)
+		}
+		// A confined token sees the platforms of its sites, and the other sites that
+		// share them: those it lists by another site are among its own.
+		if seen && len(platforms[s.slug]) == 0 {
+			t.Fatalf("%s: no platform of %s", who, s.name)
+		}
+		if !got.Platforms.is(slices.Sorted(slices.Values(platforms[s.slug]))) {
+			t.Fatalf("%s: %s's platforms %v, by site and site_id %+v", who, s.name, platforms[s.slug], got.Platforms)
+		}
+	}
+}
+
+// checkConfinedLogs: a token's statistics, JSON and CSV exports hold the logs it lists
+// (want), no more.
+func checkConfinedLogs(t *testing.T, h *nocHub, who, token string, want int) {
+	t.Helper()
+	logs := h.base + "/api/plugins/toolkit/command-logs/"
+	if n := getJSON(t, logs+"?limit=1", token)["count"]; n != float64(want) {
+		t.Fatalf("%s: %v logs listed, want %d", who, n, want)
+	}
+	if st := getJSON(t, logs+"statistics/", token); st["total_logs"] != float64(want) {
+		t.Fatalf("%s: the statistics count %v logs, want %d", who, st["total_logs"], want)
+	}
+	if ex := getJSON(t, logs+"export/?format=json", token); ex["count"] != float64(want) || len(ex["results"].([]any)) != want {
+		t.Fatalf("%s: the JSON export: count %v, %d results, want %d", who, ex["count"], len(ex["results"].([]any)), want)
+	}
+	req, _ := http.NewRequest("GET", logs+"export/?format=csv", nil)
+	req.Header.Set("Authorization", "Token "+token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(res.Body).ReadAll()
+	res.Body.Close()
+	if err != nil || len(rows) != want+1 {
+		t.Fatalf("%s: the CSV export: %d rows (with its header), want %d logs: %v", who, len(rows), want, err)
+	}
+}
+
 // hubExec runs a command at the hub with a token: the status and the body.
 func hubExec(t *testing.T, h *nocHub, token string, cmdID, devID int64) (int, map[string]any) {
 	t.Helper()
@@ -207,11 +305,12 @@ func hubExec(t *testing.T, h *nocHub, token string, cmdID, devID int64) (int, ma
 }
 
 // nocUser makes a user at the hub with `fieldkit user create` and `token create`, and
-// grants it permissions through the API as the NOC (admin); it returns its token.
-func nocUser(t *testing.T, h *nocHub, admin, name string, perms ...map[string]any) string {
+// grants it permissions through the API as the NOC (admin); it returns its token and
+// password.
+func nocUser(t *testing.T, h *nocHub, admin, name string, perms ...map[string]any) (token, password string) {
 	t.Helper()
-	h.cli(t, "user", "create", name)
-	token := h.cli(t, "token", "create", name)
+	password = h.cli(t, "user", "create", name)
+	token = h.cli(t, "token", "create", name)
 	uid := getJSON(t, h.base+"/api/users/users/?username="+name, admin)["results"].([]any)[0].(map[string]any)["id"]
 	for _, p := range perms {
 		p = maps.Clone(p)
@@ -221,7 +320,7 @@ func nocUser(t *testing.T, h *nocHub, admin, name string, perms ...map[string]an
 			t.Fatalf("permission %s: %d %v", p["name"], st, out)
 		}
 	}
-	return token
+	return token, password
 }
 
 // getStatus is the status of a GET with a token.
@@ -291,8 +390,10 @@ func TestHubNOC(t *testing.T) {
 		s.cmdID = int64(logs["results"].([]any)[0].(map[string]any)["command"].(map[string]any)["id"].(float64))
 	}
 
-	// 1. Every site's logs, with pynetbox.
-	checkView(t, "the NOC", pynetboxView(t, python, h, noc, sites), sites, sites...)
+	// 1. Every site's logs, devices, commands and platforms, with pynetbox.
+	all := pynetboxView(t, python, h, noc, sites)
+	checkView(t, "the NOC", all, sites, sites...)
+	checkInventory(t, "the NOC", all, sites, sites...)
 
 	// 2. Show version on Paris's device, through the hub: Paris's device answers.
 	paris, lyon := sites[0], sites[1]
@@ -307,32 +408,67 @@ func TestHubNOC(t *testing.T) {
 	}
 
 	// 4 (before the hub stops, so that the last count holds its logs too). A NOC user
-	// confined to Paris: its logs and devices, and the commands to run there.
-	showCommands := map[string]any{"name": "show commands", "object_types": []string{store.TypeCommand}, "actions": []string{"view", "execute_show"}}
-	nocParis := nocUser(t, h, noc, "noc-paris",
-		map[string]any{"name": "Paris logs", "object_types": []string{store.TypeCommandLog}, "actions": []string{"view"},
-			"constraints": map[string]any{"device__site__slug": paris.slug}},
-		map[string]any{"name": "Paris devices", "object_types": []string{store.TypeDevice}, "actions": []string{"view"},
-			"constraints": map[string]any{"site__slug": paris.slug}},
-		showCommands)
-	checkView(t, "the Paris NOC", pynetboxView(t, python, h, nocParis, sites), sites, paris)
+	// confined to Paris: its logs, devices, commands and platforms, and the commands to
+	// run there; refused at Lyon as for what does not exist (404), and nothing runs there.
+	perm := func(name string, types []string, actions []string, constraints map[string]any) map[string]any {
+		return map[string]any{"name": name, "object_types": types, "actions": actions, "constraints": constraints}
+	}
+	nocParis, parisPassword := nocUser(t, h, noc, "noc-paris",
+		perm("Paris logs", []string{store.TypeCommandLog}, []string{"view"}, map[string]any{"device__site__slug": paris.slug}),
+		perm("Paris devices", []string{store.TypeDevice}, []string{"view"}, map[string]any{"site__slug": paris.slug}),
+		perm("Paris commands", []string{store.TypeCommand}, []string{"view", "execute_show"}, map[string]any{"site__slug": paris.slug}),
+		perm("Paris platforms", []string{store.TypePlatform}, []string{"view"}, map[string]any{"sites__slug": paris.slug}))
+	parisView := pynetboxView(t, python, h, nocParis, sites)
+	checkView(t, "the Paris NOC", parisView, sites, paris)
+	checkInventory(t, "the Paris NOC", parisView, sites, paris)
 	before = shown(sites)
 	if st, ans := hubExec(t, h, nocParis, paris.cmdID, paris.devID); st != 200 || ans["success"] != true {
 		t.Fatalf("the Paris NOC at Paris: %d %v", st, ans)
 	}
 	paris.runs++
-	// At Lyon: refused as for a device that does not exist, and nothing runs there.
 	st, refused := hubExec(t, h, nocParis, lyon.cmdID, lyon.devID)
-	stNone, none := hubExec(t, h, nocParis, lyon.cmdID, 1<<40)
-	if st != 400 || fmt.Sprint(refused["device_id"]) != fmt.Sprintf("[Device with ID %d not found.]", lyon.devID) ||
-		stNone != st || fmt.Sprint(none["device_id"]) != fmt.Sprintf("[Device with ID %d not found.]", int64(1<<40)) {
-		t.Fatalf("the Paris NOC at Lyon's device: %d %v (a device that does not exist: %d %v)", st, refused, stNone, none)
+	stNone, _ := hubExec(t, h, nocParis, 1<<40, lyon.devID)
+	if st != 404 || stNone != 404 {
+		t.Fatalf("the Paris NOC runs Lyon's command at Lyon: %d %v (a command that does not exist: %d)", st, refused, stNone)
+	}
+	// In a bulk execute, the element is refused as a command that does not exist.
+	_, bulkAns := hubPost(t, h.server, nocParis, "/api/plugins/toolkit/commands/bulk-execute/",
+		fmt.Sprintf(`{"executions": [{"command_id": %d, "device_id": %d, "credential_token": "fkc_none"}]}`, lyon.cmdID, lyon.devID))
+	if res, _ := bulkAns["results"].([]any); len(res) != 1 || res[0].(map[string]any)["error"] != "Command not found." {
+		t.Fatalf("the Paris NOC bulk-executes Lyon's command at Lyon: %v", bulkAns)
+	}
+	for _, path := range []string{fmt.Sprintf("/api/plugins/toolkit/commands/%d/", lyon.cmdID), fmt.Sprintf("/api/dcim/devices/%d/", lyon.devID)} {
+		if st := getStatus(t, h.base+path, nocParis); st != 404 {
+			t.Fatalf("the Paris NOC reads %s: %d", path, st)
+		}
+	}
+	if st := getStatus(t, fmt.Sprintf("%s/api/plugins/toolkit/commands/%d/", h.base, paris.cmdID), nocParis); st != 200 {
+		t.Fatalf("the Paris NOC reads Paris's command: %d", st)
+	}
+	// In the web UI's session, the same lists.
+	web := webLogin(t, h.base, "noc-paris", parisPassword)
+	if got := web.must(t, 200, "GET", "/api/plugins/toolkit/commands/", ""); got["count"] != float64(len(parisView.Commands)) {
+		t.Fatalf("the Paris NOC's commands in the web UI: %v, with pynetbox %d", got["count"], len(parisView.Commands))
+	}
+	// One who sees every device and command but may run show commands at Paris only:
+	// refused at Lyon (403), as when no permission allows it.
+	nocSplit, _ := nocUser(t, h, noc, "noc-split",
+		perm("every device", []string{store.TypeDevice}, []string{"view"}, nil),
+		perm("every command", []string{store.TypeCommand}, []string{"view"}, nil),
+		perm("show at Paris", []string{store.TypeCommand}, []string{"execute_show"}, map[string]any{"site__slug": paris.slug}))
+	if st, ans := hubExec(t, h, nocSplit, lyon.cmdID, lyon.devID); st != 403 {
+		t.Fatalf("a user who may run show commands at Paris only, at Lyon: %d %v", st, ans)
+	}
+	// Paris's command on Lyon's device: a site's command runs on its own devices only.
+	if st, ans := hubExec(t, h, nocSplit, paris.cmdID, lyon.devID); st != 400 || ans["device_id"] == nil {
+		t.Fatalf("Paris's command on Lyon's device: %d %v", st, ans)
 	}
 	if after := shown(sites); !slices.Equal(after, []int{before[0] + 1, before[1], before[2]}) {
 		t.Fatalf("show versions received before the Paris NOC's executes %v, after %v: once at Paris, never at Lyon", before, after)
 	}
 	// A user who may run show commands but see no device runs nowhere, answered alike.
-	blind := nocUser(t, h, noc, "noc-blind", showCommands)
+	blind, _ := nocUser(t, h, noc, "noc-blind", map[string]any{"name": "show commands", "object_types": []string{store.TypeCommand},
+		"actions": []string{"view", "execute_show"}})
 	if st, ans := hubExec(t, h, blind, paris.cmdID, paris.devID); st != 400 ||
 		fmt.Sprint(ans["device_id"]) != fmt.Sprintf("[Device with ID %d not found.]", paris.devID) {
 		t.Fatalf("a user who sees no device, at Paris: %d %v", st, ans)
@@ -358,6 +494,7 @@ func TestHubNOC(t *testing.T) {
 	caughtUp(t, sites)
 	checkView(t, "the NOC after the hub's restart", pynetboxView(t, python, h, noc, sites), sites, sites...)
 	checkView(t, "the Paris NOC after the hub's restart", pynetboxView(t, python, h, nocParis, sites), sites, paris)
+	checkConfinedLogs(t, h, "the Paris NOC", nocParis, paris.runs)
 	// The site's log says who asked from the hub: the NOC, then the Paris NOC.
 	hubLogs := getJSON(t, paris.edge.base+"/api/plugins/toolkit/command-logs/?source=hub&ordering=created", paris.lab.token)
 	var asked []string

@@ -102,7 +102,8 @@ func problemOf(err error) (string, bool) {
 func key(id int64) string { return strconv.FormatInt(id, 10) }
 
 // platform: a site's platform is the hub's of the same slug, made from the first
-// site's when the hub has none. A delete forgets it; the hub's platform goes with the
+// site's when the hub has none; its sites (the view platform_sites) are those whose
+// hub_objects map a platform to it. A delete forgets it; the hub's platform goes with the
 // last site that had it, unless something of the hub uses it.
 func (a *applier) platform(ctx context.Context, rec Record, body map[string]any) (applied, error) {
 	if rec.Op == store.OpDelete {
@@ -187,8 +188,8 @@ func (a *applier) device(ctx context.Context, rec Record, body map[string]any) (
 	return applied{hubID: id}, err
 }
 
-// command: a site's command is a command of the hub's own, with the hub's platforms
-// and tags of the same slugs.
+// command: a site's command is a command of the hub's own, filed under the site (its
+// read-only site), with the hub's platforms and tags of the same slugs.
 func (a *applier) command(ctx context.Context, rec Record, body map[string]any) (applied, error) {
 	if rec.Op == store.OpDelete {
 		return applied{}, a.forget(ctx, store.KindCommand, store.Commands, rec.ID)
@@ -216,6 +217,9 @@ func (a *applier) command(ctx context.Context, rec Record, body map[string]any) 
 		"command_type": orDefault(choice(body, "command_type"), store.CommandShow), "platforms": platforms, "tags": tags,
 		"variables": vars, "custom_fields": orObject(body["custom_fields"])}
 	id, err := a.upsert(ctx, store.KindCommand, store.Commands, rec.ID, v)
+	if err == nil {
+		err = a.db.SetCommandSite(ctx, id, a.site.SiteID)
+	}
 	return applied{hubID: id}, err
 }
 

@@ -502,3 +502,114 @@ func benchmarkIngestSites(b *testing.B, r *rig) {
 	}
 	b.ReportMetric(float64(b.N*sites*MaxRecords)/elapsed.Seconds(), "logs-stored/s")
 }
+
+// TestSitesOfCopiedObjects: at a hub, a site's command is its own, filed under the
+// site; a platform two sites have is one platform listing both; the hub's own command
+// and platform have none. A permission's constraint on the site confines commands and
+// platforms to that site's, on both stores.
+func TestSitesOfCopiedObjects(t *testing.T) { eachStore(t, testSitesOfCopiedObjects) }
+
+func testSitesOfCopiedObjects(t *testing.T, r *rig) {
+	ctx := context.Background()
+	_, lyonToken, err := r.db.CreateHubSite(ctx, "Lyon", "", "", store.All)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lyon, err := r.db.HubSiteNamed(ctx, "Lyon")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, ans := r.push("inst", "e1", 1, platformIOS, commandVer); st != 200 || ans.Applied != 2 {
+		t.Fatalf("Paris's push: %d %+v", st, ans)
+	}
+	recs := []Record{platformIOS, commandVer}
+	for i := range recs {
+		recs[i].Seq = int64(i + 1)
+	}
+	raw, _ := json.Marshal(Batch{Protocol: Protocol, Instance: "lyon", Epoch: "l1", EpochStart: 1, SentAt: time.Now(), Version: "test", Records: recs})
+	if st, ans := r.post(lyonToken, raw); st != 200 || ans.Applied != 2 {
+		t.Fatalf("Lyon's push: %d %+v", st, ans)
+	}
+	hubPlatform, err := r.db.Create(ctx, store.Platforms, store.Values{"name": "Junos", "slug": "junos"}, store.All)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hubCommand, err := r.db.Create(ctx, store.Commands, store.Values{"name": "Version", "command": "show version",
+		"platforms": []int64{hubPlatform}}, store.All)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lyonCommand, ok, err := r.db.HubObject(ctx, lyon.ID, store.KindCommand, "8")
+	if err != nil || !ok {
+		t.Fatalf("Lyon's command at the hub: %v %v", ok, err)
+	}
+	parisCommand := r.hubID(store.KindCommand, "8")
+	ios := r.hubID(store.KindPlatform, "3")
+
+	// Each command its site; the platform both sites, once.
+	cmds, err := r.db.Rows(ctx, store.Commands, []int64{parisCommand, lyonCommand, hubCommand})
+	if err != nil || len(cmds) != 3 {
+		t.Fatal(cmds, err)
+	}
+	siteOf := func(row store.Row) any {
+		if s, ok := row["site"].(store.Row); ok {
+			return s["slug"]
+		}
+		return row["site"]
+	}
+	if got := []any{siteOf(cmds[0]), siteOf(cmds[1]), siteOf(cmds[2])}; fmt.Sprint(got) != "[paris lyon <nil>]" {
+		t.Fatalf("the commands' sites (Paris's, Lyon's, the hub's): %v", got)
+	}
+	plats, err := r.db.Rows(ctx, store.Platforms, []int64{ios, hubPlatform})
+	if err != nil || len(plats) != 2 {
+		t.Fatal(plats, err)
+	}
+	var iosSites []any
+	for _, s := range plats[0]["sites"].([]store.Row) {
+		iosSites = append(iosSites, s["slug"])
+	}
+	if fmt.Sprint(iosSites) != "[paris lyon]" && fmt.Sprint(iosSites) != "[lyon paris]" || len(plats[1]["sites"].([]store.Row)) != 0 {
+		t.Fatalf("the shared platform's sites %v, the hub's own platform's %v", iosSites, plats[1]["sites"])
+	}
+
+	// A constraint on the site (as a permission holds it) confines each list.
+	confined := func(m *store.Model, constraint string) []int64 {
+		t.Helper()
+		e, err := store.CompileConstraints(m, constraint, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, n, err := r.db.ListIDs(ctx, store.Query{Model: m.Type, Where: []store.Expr{e}, Order: []store.Order{{SQL: "t.id"}}, Limit: 50})
+		if err != nil || n != len(ids) {
+			t.Fatalf("%s %s: %v (count %d) %v", m.Type, constraint, ids, n, err)
+		}
+		return ids
+	}
+	for _, c := range []struct {
+		m          *store.Model
+		constraint string
+		want       []int64
+	}{
+		{store.Commands, `{"site__slug": "paris"}`, []int64{parisCommand}},
+		{store.Commands, fmt.Sprintf(`{"site": %d}`, lyon.SiteID), []int64{lyonCommand}},
+		{store.Commands, `{"site__isnull": true}`, []int64{hubCommand}},
+		{store.Platforms, `{"sites__slug": "paris"}`, []int64{ios}},
+		{store.Platforms, `{"sites__slug": "berlin"}`, nil},
+		{store.Platforms, `{"sites__isnull": true}`, []int64{hubPlatform}},
+	} {
+		if got := confined(c.m, c.constraint); fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%s confined by %s: %v, want %v", c.m.Type, c.constraint, got, c.want)
+		}
+	}
+
+	// Paris forgets the platform: it stays Lyon's.
+	if st, _ := r.push("inst", "e1", 3, Record{Kind: store.KindPlatform, Op: store.OpDelete, ID: 3}); st != 200 {
+		t.Fatal("Paris's platform delete")
+	}
+	if got := confined(store.Platforms, `{"sites__slug": "paris"}`); len(got) != 0 {
+		t.Fatalf("a platform Paris forgot is still Paris's: %v", got)
+	}
+	if got := confined(store.Platforms, `{"sites__slug": "lyon"}`); fmt.Sprint(got) != fmt.Sprint([]int64{ios}) {
+		t.Fatalf("Lyon's platforms once Paris forgot its: %v", got)
+	}
+}

@@ -29,8 +29,13 @@ var Commands = declare(&Model{
 			Doc: "one per placeholder; a write replaces the list, matching existing variables by name"},
 		tagsField("command_tags", "command_id"),
 		customFields("", nil),
+		{Name: "site", Column: "site_id", Kind: KindInt, Rel: TypeSite, Null: true, Access: ReadOnly, Sort: true,
+			Doc: "at a hub, the FieldKit site this command was copied from, which runs it on its own devices; " +
+				"null for the hub's own commands and at a site"},
 	},
 	Filters: map[string]Filter{
+		"site_id":     {Path: "site", Lookups: true, Doc: "site id (at a hub: the FieldKit site the command was copied from)"},
+		"site":        {Path: "site__slug", Lookups: true, Doc: "site slug (at a hub: the FieldKit site the command was copied from)"},
 		"platform_id": {Path: "platforms", Doc: "platform id"},
 		"platform":    {Path: "platforms__slug", Doc: "platform slug"},
 		"tag":         {Path: "tags__slug", Doc: "tag slug"},

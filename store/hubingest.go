@@ -146,6 +146,13 @@ func (db *DB) SetHubObject(ctx context.Context, site int64, kind, key string, hu
 	return err
 }
 
+// SetCommandSite files a command the hub copied from a site under that site's dcim
+// site (siteID): its site in the API, its filters and its permissions' constraints.
+func (db *DB) SetCommandSite(ctx context.Context, id, siteID int64) error {
+	_, err := db.execer(ctx).ExecContext(ctx, `UPDATE commands SET site_id = ? WHERE id = ?`, siteID, id)
+	return err
+}
+
 // DropHubObject forgets an edge object of a site.
 func (db *DB) DropHubObject(ctx context.Context, site int64, kind, key string) error {
 	_, err := db.execer(ctx).ExecContext(ctx, `DELETE FROM hub_objects WHERE hub_site_id = ? AND kind = ? AND edge_key = ?`,

@@ -32,10 +32,16 @@ var Platforms = declare(&Model{
 		tagsField("platform_tags", "platform_id"),
 		customFields("", nil),
 		netboxFields()[0], netboxFields()[1],
+		// A hub keeps one platform of a slug, shared by the sites that have it (hub/apply.go).
+		Field{Name: "sites", Kind: KindInt, Rel: TypeSite, Join: &Join{"platform_sites", "platform_id", "site_id"}, Access: ReadOnly,
+			Doc: "at a hub, the FieldKit sites that have this platform (one platform of a slug, shared by the sites); " +
+				"empty for the hub's own platforms and at a site"},
 	)...),
 	Filters: map[string]Filter{
-		"tag":    {Path: "tags__slug", Lookups: true, Doc: "tag slug"},
-		"tag_id": {Path: "tags", Lookups: true, Doc: "tag id"},
+		"site_id": {Path: "sites", Lookups: true, Doc: "site id (at a hub: a FieldKit site that has the platform)"},
+		"site":    {Path: "sites__slug", Lookups: true, Doc: "site slug (at a hub: a FieldKit site that has the platform)"},
+		"tag":     {Path: "tags__slug", Lookups: true, Doc: "tag slug"},
+		"tag_id":  {Path: "tags", Lookups: true, Doc: "tag id"},
 	},
 })
 

@@ -74,9 +74,10 @@ func join(es []Expr, sep string, empty Expr) Expr {
 }
 
 // Not negates a condition; a NULL (unknown) comparison counts as false before negation,
-// so that "not in" keeps rows whose column is empty, as Django's exclude does.
+// so that "not in" keeps rows whose column is empty, as Django's exclude does. FALSE,
+// not 0: PostgreSQL's conditions are booleans (SQLite reads FALSE as 0).
 func Not(e Expr) Expr {
-	return Expr{SQL: "NOT COALESCE((" + e.SQL + "), 0)", Args: e.Args, Reads: e.Reads}
+	return Expr{SQL: "NOT COALESCE((" + e.SQL + "), FALSE)", Args: e.Args, Reads: e.Reads}
 }
 
 // ErrUnknownField is returned when a lookup names a field or relation the model lacks.

@@ -10,7 +10,10 @@ test judges:
 - device_site: the site slug of each device the token may see;
 - sites: for each SLUG:SITE_ID, the ids of the logs listed by the site's devices
   (device_id=...), and with --site-filters by site=SLUG and by site_id=SITE_ID, with
-  the counts the API states for those.
+  the counts the API states for those; and the ids of the commands and platforms
+  listed by site=SLUG and site_id=SITE_ID, with their counts;
+- commands: every command the token may see (id, the slug of its site or None);
+- platforms: every platform the token may see (id, slug, the slugs of its sites).
 """
 
 import json
@@ -47,7 +50,16 @@ def main():
             entry["by_site_id"] = ids(logs.filter(site_id=int(site_id)))
             entry["count_site"] = logs.count(site=slug)
             entry["count_site_id"] = logs.count(site_id=int(site_id))
+        for name, endpoint in (("commands", nb.plugins.toolkit.commands), ("platforms", nb.dcim.platforms)):
+            entry[name] = {
+                "by_site": ids(endpoint.filter(site=slug)),
+                "by_site_id": ids(endpoint.filter(site_id=int(site_id))),
+                "count_site": endpoint.count(site=slug),
+                "count_site_id": endpoint.count(site_id=int(site_id)),
+            }
         out["sites"][slug] = entry
+    out["commands"] = [{"id": c.id, "site": c.site.slug if c.site else None} for c in nb.plugins.toolkit.commands.all()]
+    out["platforms"] = [{"id": p.id, "slug": p.slug, "sites": sorted(s.slug for s in p.sites)} for p in nb.dcim.platforms.all()]
     json.dump(out, sys.stdout)
 
 

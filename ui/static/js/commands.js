@@ -6,7 +6,7 @@ import { get, post, patch, T, describeFields } from './api.js';
 import { route, navigate } from './router.js';
 import { buildForm, metaFields } from './forms.js';
 import { listPage, emptyState } from './list.js';
-import { can } from './session.js';
+import { can, session } from './session.js';
 import { deleteButton } from './resources.js';
 
 const CMD = { path: `${T}/commands/`, one: 'command', type: 'netbox_toolkit_plugin.command' };
@@ -56,9 +56,12 @@ async function listView(main) {
     actions: can(CMD.type, 'add') ? [link('/ui/commands/new', 'New command', { class: 'btn primary' })] : [],
     filters: [{ name: 'q', label: 'Search' }, { name: 'name', label: 'Name (exact)' },
       { name: 'command_type', label: 'Type', type: 'select', options: choicesOf(desc.command_type) },
-      { name: 'platform_id', label: 'Platform', type: 'ref', ref: { path: '/api/dcim/platforms/' } }],
+      { name: 'platform_id', label: 'Platform', type: 'ref', ref: { path: '/api/dcim/platforms/' } },
+      // At a hub, each site's commands are its own: a command runs at its site.
+      ...(session.hub ? [{ name: 'site_id', label: 'Site', type: 'ref', ref: { path: '/api/dcim/sites/' } }] : [])],
     columns: [
       { sort: 'name', label: 'Name', cell: (c) => link(`/ui/commands/${c.id}`, c.name) },
+      ...(session.hub ? [{ sort: 'site', label: 'Site', cell: (c) => (c.site ? refText(c.site) : 'this hub') }] : []),
       { sort: 'command_type', label: 'Type', cell: (c) => typeBadge(c.command_type) },
       { label: 'Command', cell: (c) => h('code', { class: 'clip' }, c.command) },
       { label: 'Platforms', cell: (c) => c.platforms.map((p) => p.name).join(', ') },
@@ -76,7 +79,8 @@ async function detailView(main, { id }) {
   h('p', {}, link('/ui/commands/', '← all commands')),
   h('section', { class: 'card' },
     commandText(c.command),
-    dl([['Type', typeBadge(c.command_type)], ['Platforms', c.platforms.map((p) => p.name).join(', ')],
+    dl([['Type', typeBadge(c.command_type)], ...(session.hub ? [['Site', c.site ? refText(c.site) : 'this hub']] : []),
+      ['Platforms', c.platforms.map((p) => p.name).join(', ')],
       ['Description', c.description], ['Tags', (c.tags || []).map(refText).join(', ')],
       ['Created', fmtTime(c.created)], ['Last updated', fmtTime(c.last_updated)]])),
   h('section', { class: 'card' }, h('h2', {}, 'Variables'),

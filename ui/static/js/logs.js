@@ -15,6 +15,8 @@ const localToISO = (v) => (v ? new Date(v).toISOString() : '');
 /** LOG_FILTERS are the log list's filters; the export of the list takes the same. */
 const LOG_FILTERS = () => [
   { name: 'q', label: 'Search', help: 'names, output, error messages and notes' },
+  // At a hub, the FieldKit site a log ran at.
+  ...(session.hub ? [{ name: 'site_id', label: 'Site', type: 'ref', ref: { path: '/api/dcim/sites/' } }] : []),
   { name: 'device_id', label: 'Device', type: 'ref', ref: { path: '/api/dcim/devices/' } },
   { name: 'command_id', label: 'Command', type: 'ref', ref: { path: `${T}/commands/`, label: (c) => c.name } },
   { name: 'username', label: 'User' },

@@ -8,7 +8,7 @@ import { get, post, patch, del, describeFields } from './api.js';
 import { route, navigate } from './router.js';
 import { buildForm, metaFields } from './forms.js';
 import { listPage, emptyState } from './list.js';
-import { can } from './session.js';
+import { can, session } from './session.js';
 import { syncButton } from './sync.js';
 
 const val = (x) => (x && typeof x === 'object' && 'label' in x ? x.label : x);
@@ -20,6 +20,9 @@ const refDevice = { path: '/api/dcim/devices/' };
 const refIface = { path: '/api/dcim/interfaces/' };
 const refUser = { path: '/api/users/users/', label: (u) => u.username };
 const refGroup = { path: '/api/users/groups/' };
+
+// HUB marks a list column shown at a hub only (a filter says hub: true).
+const HUB = true;
 
 // ADVANCED are the connection settings most devices and platforms never change: the form
 // keeps them under "More settings".
@@ -63,8 +66,10 @@ export const RESOURCES = {
   platforms: {
     title: 'Platforms', one: 'platform', blank: 'A platform names a device\'s software (Cisco IOS, Junos…) and picks how FieldKit talks to it; commands are written for platforms.', path: '/api/dcim/platforms/', type: 'dcim.platform', section: 'inventory',
     columns: [['Name', (p) => link(`/ui/platforms/${p.id}`, p.name), 'name'], ['Slug', (p) => p.slug, 'slug'], ['Driver', (p) => p.driver || '(from slug)', 'driver'],
-      ['Commands', (p) => link(`/ui/commands/?platform_id=${p.id}`, 'commands')]],
-    filters: [{ name: 'q', label: 'Search' }],
+      ['Commands', (p) => link(`/ui/commands/?platform_id=${p.id}`, 'commands')],
+      // At a hub, one platform of a slug is shared by the sites that have it.
+      ['Sites', (p) => ((p.sites || []).length ? p.sites.map(refText).join(', ') : 'this hub'), null, HUB]],
+    filters: [{ name: 'q', label: 'Search' }, { name: 'site_id', label: 'Site', type: 'ref', ref: refSite, hub: true }],
     form: ADVANCED,
     localSettings: true,
   },
@@ -251,9 +256,10 @@ export async function formFields(r, id) {
 
 /** listFilters are a resource's filters, those with choices given the field's. */
 async function listFilters(r) {
-  if (!r.filters.some((f) => f.choices)) return r.filters;
+  const filters = r.filters.filter((f) => !f.hub || session.hub);
+  if (!filters.some((f) => f.choices)) return filters;
   const desc = await describeFields(r.path);
-  return r.filters.map((f) => (f.choices ? { ...f, options: ((desc[f.choices] || {}).choices || []).map((c) => [c.value, c.display_name]) } : f));
+  return filters.map((f) => (f.choices ? { ...f, options: ((desc[f.choices] || {}).choices || []).map((c) => [c.value, c.display_name]) } : f));
 }
 
 function every(sec) {
@@ -370,7 +376,7 @@ export function registerResources() {
   for (const [key, r] of Object.entries(RESOURCES)) {
     route(`/ui/${key}`, async (main) => listPage(main, {
       title: r.title, path: r.path, filters: await listFilters(r),
-      columns: r.columns.map(([label, cell, sort]) => ({ label, cell, sort })),
+      columns: r.columns.filter(([, , , hub]) => !hub || session.hub).map(([label, cell, sort]) => ({ label, cell, sort })),
       actions: [key === 'devices' ? await syncButton(() => navigate(location.pathname + location.search, { replace: true })) : null,
         can(r.type, 'add') ? link(`/ui/${key}/new`, `New ${r.one}`, { class: 'btn primary' }) : null].filter(Boolean),
       empty: emptyState(`No ${lowerFirst(r.title)} yet. ${r.blank}`, addOrAsk(r, `/ui/${key}/new`)),

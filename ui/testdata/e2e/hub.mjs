@@ -1,13 +1,13 @@
 // hub.mjs: the demo server is also a hub (FIELDKIT_HUB_SERVE): a NOC admin adds a site
-// and copies its token, sees it come online when its FieldKit pushes, revokes it, and
-// gives it a new token.
+// and copies its token, sees it come online when its FieldKit pushes, sees the site of
+// the command and platform it pushed, revokes it, and gives it a new token.
 
 import { BASE, page, step, check, shot, nav } from './lib.mjs';
 
-/** push is a site's FieldKit pushing an empty batch (a heartbeat) with token. */
-async function push(token, instance) {
+/** push is a site's FieldKit pushing a batch with token: its records, or none (a heartbeat). */
+async function push(token, instance, records = []) {
   const r = await fetch(`${BASE}/api/hub/v1/push/`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ protocol: 1, instance, epoch: 'e2e-epoch', epoch_start: 1, sent_at: new Date().toISOString(), version: 'e2e', records: [] }) });
+    body: JSON.stringify({ protocol: 1, instance, epoch: 'e2e-epoch', epoch_start: 1, sent_at: new Date().toISOString(), version: 'e2e', records }) });
   return r.status;
 }
 
@@ -34,6 +34,25 @@ export async function hub() {
   await row.waitFor();
   check((await row.textContent()).includes('online') && (await row.textContent()).includes('up to date'), `row: ${await row.textContent()}`);
   await shot('41-hub-sites');
+
+  step('the site\'s command and platform say where they come from; the hub\'s own say "this hub"');
+  const platform = { id: 3, name: 'E2E OS', slug: 'e2e-os' };
+  check(await push(token, 'e2e-instance', [{ seq: 1, kind: 'platform', op: 'upsert', id: 3, body: platform },
+    { seq: 2, kind: 'command', op: 'upsert', id: 8, body: { id: 8, name: 'Show e2e', command: 'show e2e', command_type: 'show', platforms: [platform] } }]) === 200,
+  'a push of a platform and a command');
+  await nav('Commands');
+  const cmd = page.locator('tr', { hasText: 'Show e2e' });
+  await cmd.waitFor();
+  check((await cmd.locator('td[data-label=Site]').textContent()) === 'Lyon 3', `the site's command: ${await cmd.textContent()}`);
+  const own = page.locator('tbody tr', { hasNotText: 'Show e2e' }).first();
+  check((await own.locator('td[data-label=Site]').textContent()) === 'this hub', `the hub's own command: ${await own.textContent()}`);
+  await nav('Platforms');
+  const plat = page.locator('tr', { hasText: 'E2E OS' });
+  await plat.waitFor();
+  check((await plat.locator('td[data-label=Sites]').textContent()) === 'Lyon 3', `the site's platform: ${await plat.textContent()}`);
+  await shot('42-hub-platforms');
+  await nav('Hub sites');
+  await row.waitFor();
 
   step('revoked, the token is refused; a new token works');
   await row.getByRole('link', { name: 'Lyon 3' }).click();
