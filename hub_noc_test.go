@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -105,6 +106,10 @@ type nocView struct {
 		Slug  string
 		Sites []string
 	}
+	Q map[string]struct {
+		IDs   []int64
+		Count int
+	}
 }
 
 // bySite is a list filtered by site=SLUG and by site_id=ID, with the counts stated.
@@ -120,6 +125,10 @@ func (b bySite) is(ids []int64) bool {
 	return slices.Equal(b.BySite, ids) && slices.Equal(b.BySiteID, ids) && b.CountSite == len(ids) && b.CountSiteID == len(ids)
 }
 
+// nocSearches are the ?q= hub.py lists by: a phrase every log's output holds (show
+// version's), and words none does.
+var nocSearches = []string{"15.2(4)E10", "nothing-like-it"}
+
 // siteFilters: command-logs take site and site_id (at a hub, the site a log ran at).
 func siteFilters() bool {
 	_, ok := store.CommandLogs.Filters["site_id"]
@@ -132,6 +141,9 @@ func pynetboxView(t *testing.T, python string, h *nocHub, token string, sites []
 	args := []string{filepath.Join("testdata", "pynetbox", "hub.py"), h.base, token}
 	if siteFilters() {
 		args = append(args, "--site-filters")
+	}
+	for _, q := range nocSearches {
+		args = append(args, "--q="+q)
 	}
 	for _, s := range sites {
 		args = append(args, fmt.Sprintf("%s:%d", s.slug, s.siteID))
@@ -171,7 +183,8 @@ func micros(t *testing.T, stamps []string) []int64 {
 // checkView checks what a token's pynetbox saw: exactly the logs of the sites it may
 // see, each once, each site's those its edge wrote (by their created stamps: the logs
 // of one execution at the edge and at the hub), none of the others; the count the API
-// states, the listing by a site's devices (and by site and site_id) the same ids.
+// states, the listing by a site's devices (and by site and site_id) the same ids, and
+// by ?q= (nocSearches) all of them or none.
 func checkView(t *testing.T, who string, v nocView, sites []*nocSite, visible ...*nocSite) {
 	t.Helper()
 	seen := map[int64]bool{}
@@ -220,6 +233,13 @@ func checkView(t *testing.T, who string, v nocView, sites []*nocSite, visible ..
 	}
 	if v.Count != want || len(v.Logs) != want {
 		t.Fatalf("%s: the API counts %d logs and pynetbox lists %d, the visible sites hold %d", who, v.Count, len(v.Logs), want)
+	}
+	all := slices.Sorted(maps.Keys(seen))
+	if q := v.Q[nocSearches[0]]; !slices.Equal(q.IDs, all) || q.Count != want {
+		t.Fatalf("%s: q=%s lists %d logs (count %d), every one of the %d it sees should match", who, nocSearches[0], len(q.IDs), q.Count, want)
+	}
+	if q := v.Q[nocSearches[1]]; len(q.IDs) != 0 || q.Count != 0 {
+		t.Fatalf("%s: q=%s lists %v (count %d), want none", who, nocSearches[1], q.IDs, q.Count)
 	}
 }
 
@@ -511,7 +531,7 @@ func TestHubNOC(t *testing.T) {
 // checkHubAPI: the rest of the API a NOC uses at the hub answers from its store, on
 // PostgreSQL as on SQLite: the statistics and both exports hold every log the list
 // counts, a web login's session is kept in the store and serves the UI's API, and ?q=
-// answers 400 naming q on PostgreSQL (no full-text index there yet).
+// finds the logs by their output, on both stores.
 func checkHubAPI(t *testing.T, h *nocHub, token string) {
 	t.Helper()
 	logs := h.base + "/api/plugins/toolkit/command-logs/"
@@ -538,19 +558,19 @@ func checkHubAPI(t *testing.T, h *nocHub, token string) {
 	if me := web.must(t, 200, "GET", "/api/plugins/toolkit/command-logs/?limit=1", ""); me["count"] != count {
 		t.Fatalf("the hub's logs through a web session: %v", me["count"])
 	}
-	st, body := 200, map[string]any{}
-	req, _ = http.NewRequest("GET", logs+"?q=version", nil)
-	req.Header.Set("Authorization", "Token "+token)
-	if res, err = http.DefaultClient.Do(req); err != nil {
-		t.Fatal(err)
+	// ?q=: the list, its count and the export, through a token and through the web
+	// session (the UI's search box), a phrase of show version's output in every log.
+	q := "?q=" + url.QueryEscape("IOS software 15.2(4)E10")
+	if got := getJSON(t, logs+q+"&limit=1", token)["count"]; got != count {
+		t.Fatalf("q at the hub (on %s): %v logs of %v", h.store, got, count)
 	}
-	st = res.StatusCode
-	_ = json.NewDecoder(res.Body).Decode(&body)
-	res.Body.Close()
-	switch {
-	case h.store == "PostgreSQL" && (st != 400 || body["q"] == nil):
-		t.Fatalf("?q= at a hub on PostgreSQL: %d %v, want 400 naming q", st, body)
-	case h.store == "SQLite" && (st != 200 || body["count"] == 0.0):
-		t.Fatalf("?q= at a hub on SQLite: %d %v", st, body)
+	if ex := getJSON(t, logs+"export/"+q+"&format=json", token); ex["count"] != count {
+		t.Fatalf("q in the hub's JSON export (on %s): %v logs of %v", h.store, ex["count"], count)
+	}
+	if me := web.must(t, 200, "GET", "/api/plugins/toolkit/command-logs/"+q+"&limit=1", ""); me["count"] != count {
+		t.Fatalf("q through a web session at the hub (on %s): %v logs of %v", h.store, me["count"], count)
+	}
+	if none := getJSON(t, logs+"?q="+url.QueryEscape("software IOS-15.2"), token); none["count"] != 0.0 {
+		t.Fatalf("q of words out of their order at the hub (on %s): %v", h.store, none["count"])
 	}
 }

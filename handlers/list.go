@@ -280,11 +280,6 @@ func listHandler(a *API, res *Resource) web.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		if q.Search != "" && res.Model.TextSearch != nil && a.DB.Postgres() {
-			fe := web.FieldErrors{}
-			fe.Add("q", noSearchOnPostgres)
-			return fe.Err()
-		}
 		// The version is read before the page: a write committed meanwhile moves it,
 		// so a page is never kept under a version older than its data.
 		var key string

@@ -63,10 +63,6 @@ func (a *API) logStatistics(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// noSearchOnPostgres answers ?q= on the command logs of a hub on PostgreSQL, which has
-// no full-text index of their output yet (SQLite's is FTS5).
-const noSearchOnPostgres = "Search is not available on a PostgreSQL hub yet: filter by command, device, user, site or dates instead."
-
 // exportParams are the export's own query parameters; every other one is a list filter.
 var exportParams = map[string]bool{"format": true, "start_date": true, "end_date": true, "include_output": true, "q": true, "bom": true}
 
@@ -117,10 +113,11 @@ func (a *API) parseExport(r *http.Request) (exportRequest, error) {
 	}
 	where = append(where, store.CreatedBetween(start, end))
 	if s := strings.TrimSpace(vals.Get("q")); s != "" {
-		if a.DB.Postgres() {
-			fe.Add("q", noSearchOnPostgres)
+		search, err := store.CommandLogs.Search(r.Context(), a.DB, s)
+		if err != nil {
+			return exportRequest{}, err
 		}
-		where = append(where, store.CommandLogs.Search(s))
+		where = append(where, search)
 	}
 	for _, key := range slices.Sorted(maps.Keys(vals)) {
 		if exportParams[key] {

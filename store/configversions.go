@@ -89,9 +89,9 @@ var ConfigVersions = declare(&Model{
 
 // configSearch is ?q= on config versions: their text (as shown, secrets masked) holds
 // q, case ignored, or their device's name does.
-func configSearch(q string) Expr {
+func configSearch(_ context.Context, _ *DB, q string) (Expr, error) {
 	return Expr{SQL: `(t.hash IN (SELECT x.hash FROM config_texts x WHERE instr(lower(x.text), lower(?)) > 0)
-		OR instr(lower(t.device_name), lower(?)) > 0)`, Args: []any{q, q}}
+		OR instr(lower(t.device_name), lower(?)) > 0)`, Args: []any{q, q}}, nil
 }
 
 // ConfigRead is one collection's read of a device's configuration, on its way to be

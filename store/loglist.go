@@ -41,11 +41,20 @@ type logList struct {
 	rq     querier
 	q      Query
 	search string // ?q=, "" when none
+	// pgSearch is the search's condition on PostgreSQL (logSearchPG), whose one form
+	// serves the count and the page.
+	pgSearch Expr
 }
 
 // listLogs is ListKeyed for the command logs.
 func (db *DB) listLogs(ctx context.Context, q Query) ([]int64, int, []any, error) {
 	l := logList{db: db, rq: db.reader(ctx), q: q, search: strings.TrimSpace(q.Search)}
+	if db.pg && l.search != "" {
+		var err error
+		if l.pgSearch, err = logSearchPG(ctx, l.rq, l.search); err != nil {
+			return nil, 0, nil, err
+		}
+	}
 	total, err := l.count(ctx)
 	if err != nil {
 		return nil, 0, nil, fmt.Errorf("store: count command logs: %w", err)
@@ -62,7 +71,10 @@ func (db *DB) listLogs(ctx context.Context, q Query) ([]int64, int, []any, error
 
 // count is the number of logs the list holds.
 func (l *logList) count(ctx context.Context) (int, error) {
-	if l.search != "" {
+	switch {
+	case l.search != "" && l.db.pg:
+		return countLogs(ctx, l.rq, append(slices.Clip(l.q.Where), l.pgSearch))
+	case l.search != "":
 		return l.db.searchCount(ctx, l.rq, l.search, And(l.q.Where...))
 	}
 	return countLogs(ctx, l.rq, l.q.Where)
@@ -102,6 +114,8 @@ func (l *logList) page(ctx context.Context, total int) ([]int64, []any, error) {
 	}
 	if l.search != "" {
 		switch {
+		case l.db.pg:
+			where = append(where, l.pgSearch)
 		case walk:
 			where = append(where, logSearchRow(l.search))
 		case And(where...).SQL == True.SQL:
@@ -185,7 +199,7 @@ func (l *logList) walks(ctx context.Context, total int) (bool, error) {
 func (l *logList) byWordIndex(ctx context.Context, where []Expr) ([]int64, bool, error) {
 	q := l.q
 	words, ok := logWords(l.search)
-	if !ok || len(q.Order) != 1 || (q.Order[0].SQL != "t.created" && q.Order[0].SQL != "t.id") || namesHold(ctx, l.rq, l.search) {
+	if !ok || l.db.pg || len(q.Order) != 1 || (q.Order[0].SQL != "t.created" && q.Order[0].SQL != "t.id") || namesHold(ctx, l.rq, l.search) {
 		return nil, false, nil
 	}
 	desc, byID := q.Order[0].Desc, q.Order[0].SQL == "t.id"

@@ -165,7 +165,11 @@ func TestCreateLogBatchWhole(t *testing.T) {
 			t.Errorf("log %d (id %d) is %q %q", i, ids[i], dev, out)
 		}
 		for _, q := range []string{fmt.Sprintf("line%02d", i), fmt.Sprintf("edge-%02d", i)} {
-			got, total, err := db.ListIDs(ctx, Query{Model: TypeCommandLog, Where: []Expr{CommandLogs.Search(q)}, Limit: 10})
+			search, err := CommandLogs.Search(ctx, db, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, total, err := db.ListIDs(ctx, Query{Model: TypeCommandLog, Where: []Expr{search}, Limit: 10})
 			if err != nil || total != 1 || len(got) != 1 || got[0] != ids[i] {
 				t.Errorf("q=%q: %v (%d, %v), want [%d]", q, got, total, err, ids[i])
 			}

@@ -17,7 +17,7 @@ import (
 var CommandLogs = sortedBy(declare(&Model{
 	Type: TypeCommandLog, Name: "CommandLog", Table: "command_logs", DefaultOrder: "-created", DisplayFields: []string{"command_name", "device_name"},
 	Display:    func(r Row) string { return fmt.Sprintf("%s on %s", r["command_name"], r["device_name"]) },
-	TextSearch: logSearchSet,
+	TextSearch: func(ctx context.Context, db *DB, q string) (Expr, error) { return db.logSearch(ctx, q) },
 	List:       func(ctx context.Context, db *DB, q Query) ([]int64, int, []any, error) { return db.listLogs(ctx, q) },
 	Fields: []Field{
 		{Name: "username", Column: "username", Kind: KindString, Access: ReadOnly, Filter: FilterLookups, Sort: true,

@@ -6,16 +6,21 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 )
 
 // ?q= on the command logs: a log matches when its command, device or user name holds q
 // (ignoring ASCII case), or when each word of q (a run with a letter or a digit) is, as
 // a phrase of its own words, in its output, error message or notes. The words are found
-// through a full-text index (command_log_words, FTS5, kept by triggers); the names
+// through a full-text index: on SQLite command_log_words (FTS5, kept by triggers), on
+// PostgreSQL a log's column words (GIN, pgschema/0006); the names
 // through the few distinct names (command_log_names), whose logs the name indexes find.
-// The search is one condition in three forms: a set of ids for SQLite to start from (a
-// list with other conditions), its parts ORed (the whole list), and a test of each log
-// along a walk. Its count is kept (searchCounts).
+// On SQLite the search is one condition in three forms: a set of ids for SQLite to
+// start from (a list with other conditions), its parts ORed (the whole list), and a
+// test of each log along a walk; PostgreSQL's planner takes its one form (logSearchPG)
+// each way. Its count is kept on SQLite (searchCounts); on PostgreSQL, whose writers
+// commit side by side, a log may appear below the newest id a count covered, so
+// "the logs after it" would miss it: the count is read each time.
 
 // logSearchSet is ?q= as one set of logs: the ids of the matching names' logs (each
 // found through its name's index) and of the word index's matches, which SQLite makes
@@ -40,10 +45,7 @@ func logSearchSet(q string) Expr {
 // which SQLite reads each from its own index (the names' logs, the word index's
 // matches) and joins, rather than seeking every log of the set.
 func logSearchAny(q string) Expr {
-	var ors []Expr
-	for kind, col := range logNameColumns {
-		ors = append(ors, Expr{SQL: `t.` + col + ` IN (` + namesSQL + `)`, Args: []any{kind, foldASCII(q)}})
-	}
+	ors := logNamesHold(q)
 	if words, ok := logWords(q); ok {
 		ors = append(ors, Expr{SQL: `t.id IN (SELECT rowid FROM command_log_words WHERE command_log_words MATCH ?)`, Args: []any{words}})
 	}
@@ -52,15 +54,105 @@ func logSearchAny(q string) Expr {
 
 // logSearchRow is ?q= as a test of each log t: the word index sought at its id.
 func logSearchRow(q string) Expr {
-	var ors []Expr
-	for kind, col := range logNameColumns {
-		ors = append(ors, Expr{SQL: `t.` + col + ` IN (` + namesSQL + `)`, Args: []any{kind, foldASCII(q)}})
-	}
+	ors := logNamesHold(q)
 	if words, ok := logWords(q); ok {
 		ors = append(ors, Expr{SQL: `EXISTS (SELECT 1 FROM command_log_words w WHERE w.command_log_words MATCH ? AND w.rowid = t.id)`,
 			Args: []any{words}})
 	}
 	return Or(ors...)
+}
+
+// logNamesHold are the conditions that a name of log t (command, device, user) holds q.
+func logNamesHold(q string) []Expr {
+	var ors []Expr
+	for kind, col := range logNameColumns {
+		ors = append(ors, Expr{SQL: `t.` + col + ` IN (` + namesSQL + `)`, Args: []any{kind, foldASCII(q)}})
+	}
+	return ors
+}
+
+// logSearch is ?q= in the store's dialect: CommandLogs.TextSearch.
+func (db *DB) logSearch(ctx context.Context, q string) (Expr, error) {
+	if db.pg {
+		return logSearchPG(ctx, db.reader(ctx), q)
+	}
+	return logSearchSet(q), nil
+}
+
+// logSearchPG is ?q= on PostgreSQL: a name holds q, or the log's words (the column
+// words, pgschema/0006) hold every word of q's words, and each of q's words that is
+// more than one (17.9.4a) is, as a phrase, in its output, error message or notes
+// (log_phrase). A plain word (ASCII letters and digits) is its own test: the words hold
+// it exactly when one of the three does. The names that hold q are read first and given
+// as values: the planner then knows how many logs they hold (a subquery's it guesses at,
+// and scans every log) and ORs the names' indexes with the words' index, or tests each
+// log along an ordering's index.
+func logSearchPG(ctx context.Context, rq querier, q string) (Expr, error) {
+	names := make([][]string, len(logNameColumns))
+	rows, err := rq.QueryContext(ctx, `SELECT kind, name FROM command_log_names WHERE instr(lower(name), ?) > 0`, foldASCII(q))
+	if err != nil {
+		return Expr{}, fmt.Errorf("store: search names: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var kind int
+		var name string
+		if err := rows.Scan(&kind, &name); err != nil {
+			return Expr{}, fmt.Errorf("store: search names: %w", err)
+		}
+		if kind >= 0 && kind < len(names) {
+			names[kind] = append(names[kind], name)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return Expr{}, fmt.Errorf("store: search names: %w", err)
+	}
+	var ors []Expr
+	for kind, col := range logNameColumns {
+		if len(names[kind]) > 0 {
+			ors = append(ors, Expr{SQL: `t.` + col + ` = ANY (?)`, Args: []any{names[kind]}})
+		}
+	}
+	if words := logWordList(q); len(words) > 0 {
+		and := []Expr{{SQL: `t.words @> ?`, Args: []any{logWordSet(strings.Join(words, " "))}}}
+		for _, w := range words {
+			if !plainWord(w) {
+				and = append(and, Expr{SQL: `(t.output ~* log_phrase(?) OR t.error_message ~* log_phrase(?) OR t.notes ~* log_phrase(?))`,
+					Args: []any{w, w, w}})
+			}
+		}
+		ors = append(ors, And(and...))
+	}
+	return Or(ors...), nil
+}
+
+// plainWord reports whether w is one word on either store: ASCII letters and digits,
+// no longer than a log's words keep (logWordMost).
+func plainWord(w string) bool {
+	return len(w) <= logWordMost && strings.IndexFunc(w, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	}) < 0
+}
+
+// logWordMost is the longest word, in characters, a log's words keep (as
+// pgschema/0006's log_words).
+const logWordMost = 200
+
+// logWordSet is the words of the texts, as pgschema/0006's log_words makes them: each
+// run of letters and digits, in lower case, once, those longer than logWordMost left
+// out; never nil (an empty set is the column's '{}', not NULL).
+func logWordSet(texts ...string) []string {
+	seen := map[string]bool{}
+	words := []string{}
+	for _, text := range texts {
+		for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+			if w = strings.ToLower(w); !seen[w] && utf8.RuneCountInString(w) <= logWordMost {
+				seen[w] = true
+				words = append(words, w)
+			}
+		}
+	}
+	return words
 }
 
 // namesSQL is the names of one kind that hold a text (both folded to ASCII lower case).
@@ -69,14 +161,24 @@ const namesSQL = `SELECT name FROM command_log_names WHERE kind = ? AND instr(lo
 // logNameColumns are the log's name columns by their kind in command_log_names.
 var logNameColumns = []string{"command_name", "device_name", "username"}
 
-// logWords is the word index's query of q's words: each word a quoted phrase (its text
-// is never read as query syntax), all of them required; false when q has no word.
-func logWords(q string) (string, bool) {
+// logWordList are q's words as a search takes them: its runs between spaces that hold
+// a letter or a digit.
+func logWordList(q string) []string {
 	var words []string
 	for _, w := range strings.Fields(q) {
 		if strings.IndexFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
-			words = append(words, `"`+strings.ReplaceAll(w, `"`, `""`)+`"`)
+			words = append(words, w)
 		}
+	}
+	return words
+}
+
+// logWords is the FTS5 word index's query of q's words: each word a quoted phrase (its
+// text is never read as query syntax), all of them required; false when q has no word.
+func logWords(q string) (string, bool) {
+	words := logWordList(q)
+	for i, w := range words {
+		words[i] = `"` + strings.ReplaceAll(w, `"`, `""`) + `"`
 	}
 	return strings.Join(words, " "), len(words) > 0
 }

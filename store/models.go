@@ -163,8 +163,9 @@ type Model struct {
 	// object (DB.FlatRowsLeaving); Display then sees a Row of these fields alone.
 	DisplayFields []string
 	// TextSearch, when set, is the condition of ?q=s in place of LIKE on the Search
-	// fields: for a table too large to scan, a full-text index (command logs).
-	TextSearch func(s string) Expr
+	// fields: for a table too large to scan, a full-text index (command logs), whose
+	// SQL is the store's dialect's (and may read the store first).
+	TextSearch func(ctx context.Context, db *DB, s string) (Expr, error)
 	// SearchAlso, when set, is one more condition ?q=s matches by, beside the Search
 	// fields': what no column of the row holds (a device's primary IP addresses).
 	SearchAlso func(s string) Expr
@@ -377,10 +378,10 @@ func (m *Model) Searchable() bool {
 }
 
 // Search is the condition of ?q=s: any searched field contains s, case-insensitively
-// (or the model's TextSearch).
-func (m *Model) Search(s string) Expr {
+// (or the model's TextSearch, in db's dialect).
+func (m *Model) Search(ctx context.Context, db *DB, s string) (Expr, error) {
 	if m.TextSearch != nil {
-		return m.TextSearch(s)
+		return m.TextSearch(ctx, db, s)
 	}
 	var ors []Expr
 	pat := "%" + likeEscape(s) + "%"
@@ -397,7 +398,7 @@ func (m *Model) Search(s string) Expr {
 	if m.SearchAlso != nil {
 		ors = append(ors, m.SearchAlso(s))
 	}
-	return Or(ors...)
+	return Or(ors...), nil
 }
 
 // OwnedBy is the rows the user owns (see OwnerColumn), or false when rows have no owner.

@@ -542,7 +542,11 @@ func (db *DB) ListKeyed(ctx context.Context, q Query) ([]int64, int, []any, erro
 		return m.List(ctx, db, q)
 	}
 	if q.Search != "" {
-		q.Where = append(slices.Clip(q.Where), m.Search(q.Search))
+		search, err := m.Search(ctx, db, q.Search)
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		q.Where = append(slices.Clip(q.Where), search)
 	}
 	after, err := q.afterCond()
 	if err != nil {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A FieldKit hub's command logs as a NOC user's pynetbox sees them.
 
-Usage: hub.py BASE_URL TOKEN [--site-filters] SLUG:SITE_ID...
+Usage: hub.py BASE_URL TOKEN [--site-filters] [--q=TEXT]... SLUG:SITE_ID...
 
 Run by hub_noc_test.go against a hub with several sites. Prints one JSON object, which the
 test judges:
@@ -13,7 +13,9 @@ test judges:
   the counts the API states for those; and the ids of the commands and platforms
   listed by site=SLUG and site_id=SITE_ID, with their counts;
 - commands: every command the token may see (id, the slug of its site or None);
-- platforms: every platform the token may see (id, slug, the slugs of its sites).
+- platforms: every platform the token may see (id, slug, the slugs of its sites);
+- q: for each --q=TEXT, the ids of the logs listed by filter(q=TEXT) and the count the
+  API states for it.
 """
 
 import json
@@ -29,7 +31,8 @@ def ids(records):
 def main():
     args = sys.argv[1:]
     site_filters = "--site-filters" in args
-    args = [a for a in args if a != "--site-filters"]
+    searches = [a[len("--q="):] for a in args if a.startswith("--q=")]
+    args = [a for a in args if a != "--site-filters" and not a.startswith("--q=")]
     base, token, sites = args[0], args[1], args[2:]
     nb = pynetbox.api(base, token=token)
     logs = nb.plugins.toolkit.command_logs
@@ -39,6 +42,7 @@ def main():
         "logs": [{"id": l.id, "device": l.device.id if l.device else None, "created": l.created} for l in logs.all()],
         "device_site": device_site,
         "sites": {},
+        "q": {q: {"ids": ids(logs.filter(q=q)), "count": logs.count(q=q)} for q in searches},
     }
     for arg in sites:
         slug, site_id = arg.split(":")
