@@ -100,6 +100,18 @@ func insertSQL(m *Model) (string, []*Field) {
 
 var insertLogSQL, logColumns = insertSQL(CommandLogs)
 
+// logWordsOf are the words of a log's column values (logArgs): of its output, error
+// message and notes.
+func logWordsOf(args []any) []string {
+	var texts []string
+	for _, col := range []string{"output", "error_message", "notes"} {
+		if s, ok := args[logColumn(col)].(string); ok {
+			texts = append(texts, s)
+		}
+	}
+	return logWordSet(texts...)
+}
+
 // logArgs are the column values of one log: a field left out gets its Default, else
 // NULL if it is a reference or Null, else its kind's zero value; created is the store's
 // clock unless given, last_updated and execution_time default to created. A name that

@@ -142,14 +142,35 @@ const logWordMost = 200
 // run of letters and digits, in lower case, once, those longer than logWordMost left
 // out; never nil (an empty set is the column's '{}', not NULL).
 func logWordSet(texts ...string) []string {
-	seen := map[string]bool{}
+	seen := map[string]bool{} // as written and in lower case: a word met again costs a lookup
 	words := []string{}
-	for _, text := range texts {
-		for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-			if w = strings.ToLower(w); !seen[w] && utf8.RuneCountInString(w) <= logWordMost {
-				seen[w] = true
-				words = append(words, w)
+	add := func(w string) {
+		if seen[w] {
+			return
+		}
+		seen[w] = true
+		if lw := strings.ToLower(w); lw == w || !seen[lw] {
+			seen[lw] = true
+			if utf8.RuneCountInString(lw) <= logWordMost {
+				words = append(words, lw)
 			}
+		}
+	}
+	for _, text := range texts {
+		start := -1
+		for i, r := range text {
+			letter := r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') ||
+				r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r))
+			switch {
+			case letter && start < 0:
+				start = i
+			case !letter && start >= 0:
+				add(text[start:i])
+				start = -1
+			}
+		}
+		if start >= 0 {
+			add(text[start:])
 		}
 	}
 	return words

@@ -64,6 +64,33 @@ func TestPostgresLogWords(t *testing.T) {
 	if find("software before") != 1 || find("after") != 0 {
 		t.Fatalf("a log written without its words: software before %d, after %d", find("software before"), find("after"))
 	}
+	// A log a site pushed has its words from the store (logWordsOf, in the COPY): the
+	// same set as the database makes.
+	site, _, err := db.CreateHubSite(ctx, "Paris", "", "", All)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pushed := HubLog{Key: "1", Record: HubRecord{Site: site, Epoch: "e", Seq: 1, Kind: KindLog, Op: OpUpsert, EdgeID: 1, UID: "u1"},
+		Values: Values{"command_name": "show version", "device_name": "r2", "username": "bob", "success": false,
+			"error_message": "Connection refused by peer", "output": "Gi0/1 is DOWN, naïve Café", "notes": "CHG-1001"}}
+	// The database's trigger off for the push: the words are the store's or none.
+	if _, err := db.w.ExecContext(ctx, `ALTER TABLE command_logs DISABLE TRIGGER command_logs_words_bi`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Batch(ctx, func(ctx context.Context) error { return db.AddHubLogs(ctx, site, []HubLog{pushed}, db.now()) }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.w.ExecContext(ctx, `ALTER TABLE command_logs ENABLE TRIGGER command_logs_words_bi`); err != nil {
+		t.Fatal(err)
+	}
+	var same bool
+	if err := db.r.QueryRowContext(ctx, `SELECT words @> w AND words <@ w AND cardinality(words) = 12 FROM command_logs,
+		LATERAL (SELECT log_words(output || ' ' || error_message || ' ' || notes) AS w) x WHERE device_name = 'r2'`).Scan(&same); err != nil || !same {
+		t.Fatalf("a pushed log's words are not the database's: %v", err)
+	}
+	if find("refused gi0/1 CAFÉ chg-1001") != 1 {
+		t.Fatal("a pushed log is not found by its words")
+	}
 	if _, err := db.SetLogNotes(ctx, id, "after the maintenance window"); err != nil {
 		t.Fatal(err)
 	}
