@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -158,11 +159,13 @@ func TestHubOnPostgresDownWhileTheEdgeWorks(t *testing.T) {
 	bulk(t, edge, edgeLab, whileDown)
 	eventually(t, "the edge says the hub is unreachable", func() bool { return edge.hubStatus(t).State == "unreachable" })
 	h := startPGHub(t, db, hubAddr)
+	wake(t, edge) // the pusher's backoff has grown while the hub was down (up to 20 s)
 	sameLogsPG(t, db, edgeLab.data)
 	h.srv.Close()
 	bulk(t, edge, edgeLab, whileDownAgain)
 	eventually(t, "the edge says the hub is unreachable again", func() bool { return edge.hubStatus(t).State == "unreachable" })
 	startPGHub(t, db, hubAddr)
+	wake(t, edge)
 	sameLogsPG(t, db, edgeLab.data)
 	if n := len(pgLogStamps(t, db)); n != whileDown+whileDownAgain {
 		t.Fatalf("%d logs at the hub, want %d", n, whileDown+whileDownAgain)
@@ -183,6 +186,15 @@ func TestHubOnPostgresDownWhileTheEdgeWorks(t *testing.T) {
 	siteLogs, _ := store.CommandLogs.FilterExpr("site_id", []string{fmt.Sprint(site.SiteID)})
 	if _, total, err := db.ListIDs(ctx, store.Query{Model: store.TypeCommandLog, Where: []store.Expr{siteLogs}, Limit: 1}); err != nil || total != whileDown+whileDownAgain {
 		t.Fatalf("the logs of site Paris, listed: %d, %v", total, err)
+	}
+}
+
+// wake makes an edge's pusher try at once (SIGHUP), as its admin would once the hub is
+// back, rather than at the end of its backoff.
+func wake(t *testing.T, edge *server) {
+	t.Helper()
+	if err := edge.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
 	}
 }
 
