@@ -229,7 +229,10 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 	defer stopBackground()
 	sched.start(bgCtx, loc, jobs(cfg, db, loc, logger, syncer, evp))
 	schDone, evDone := make(chan struct{}), make(chan struct{})
-	go func() { _ = sch.Run(bgCtx); close(schDone) }()
+	go func() { // hub processes on one PostgreSQL: one of them runs the schedules at a time
+		db.Leading(bgCtx, store.LockSchedules, 10*time.Second, func(ctx context.Context) { _ = sch.Run(ctx) })
+		close(schDone)
+	}()
 	go func() { _ = evp.Run(bgCtx); close(evDone) }()
 	if edge, err = startEdgeHub(ctx, bgCtx, cfg, db, api, so.clock, metrics, logger); err != nil {
 		return err
