@@ -86,6 +86,7 @@ type nocView struct {
 		ID      int64
 		Device  *int64
 		Created string
+		Site    *string // the log's own site's slug
 	}
 	DeviceSite map[string]string `json:"device_site"`
 	Sites      map[string]struct {
@@ -181,7 +182,7 @@ func micros(t *testing.T, stamps []string) []int64 {
 }
 
 // checkView checks what a token's pynetbox saw: exactly the logs of the sites it may
-// see, each once, each site's those its edge wrote (by their created stamps: the logs
+// see, each once, each carrying its device's site, each site's those its edge wrote (by their created stamps: the logs
 // of one execution at the edge and at the hub), none of the others; the count the API
 // states, the listing by a site's devices (and by site and site_id) the same ids, and
 // by ?q= (nocSearches) all of them or none.
@@ -198,7 +199,12 @@ func checkView(t *testing.T, who string, v nocView, sites []*nocSite, visible ..
 		if l.Device == nil {
 			t.Fatalf("%s: log %d has no device", who, l.ID)
 		}
+		// A log carries its site: its device's. The logs are then told apart by it, so
+		// that each site's are those its edge wrote.
 		slug := v.DeviceSite[strconv.FormatInt(*l.Device, 10)]
+		if l.Site == nil || *l.Site != slug {
+			t.Fatalf("%s: log %d says its site is %v, its device's is %q", who, l.ID, l.Site, slug)
+		}
 		bySite[slug] = append(bySite[slug], l.ID)
 		stamps[slug] = append(stamps[slug], l.Created)
 	}

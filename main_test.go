@@ -312,7 +312,7 @@ func TestExportLogsCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	if strings.Join(rows[0], ",") != "id,created,username,device_id,device,command_id,command,command_type,success,execution_duration,error_message,"+
-		"sent_command,variables,credential_set_id,credential_set,source,client_address,notes" {
+		"sent_command,variables,credential_set_id,credential_set,source,client_address,notes,site_id,site" {
 		t.Fatalf("header: %v", rows[0])
 	}
 	if len(rows) != 4 { // days 2 and 3 inclusive: three logs

@@ -49,16 +49,18 @@ func TestLogExportCSV(t *testing.T) {
 		t.Fatalf("csv response: %d %v %s", r.status, r.header, r.body)
 	}
 	recs := readCSV(t, r.body)
+	// site_id and site are the device's, looked up as the export reads: none once it is gone
+	north := itoa(siteOfDevice(t, e, w.north))
 	want := [][]string{
 		{"id", "created", "username", "device_id", "device", "command_id", "command", "command_type", "success", "execution_duration", "error_message",
-			"sent_command", "variables", "credential_set_id", "credential_set", "source", "client_address", "notes", "output"},
-		{"1", "2026-03-10T12:00:00.000000Z", "bob", itoa(w.north), "rtr-north", itoa(w.show), "Show version", "show", "true", "0.5", "", "", "", "", "", "", "", "", "output 0"},
-		{"2", "2026-03-10T13:00:00.000000Z", "bob", "", "rtr-south", itoa(w.show), "Show version", "show", "false", "1.5", "% Invalid input detected at '^' marker.", "", "", "", "", "", "", "", "output 1"},
-		{"3", "2026-03-10T14:00:00.000000Z", "carol", itoa(w.north), "rtr-north", itoa(w.config), "Set hostname", "config", "true", "2.5", "", "", "", "", "", "", "", "", "output 2"},
-		{"4", "2026-03-10T15:00:00.000000Z", "carol", "", "rtr-south", itoa(w.config), "Set hostname", "config", "false", "3.5", "Timed out after 30 s", "", "", "", "", "", "", "", "output 3"},
-		{"5", "2026-03-10T16:00:00.000000Z", "carol", "", "rtr-south", itoa(w.show), "Show version", "show", "false", "4.5", "% Invalid input detected at '^' marker.", "", "", "", "", "", "", "", "output 4"},
-		{"6", "2026-03-10T17:00:00.000000Z", "'=HYPERLINK(\"x\")", itoa(w.north), "'+dev", itoa(w.show), "'@sum", "show", "false", "5.5", "'-1 is not a port", "", "", "", "", "", "", "'=1+1 after CHG1", "line 1, \"quoted\"\nline 2\tTab"},
-		{"7", "2026-03-10T18:00:00.000000Z", "carol", "", "rtr-south", itoa(w.config), "Set hostname", "config", "false", "6.5", "'\rcarriage", "", "", "", "", "", "", "", "'=cmd|' /C calc'!A0"},
+			"sent_command", "variables", "credential_set_id", "credential_set", "source", "client_address", "notes", "site_id", "site", "output"},
+		{"1", "2026-03-10T12:00:00.000000Z", "bob", itoa(w.north), "rtr-north", itoa(w.show), "Show version", "show", "true", "0.5", "", "", "", "", "", "", "", "", north, "North", "output 0"},
+		{"2", "2026-03-10T13:00:00.000000Z", "bob", "", "rtr-south", itoa(w.show), "Show version", "show", "false", "1.5", "% Invalid input detected at '^' marker.", "", "", "", "", "", "", "", "", "", "output 1"},
+		{"3", "2026-03-10T14:00:00.000000Z", "carol", itoa(w.north), "rtr-north", itoa(w.config), "Set hostname", "config", "true", "2.5", "", "", "", "", "", "", "", "", north, "North", "output 2"},
+		{"4", "2026-03-10T15:00:00.000000Z", "carol", "", "rtr-south", itoa(w.config), "Set hostname", "config", "false", "3.5", "Timed out after 30 s", "", "", "", "", "", "", "", "", "", "output 3"},
+		{"5", "2026-03-10T16:00:00.000000Z", "carol", "", "rtr-south", itoa(w.show), "Show version", "show", "false", "4.5", "% Invalid input detected at '^' marker.", "", "", "", "", "", "", "", "", "", "output 4"},
+		{"6", "2026-03-10T17:00:00.000000Z", "'=HYPERLINK(\"x\")", itoa(w.north), "'+dev", itoa(w.show), "'@sum", "show", "false", "5.5", "'-1 is not a port", "", "", "", "", "", "", "'=1+1 after CHG1", north, "North", "line 1, \"quoted\"\nline 2\tTab"},
+		{"7", "2026-03-10T18:00:00.000000Z", "carol", "", "rtr-south", itoa(w.config), "Set hostname", "config", "false", "6.5", "'\rcarriage", "", "", "", "", "", "", "", "", "", "'=cmd|' /C calc'!A0"},
 	}
 	if len(recs) != len(want) {
 		t.Fatalf("rows: got %d, want %d\n%q", len(recs), len(want), recs)
@@ -71,7 +73,7 @@ func TestLogExportCSV(t *testing.T) {
 		}
 	}
 	// without include_output there is no output column
-	if recs := readCSV(t, e.do("GET", exportPath+"?format=csv&success=true", e.admin, nil).body); len(recs[0]) != 18 || len(recs) != 3 {
+	if recs := readCSV(t, e.do("GET", exportPath+"?format=csv&success=true", e.admin, nil).body); len(recs[0]) != 20 || len(recs) != 3 {
 		t.Fatalf("csv without output, successful only: %q", recs)
 	}
 }
@@ -112,7 +114,8 @@ func TestLogExportJSON(t *testing.T) {
 		"device": map[string]any{"id": float64(w.south), "name": "rtr-south"}, "username": "bob", "command_type": "show", "success": false,
 		"created": "2026-03-10T13:00:00.000000Z", "execution_duration": 1.5,
 		"error_message": "% Invalid input detected at '^' marker.", "sent_command": "", "variables": nil,
-		"credential_set": nil, "source": nil, "client_address": "", "notes": ""}
+		"credential_set": nil, "source": nil, "client_address": "", "notes": "",
+		"site": map[string]any{"id": float64(siteOfDevice(t, e, w.south)), "name": "South"}}
 	if !reflect.DeepEqual(first, want) {
 		t.Fatalf("first result\n got %v\nwant %v", first, want)
 	}
@@ -249,5 +252,70 @@ func TestLogExportBOMAndCRLF(t *testing.T) {
 		if r := e.do("GET", exportPath+q, e.admin, nil); r.status != 400 || !bytes.Contains(r.body, []byte(`"bom"`)) {
 			t.Errorf("%s: %d %s", q, r.status, r.body)
 		}
+	}
+}
+
+// siteOfDevice is the id of a device's site, as the API shows the device.
+func siteOfDevice(t *testing.T, e *env, device int64) int64 {
+	t.Helper()
+	return int64(num(e.must(200, "GET", "/api/dcim/devices/"+itoa(device)+"/", e.admin, nil)["site"].(map[string]any)["id"]))
+}
+
+// TestLogSite: a log carries its device's site, the brief site a device shows, in the
+// list and the detail (the list reads it for its page's logs); read-only; null once the
+// device is gone, or when it has no site; the device's move moves its logs'.
+func TestLogSite(t *testing.T) {
+	w := newLogWorld(t)
+	e := w.e
+	north, south := siteOfDevice(t, e, w.north), siteOfDevice(t, e, w.south)
+	siteOf := func(l map[string]any) any {
+		if s, ok := l["site"].(map[string]any); ok {
+			if u, _ := s["url"].(string); !strings.HasSuffix(u, "/api/dcim/sites/"+itoa(int64(num(s["id"])))+"/") {
+				t.Errorf("site url: %v", s)
+			}
+			return [2]any{int64(num(s["id"])), s["name"]}
+		}
+		return l["site"]
+	}
+	list := e.must(200, "GET", logPath+"?ordering=created", e.admin, nil)["results"].([]any)
+	for _, x := range list {
+		l := x.(map[string]any)
+		want := [2]any{north, "North"}
+		if int64(num(l["device"].(map[string]any)["id"])) == w.south {
+			want = [2]any{south, "South"}
+		}
+		if got := siteOf(l); got != want {
+			t.Errorf("log %v of %v: site %v, want %v", l["id"], l["device"], l["site"], want)
+		}
+	}
+	one := e.must(200, "GET", logPath+itoa(int64(num(list[0].(map[string]any)["id"])))+"/", e.admin, nil)
+	if s, _ := one["site"].(map[string]any); s == nil || s["slug"] != "north" || s["display"] != "North" {
+		t.Fatalf("detail site: %v", one["site"])
+	}
+	if m := e.must(200, "GET", logPath+"?site=south&fields=id,site", e.admin, nil); num(m["count"]) != 3 ||
+		siteOf(m["results"].([]any)[0].(map[string]any)) != [2]any{south, "South"} {
+		t.Fatalf("?site=south with fields=site: %v", m)
+	}
+	// read-only: a PATCH of it is refused, naming it
+	if r := e.do("PATCH", logPath+itoa(int64(num(one["id"])))+"/", e.admin, map[string]any{"site": south}); r.status != 400 ||
+		!strings.Contains(string(r.body), "site") {
+		t.Fatalf("PATCH site: %d %s", r.status, r.body)
+	}
+	// the device moves: its logs are where it is now; it goes: none
+	e.must(200, "PATCH", "/api/dcim/devices/"+itoa(w.north)+"/", e.admin, map[string]any{"site": south})
+	if got := siteOf(e.must(200, "GET", logPath+itoa(int64(num(one["id"])))+"/", e.admin, nil)); got != [2]any{south, "South"} {
+		t.Fatalf("after the device moved: %v", got)
+	}
+	if err := e.db.Delete(t.Context(), store.Devices, w.south); err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range e.must(200, "GET", logPath+"?device_id="+itoa(w.north)+"&limit=1", e.admin, nil)["results"].([]any) {
+		if siteOf(x.(map[string]any)) != [2]any{south, "South"} {
+			t.Fatalf("moved device's log: %v", x)
+		}
+	}
+	m := e.must(200, "GET", logPath+"?username=bob&ordering=created", e.admin, nil)
+	if gone := m["results"].([]any)[1].(map[string]any); gone["device"].(map[string]any)["id"] != nil || gone["site"] != nil {
+		t.Fatalf("log of a deleted device: site %v", gone["site"])
 	}
 }

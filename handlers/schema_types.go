@@ -366,7 +366,7 @@ func exportItemSchema(schemas obj) obj {
 	p, required := obj{}, []string{}
 	for _, f := range store.CommandLogs.Exported(true) {
 		switch {
-		case f.KeptName != "":
+		case f.Ref():
 			ref := props([]string{"id", "name"}, obj{"id": obj{"type": "integer", "nullable": true}, "name": tStr})
 			if f.Null {
 				ref["nullable"] = true // none was referenced

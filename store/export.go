@@ -48,7 +48,7 @@ func CreatedBetween(from, to time.Time) Expr {
 }
 
 // exportField is one field of an export: a column, and for a reference the field
-// that keeps its name.
+// that keeps its name (for a reference computed in SQL, one that looks it up).
 type exportField struct {
 	*Field
 	kept *Field
@@ -81,8 +81,15 @@ func exportFields(m *Model, withRequested bool) []exportField {
 	var out []exportField
 	for _, f := range m.Exported(withRequested) {
 		ef := exportField{Field: f}
-		if f.KeptName != "" {
+		switch {
+		case f.KeptName != "":
 			ef.kept, _ = m.Field(f.KeptName)
+		case f.Ref() && f.Select != "":
+			// A reference computed in SQL (a log's site): its object's name, looked up.
+			rm := models[f.Rel]
+			name, _ := rm.Field(rm.nameField())
+			ef.kept = &Field{Name: f.Name + "_name", Kind: KindString,
+				Select: fmt.Sprintf("(SELECT r.%s FROM %s r WHERE r.id = %s)", name.Column, rm.Table, f.Select)}
 		}
 		out = append(out, ef)
 	}
@@ -93,9 +100,9 @@ func exportFields(m *Model, withRequested bool) []exportField {
 // column, and after a reference's id its kept name.
 func exportColumns(fields []exportField) (cols, header []string) {
 	for _, f := range fields {
-		cols = append(cols, "t."+f.Column)
+		cols = append(cols, f.selected())
 		if f.kept != nil {
-			cols, header = append(cols, "t."+f.kept.Column), append(header, f.Name+"_id")
+			cols, header = append(cols, f.kept.selected()), append(header, f.Name+"_id")
 		}
 		header = append(header, f.Name)
 	}

@@ -53,6 +53,11 @@ var CommandLogs = sortedBy(declare(&Model{
 		{Name: "notes", Column: "notes", Kind: KindString, Access: ReadOnly, MaxLen: MaxNotes, Export: Exported,
 			Doc: "why the command was run, as its runner said (at most 1,000 characters); the only part of a log " +
 				"that may change: its author or a user with change_commandlog edits it with a PATCH"},
+		// Exported after the columns exports had before it, so that a reader by position
+		// still finds them.
+		{Name: "site", Kind: KindInt, Rel: TypeSite, Null: true, Access: ReadOnly, Select: logSiteSQL, Export: Exported,
+			Doc: "the site of the log's device (at a hub: the FieldKit site it ran at), read from the device when the log is; " +
+				"null when the device has no site or is deleted"},
 		{Name: "schedule", Kind: KindJSON, Access: ReadOnly, Null: true, Select: logScheduleSQL, Schema: "LogSchedule",
 			Doc: "the schedule that ran the execution (source schedule): its id and name as they were; null otherwise"},
 		{Name: "output", Column: "output", Kind: KindString, Access: ReadOnly, Export: ExportOnRequest, Lazy: true},
@@ -72,6 +77,10 @@ var CommandLogs = sortedBy(declare(&Model{
 		"created":     {Path: "created", Lookups: true, Doc: "creation time; created__gte and created__lte bound a range"},
 	},
 }))
+
+// logSiteSQL is a log's site: its device's, looked up by the device's id for the rows
+// read (a page's, an export's), never kept on the log.
+const logSiteSQL = `(SELECT d.site_id FROM devices d WHERE d.id = t.device_id)`
 
 // sortedBy names the index that holds the created field's order (see Field.SortIndex):
 // ties on created break by id, which the index holds next.

@@ -61,7 +61,7 @@ func (db *DB) load(ctx context.Context, m *Model, ids []int64, nested bool, leav
 		switch {
 		case f.KeptName != "":
 			keepRefs(&f, rows)
-		case f.Column != "" && f.Rel != "":
+		case (f.Column != "" || f.Select != "") && f.Ref():
 			err = db.loadRefs(ctx, &f, rows)
 		case f.Join != nil:
 			err = db.loadRelation(ctx, m, &f, rows)

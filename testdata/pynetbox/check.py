@@ -25,6 +25,7 @@ CSV_HEADER = [
     "id", "created", "username", "device_id", "device", "command_id", "command",
     "command_type", "success", "execution_duration", "error_message", "sent_command",
     "variables", "credential_set_id", "credential_set", "source", "client_address", "notes",
+    "site_id", "site",
 ]
 PAGE_COMMANDS = 120
 

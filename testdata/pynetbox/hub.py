@@ -6,7 +6,8 @@ Usage: hub.py BASE_URL TOKEN [--site-filters] [--q=TEXT]... SLUG:SITE_ID...
 Run by hub_noc_test.go against a hub with several sites. Prints one JSON object, which the
 test judges:
 - count: the count the API states for command_logs;
-- logs: every log pynetbox's paging of command_logs.all() yields (id, device id, created);
+- logs: every log pynetbox's paging of command_logs.all() yields (id, device id, created,
+  the slug of its site or None);
 - device_site: the site slug of each device the token may see;
 - sites: for each SLUG:SITE_ID, the ids of the logs listed by the site's devices
   (device_id=...), and with --site-filters by site=SLUG and by site_id=SITE_ID, with
@@ -39,7 +40,8 @@ def main():
     device_site = {d.id: d.site.slug for d in nb.dcim.devices.all()}
     out = {
         "count": logs.count(),
-        "logs": [{"id": l.id, "device": l.device.id if l.device else None, "created": l.created} for l in logs.all()],
+        "logs": [{"id": l.id, "device": l.device.id if l.device else None, "created": l.created,
+                  "site": l.site.slug if l.site else None} for l in logs.all()],
         "device_site": device_site,
         "sites": {},
         "q": {q: {"ids": ids(logs.filter(q=q)), "count": logs.count(q=q)} for q in searches},

@@ -1,7 +1,7 @@
 // logs.js: command logs (filtered list, detail with output and parsed data, one log's
 // CSV) and the statistics page with its hand-drawn 24-hour chart.
 
-import { h, add, clear, link, outcomeBadge, loading, pageHead, dl, fmtTime, fmtSeconds, table, errorBox, zoneLabel } from './dom.js';
+import { h, add, clear, link, outcomeBadge, loading, pageHead, dl, fmtTime, fmtSeconds, table, errorBox, zoneLabel, refText } from './dom.js';
 import { get, patch, T, qs, ApiError } from './api.js';
 import { can, session } from './session.js';
 import { route } from './router.js';
@@ -48,7 +48,10 @@ function listView(main) {
     columns: [
       { sort: 'success', label: 'Result', cell: (l) => outcomeBadge(l) },
       { sort: 'created', label: `When (${zoneLabel()})`, cell: (l) => link(`/ui/logs/${l.id}`, fmtTime(l.created, { zone: false })) },
-      { label: 'Device', cell: (l) => (l.device && l.device.id ? link(`/ui/devices/${l.device.id}`, l.device.name) : (l.device ? l.device.name : '—')) },
+      // At a hub, under the device, the FieldKit site the log ran at (its device's): a
+      // column of its own would not fit beside the error at 1366 px.
+      { label: 'Device', cell: (l) => h('div', {}, l.device && l.device.id ? link(`/ui/devices/${l.device.id}`, l.device.name) : (l.device ? l.device.name : '—'),
+        session.hub ? h('div', { class: 'muted log-site' }, refText(l.site)) : null) },
       { label: 'Command', cell: (l) => h('span', {}, l.command && l.command.id ? link(`/ui/commands/${l.command.id}`, l.command.name) : (l.command ? l.command.name : '—'), ' ', typeBadge(l.command_type)) },
       { sort: 'username', label: 'User', cell: (l) => l.username },
       { sort: 'execution_duration', label: 'Duration', class: 'minor', cell: (l) => fmtSeconds(l.execution_duration) },
@@ -74,6 +77,7 @@ async function detailView(main, { id }) {
       ['Result', outcomeBadge(l)],
       ['Command', l.command && l.command.id ? link(`/ui/commands/${l.command.id}`, l.command.name) : l.command?.name],
       ['Type', typeBadge(l.command_type)],
+      ...(session.hub ? [['Site', refText(l.site)]] : []),
       ['Device', l.device && l.device.id ? link(`/ui/devices/${l.device.id}`, l.device.name) : l.device?.name],
       ['User', l.username],
       ['Source', [l.source ? SOURCES[l.source] || l.source : null, l.client_address].filter(Boolean).join(', ') || '—'],

@@ -30,7 +30,7 @@ export async function finding() {
   await page.waitForURL(/ordering=execution_duration/);
   check(/success=false/.test(page.url()), 'sorting keeps the filters');
   await page.locator('th[aria-sort="ascending"]', { hasText: 'Duration' }).waitFor();
-  const ms = (await firstCells(6)).map((t) => (t.endsWith(' ms') ? parseFloat(t) / 1000 : parseFloat(t)));
+  const ms = (await page.locator('tbody tr td[data-label=Duration]').allTextContents()).map((t) => (t.endsWith(' ms') ? parseFloat(t) / 1000 : parseFloat(t)));
   check(sorted(ms, false), `durations ascending: ${ms}`);
   check((await page.locator('tbody tr').allTextContents()).every((t) => t.includes('failed')), 'only failed logs, sorted');
 

@@ -1,6 +1,6 @@
 // hub.mjs: the demo server is also a hub (FIELDKIT_HUB_SERVE): a NOC admin adds a site
 // and copies its token, sees it come online when its FieldKit pushes, sees the site of
-// the command and platform it pushed, revokes it, and gives it a new token.
+// the command, platform and log it pushed, revokes it, and gives it a new token.
 
 import { BASE, page, step, check, shot, nav } from './lib.mjs';
 
@@ -51,6 +51,21 @@ export async function hub() {
   await plat.waitFor();
   check((await plat.locator('td[data-label=Sites]').textContent()) === 'Lyon 3', `the site's platform: ${await plat.textContent()}`);
   await shot('42-hub-platforms');
+
+  step('a log the site ran says where it ran, in the list and on its page');
+  check(await push(token, 'e2e-instance', [{ seq: 3, kind: 'device', op: 'upsert', id: 5, body: { id: 5, name: 'lyon-e2e-sw', platform } },
+    { seq: 4, kind: 'log', op: 'upsert', id: 1, uid: 'e2e-log-1', body: { id: 1, device: { id: 5, name: 'lyon-e2e-sw' }, command: { id: 8, name: 'Show e2e' },
+      command_type: 'show', username: 'noc', success: true, output: 'e2e output', created: new Date().toISOString() } }]) === 200,
+  'a push of a device and a log');
+  await nav('Logs');
+  const log = page.locator('tr', { hasText: 'lyon-e2e-sw' });
+  await log.waitFor();
+  check((await log.locator('td[data-label=Device] .log-site').textContent()) === 'Lyon 3', `the site's log: ${await log.textContent()}`);
+  await log.locator('td[data-label^=When] a').click();
+  const siteDD = page.locator('dt', { hasText: /^Site$/ }).locator('xpath=following-sibling::dd[1]');
+  await siteDD.waitFor();
+  check((await siteDD.textContent()) === 'Lyon 3', `the log's page: site ${await siteDD.textContent()}`);
+  await shot('43-hub-log');
   await nav('Hub sites');
   await row.waitFor();
 

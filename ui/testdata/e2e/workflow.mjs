@@ -162,7 +162,7 @@ export async function workflow() {
   check(/^command-log-\d+\.csv$/.test(download.suggestedFilename()), `one log's file is named by its log: ${download.suggestedFilename()}`);
   const csv = readFileSync(await download.path(), 'utf8');
   const lines = csv.trim().split(/\r?\n/);
-  check(lines[0].startsWith('id,created,username,device_id,device,command_id,command,command_type,success,execution_duration,error_message,sent_command,variables,credential_set_id,credential_set,source,client_address,notes,output'), `CSV header: ${lines[0]}`);
+  check(lines[0].startsWith('id,created,username,device_id,device,command_id,command,command_type,success,execution_duration,error_message,sent_command,variables,credential_set_id,credential_set,source,client_address,notes,site_id,site,output'), `CSV header: ${lines[0]}`);
   check(csv.includes('E2E port status') && csv.includes('demo-ios-1') && csv.includes('GigabitEthernet1/0/2'), `CSV content: ${csv.slice(0, 400)}`);
   check(!/E2E port status[\s\S]*\n\d+,[^\n]*E2E port status/.test(csv), 'the CSV holds that one log only');
 
