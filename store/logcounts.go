@@ -6,6 +6,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -132,25 +134,43 @@ func (c *counterRows) write(ctx context.Context, db *DB, tx *sql.Tx) error {
 		}
 		return nil
 	}
+	// Rows are written in one order (inOrder): two batches that share rows (a hub's
+	// sites share command and user names) then wait for each other instead of
+	// deadlocking on PostgreSQL, where each row stays locked until commit.
 	var err error
-	for k, n := range c.counts {
-		err = cmp.Or(err, each(0, k[:], n))
+	for _, k := range inOrder(c.counts, func(k [4]any) []any { return k[:] }) {
+		err = cmp.Or(err, each(0, k[:], c.counts[k]))
 	}
-	for k, n := range c.hours {
-		err = cmp.Or(err, each(1, k[:], n))
+	for _, k := range inOrder(c.hours, func(k [3]any) []any { return k[:] }) {
+		err = cmp.Or(err, each(1, k[:], c.hours[k]))
 	}
-	for k, n := range c.commands {
-		err = cmp.Or(err, each(2, k[:], n))
+	for _, k := range inOrder(c.commands, func(k [3]any) []any { return k[:] }) {
+		err = cmp.Or(err, each(2, k[:], c.commands[k]))
 	}
-	for k, n := range c.errors {
-		err = cmp.Or(err, each(3, k[:], n))
+	for _, k := range inOrder(c.errors, func(k [2]any) []any { return k[:] }) {
+		err = cmp.Or(err, each(3, k[:], c.errors[k]))
 	}
-	for k := range c.names {
+	for _, k := range inOrder(c.names, func(k [2]any) []any { return k[:] }) {
 		if _, e := db.txExec(ctx, tx, nameInsert, k[:]...); e != nil {
 			err = cmp.Or(err, fmt.Errorf("store: command_log_names: %w", e))
 		}
 	}
 	return err
+}
+
+// inOrder is the keys of m sorted by their values' Go syntax: any fixed order serves,
+// as long as every writer uses the same one. One key (a single log's) is not sorted.
+func inOrder[K comparable, V any](m map[K]V, values func(K) []any) []K {
+	keys := slices.Collect(maps.Keys(m))
+	if len(keys) < 2 {
+		return keys
+	}
+	text := make(map[K]string, len(keys))
+	for _, k := range keys {
+		text[k] = fmt.Sprintf("%#v", values(k))
+	}
+	slices.SortFunc(keys, func(a, b K) int { return strings.Compare(text[a], text[b]) })
+	return keys
 }
 
 // counterUpsert adds n to the row of counter table i (its keys, then n).

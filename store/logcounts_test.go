@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
@@ -162,5 +163,42 @@ func TestLogSearchCountFollows(t *testing.T) {
 	}
 	if n := count(); n != 6 {
 		t.Fatalf("after notes changed: %d matches, want 6", n)
+	}
+}
+
+// TestCounterRowsWrittenInOneOrder: two batches counting the same logs in different
+// orders write their counter rows in the same order, so that on PostgreSQL two
+// concurrent pushes sharing rows (names, an unknown device) wait instead of deadlocking.
+func TestCounterRowsWrittenInOneOrder(t *testing.T) {
+	var tallies []logTally
+	for i := range 40 {
+		tallies = append(tallies, logTally{device: int64(i % 7), user: int64(i % 3), username: fmt.Sprint("user", i%5),
+			outcome: i % 3, created: "2026-12-07 10:00:00", command: int64(i % 4), commandName: fmt.Sprint("show ", i%4),
+			deviceName: fmt.Sprint("sw", i%7), errorMessage: fmt.Sprint("error ", i%2)})
+	}
+	orderOf := func(ts []logTally) []string {
+		c := newCounterRows()
+		for _, t := range ts {
+			c.add(t, 1)
+		}
+		var out []string
+		for _, k := range inOrder(c.counts, func(k [4]any) []any { return k[:] }) {
+			out = append(out, fmt.Sprintf("%#v", k))
+		}
+		for _, k := range inOrder(c.names, func(k [2]any) []any { return k[:] }) {
+			out = append(out, fmt.Sprintf("%#v", k))
+		}
+		return out
+	}
+	first := orderOf(tallies)
+	if len(first) < 10 {
+		t.Fatalf("only %d counter rows: %v", len(first), first)
+	}
+	for range 5 {
+		shuffled := slices.Clone(tallies)
+		rand.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+		if got := orderOf(shuffled); !slices.Equal(got, first) {
+			t.Fatalf("rows written in another order:\n%v\nwant\n%v", got, first)
+		}
 	}
 }
