@@ -203,6 +203,9 @@ func serve(ctx context.Context, e env, cfg Config, so serveOptions) error {
 		Render: events.RendererFunc(func(ctx context.Context, objectType string, id int64) (map[string]any, error) {
 			return api.RenderEvent(ctx, objectType, id)
 		})})
+	if hubIngest != nil {
+		hubIngest.Stored = evp.Poke // the sites' logs raise the hub's events
+	}
 	if em := metrics.Events(func() int64 { n, _ := db.PendingDeliveries(context.Background()); return n }); em != nil {
 		evp.SetObserver(em)
 	}

@@ -207,7 +207,10 @@ func (p *Processor) dispatch(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if p.states == nil {
+	// The rule states are this process's to keep, unless another process matches
+	// events too (hub processes on one PostgreSQL): then they are read after the
+	// outbox, so that a pass read before the other's commit finds its events taken.
+	if p.states == nil || p.o.DB.Postgres() {
 		if p.states, err = p.o.DB.EventStates(ctx); err != nil {
 			return 0, err
 		}
@@ -231,7 +234,10 @@ func (p *Processor) dispatch(ctx context.Context) (int, error) {
 			}
 		}
 	}
-	if err := p.o.DB.Dispatched(ctx, out, turned, done); err != nil {
+	if err := p.o.DB.Dispatched(ctx, out, turned, done); errors.Is(err, store.ErrEventsTaken) {
+		p.states = nil
+		return outboxBatch, nil // another process matched them: read what is left at once
+	} else if err != nil {
 		return 0, err
 	}
 	if len(out) > 0 {

@@ -47,6 +47,10 @@ func (p *Processor) sendLoop(ctx context.Context) {
 	}
 }
 
+// claimMargin is how long past its request's timeout a claimed delivery stays this
+// process's: its try's record comes in that time unless the process stopped.
+const claimMargin = time.Minute
+
 // sendDue starts the due deliveries of webhooks with no request under way, and returns
 // how long until the next one is due.
 func (p *Processor) sendDue(ctx context.Context, wg *sync.WaitGroup) time.Duration {
@@ -71,6 +75,14 @@ func (p *Processor) sendDue(ctx context.Context, wg *sync.WaitGroup) time.Durati
 			continue
 		}
 		if p.inflight[d.WebhookID] || len(p.inflight) >= cfg.Workers {
+			continue
+		}
+		// Another process on the same database (a second hub) may send it: the claim
+		// makes the try this process's, until the request's timeout has long passed.
+		if ok, err := p.o.DB.ClaimDelivery(ctx, d, now.Add(cfg.Timeout+claimMargin)); !ok {
+			if err != nil && ctx.Err() == nil {
+				p.o.Logger.Error("webhook delivery not claimed", "delivery_id", d.ID, "err", err)
+			}
 			continue
 		}
 		p.inflight[d.WebhookID] = true

@@ -85,9 +85,13 @@ func (it *bulkItem) add(include map[string]bool) {
 	}
 	if include["error"] {
 		res["syntax_error"], res["failure"] = nil, nil
-		if ran != nil {
+		_, waits := res["state"] // a hub's job not answered yet: no error so far
+		switch {
+		case ran != nil:
 			res["syntax_error"], res["failure"] = ran["syntax_error"], ran["failure"]
-		} else {
+		case waits:
+			res["error_message"] = nil
+		default:
 			res["error_message"] = rejectionMessage(res["error"], res["details"])
 		}
 	}
@@ -136,11 +140,16 @@ func flatMessages(v any) string {
 // a single execution; the accepted ones run concurrently, those on the same device with
 // the same credentials in order over one session; results come back in request order.
 func (a *API) bulkExecute(w http.ResponseWriter, r *http.Request) error {
-	f, err := web.DecodeForm(r, "executions", "include", "notes")
+	keys := []string{"executions", "include", "notes"}
+	if a.Hub != nil {
+		keys = append(keys, "expires_in") // the expiry of the sites' jobs (hubbulk.go)
+	}
+	f, err := web.DecodeForm(r, keys...)
 	if err != nil {
 		return err
 	}
 	include := bulkIncludes(f)
+	expiry := jobExpiry(f)
 	// notes beside the executions are every execution's that gives none of its own.
 	notes, _ := f.Str("notes", false, store.MaxNotes)
 	var elems []json.RawMessage
@@ -160,10 +169,24 @@ func (a *API) bulkExecute(w http.ResponseWriter, r *http.Request) error {
 	}
 	items := make([]*bulkItem, len(elems))
 	pc := newPlanCache()
+	start := time.Now()
+	var jobs []*hubBulkJob // on a hub, the elements of a site's command, queued at their sites
 	for i, el := range elems {
-		items[i] = a.planElement(r, i, el, pc, notes)
+		if a.Hub != nil {
+			var j *hubBulkJob
+			if items[i], j = a.planHubElement(r, i, el, notes, expiry); j != nil {
+				jobs = append(jobs, j)
+			}
+		}
+		if items[i] == nil {
+			items[i] = a.planElement(r, i, el, pc, notes)
+		}
 	}
 	a.runBulk(r, items)
+	pending, err := a.awaitJobs(r, jobs, start)
+	if err != nil {
+		return err
+	}
 	results := make([]any, len(items))
 	ok2 := 0
 	for i, it := range items {
@@ -173,8 +196,12 @@ func (a *API) bulkExecute(w http.ResponseWriter, r *http.Request) error {
 			ok2++
 		}
 	}
-	web.Write(w, http.StatusOK, map[string]any{"results": results,
-		"summary": map[string]int{"total": len(items), "successful": ok2, "failed": len(items) - ok2}})
+	summary := map[string]int{"total": len(items), "successful": ok2, "failed": len(items) - ok2 - pending}
+	status := http.StatusOK
+	if pending > 0 {
+		summary["pending"], status = pending, http.StatusAccepted
+	}
+	web.Write(w, status, map[string]any{"results": results, "summary": summary})
 	return nil
 }
 

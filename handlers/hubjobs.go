@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"fieldkit/store"
 	"fieldkit/web"
@@ -43,7 +44,7 @@ func (a *API) hubExecute(w http.ResponseWriter, r *http.Request) (bool, error) {
 	if err != nil {
 		return true, err
 	}
-	f, err := web.DecodeForm(r, "device_id", "credential_token", "variables", "timeout", "expires_in")
+	f, err := web.DecodeForm(r, "device_id", "credential_token", "variables", "timeout", "expires_in", "notes")
 	if err != nil {
 		return true, err
 	}
@@ -125,7 +126,7 @@ func (a *API) hubJob(r *http.Request, cmd store.Command, site int64, edgeCmd str
 	edgeDevID, _ := strconv.ParseInt(edgeDev, 10, 64)
 	user := web.User(r.Context())
 	return store.HubJob{Site: site, CommandID: cmd.ID, DeviceID: req.DeviceID, EdgeCommandID: edgeCmdID, EdgeDeviceID: edgeDevID,
-		Variables: vars, Timeout: req.Timeout, UserID: user.ID, Username: user.Username}, nil
+		Variables: vars, Timeout: req.Timeout, UserID: user.ID, Username: user.Username, Notes: req.Notes}, nil
 }
 
 // mustScope is the expression of a scope, or one that holds for nothing when the
@@ -200,8 +201,8 @@ func (a *API) hubJobDetail(w http.ResponseWriter, r *http.Request) error {
 // check in order, as the owner of the service credential set hub.credential_set names,
 // with that set; the log says source hub. It returns the answer's status and body, and
 // the log's id (0 when none was written).
-func (a *API) RunJob(ctx context.Context, commandID, deviceID int64, variables json.RawMessage, timeout int, by string) (int, json.RawMessage, int64) {
-	status, body, logID := a.runJob(ctx, commandID, deviceID, variables, timeout, by)
+func (a *API) RunJob(ctx context.Context, commandID, deviceID int64, variables json.RawMessage, timeout int, by, notes string) (int, json.RawMessage, int64) {
+	status, body, logID := a.runJob(ctx, commandID, deviceID, variables, timeout, by, notes)
 	raw, err := json.Marshal(body)
 	if err != nil {
 		raw, status = []byte(`{"detail":"The answer could not be written."}`), http.StatusInternalServerError
@@ -209,7 +210,7 @@ func (a *API) RunJob(ctx context.Context, commandID, deviceID int64, variables j
 	return status, raw, logID
 }
 
-func (a *API) runJob(ctx context.Context, commandID, deviceID int64, variables json.RawMessage, timeout int, by string) (int, any, int64) {
+func (a *API) runJob(ctx context.Context, commandID, deviceID int64, variables json.RawMessage, timeout int, by, notes string) (int, any, int64) {
 	refuse := func(err error) (int, any, int64) {
 		var rj *rejection
 		if errors.As(err, &rj) {
@@ -248,7 +249,8 @@ func (a *API) runJob(ctx context.Context, commandID, deviceID int64, variables j
 	if err != nil {
 		return http.StatusForbidden, map[string]string{"detail": "The site's hub credential set: " + err.Error()}, 0
 	}
-	req := execRequest{DeviceID: deviceID, Timeout: max(min(timeout, maxTimeout), minTimeout), TimeoutSet: true}
+	req := execRequest{DeviceID: deviceID, Timeout: max(min(timeout, maxTimeout), minTimeout), TimeoutSet: true,
+		Notes: cutNotes(notes)}
 	if len(variables) > 0 && string(variables) != "null" {
 		if err := json.Unmarshal(variables, &req.Variables); err != nil {
 			return refuse(fieldRejection("variables", "Must be an object of variable name to value."))
@@ -268,6 +270,15 @@ func (a *API) runJob(ctx context.Context, commandID, deviceID int64, variables j
 		return refuse(err)
 	}
 	return http.StatusOK, a.executeBody(p, o), o.logID
+}
+
+// cutNotes keeps at most store.MaxNotes characters of a job's notes: a hub checks them
+// against its own limit, which may be another version's.
+func cutNotes(s string) string {
+	if utf8.RuneCountInString(s) <= store.MaxNotes {
+		return s
+	}
+	return string([]rune(s)[:store.MaxNotes])
 }
 
 // hubSet is the id of the service credential set hub.credential_set names, or why

@@ -32,6 +32,9 @@ type Ingest struct {
 	// once instead of holding the stop up to their wait.
 	stopping chan struct{}
 	stopOnce sync.Once
+	// Stored, when set before the first push, is called after a push stored records
+	// (serve: the events processor's Poke).
+	Stored func()
 }
 
 // pushSlots is how many pushes a hub takes at once.
@@ -89,6 +92,9 @@ func (in *Ingest) Push(w http.ResponseWriter, r *http.Request) error {
 	ans, err := in.store(r.Context(), site, b)
 	if err != nil {
 		return err
+	}
+	if ans.Applied > 0 && in.Stored != nil {
+		in.Stored() // the logs' events wait in the outbox, written with them
 	}
 	w.Header().Set(ProtocolHeader, strconv.Itoa(Protocol))
 	web.Write(w, http.StatusOK, ans)

@@ -63,7 +63,7 @@ func (in *Ingest) Jobs(w http.ResponseWriter, r *http.Request) error {
 			out := Jobs{Protocol: Protocol, Jobs: []Job{}}
 			for _, j := range jobs {
 				out.Jobs = append(out.Jobs, Job{ID: j.ID, CommandID: j.EdgeCommandID, DeviceID: j.EdgeDeviceID,
-					Variables: j.Variables, Timeout: j.Timeout, By: j.Username})
+					Variables: j.Variables, Timeout: j.Timeout, By: j.Username, Notes: j.Notes})
 			}
 			w.Header().Set(ProtocolHeader, strconv.Itoa(Protocol))
 			web.Write(w, http.StatusOK, out)
@@ -83,7 +83,7 @@ func (in *Ingest) Jobs(w http.ResponseWriter, r *http.Request) error {
 // (handlers.API does): the answer's HTTP status and body, and the id of the log it
 // wrote (0 when it wrote none).
 type JobExecutor interface {
-	RunJob(ctx context.Context, commandID, deviceID int64, variables json.RawMessage, timeout int, by string) (int, json.RawMessage, int64)
+	RunJob(ctx context.Context, commandID, deviceID int64, variables json.RawMessage, timeout int, by, notes string) (int, json.RawMessage, int64)
 }
 
 // Runner takes an edge's jobs from its hub and runs them, each once.
@@ -95,7 +95,8 @@ type Runner struct {
 	logger  *slog.Logger
 	sent    func() // the pusher's Wake: a job's answer goes at once
 	mu      sync.Mutex
-	running map[int64]bool // hub job ids running in this process
+	running map[int64]bool  // hub job ids running in this process
+	devices map[int64][]Job // each device's jobs waiting for the one it runs; under mu
 	slots   chan struct{}
 	// worker polls (Start) until its context ends; Wait waits for the polls and the jobs
 	// under way.
@@ -110,7 +111,7 @@ func NewRunner(db *store.DB, exec JobExecutor, cfg PusherConfig, sent func(), lo
 		return nil, fmt.Errorf("hub: %w", err)
 	}
 	r := &Runner{db: db, exec: exec, cfg: cfg, client: &http.Client{Transport: tr, Timeout: pollWait + 15*time.Second},
-		logger: logger, sent: sent, running: map[int64]bool{}, slots: make(chan struct{}, jobsAtOnce)}
+		logger: logger, sent: sent, running: map[int64]bool{}, devices: map[int64][]Job{}, slots: make(chan struct{}, jobsAtOnce)}
 	r.worker = newWorker(r.run)
 	return r, nil
 }
@@ -134,14 +135,41 @@ func (r *Runner) run(ctx context.Context) {
 		}
 		backoff = 0
 		for _, j := range jobs {
-			r.slots <- struct{}{}
-			wg.Add(1)
-			go func() {
-				defer func() { <-r.slots; wg.Done() }()
-				r.runJob(ctx, j)
-			}()
+			r.slots <- struct{}{} // at most jobsAtOnce held (waiting or running): the next poll waits
+			r.queue(ctx, j, &wg)
 		}
 	}
+}
+
+// queue runs a job after the jobs of its device taken before it: a bulk execute's
+// elements on one device run in their order, as a local bulk runs them. The job holds
+// the slot run took for it until it ends.
+func (r *Runner) queue(ctx context.Context, j Job, wg *sync.WaitGroup) {
+	r.mu.Lock()
+	q, busy := r.devices[j.DeviceID]
+	r.devices[j.DeviceID] = append(q, j)
+	r.mu.Unlock()
+	if busy {
+		return // the device's goroutine takes it next
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			r.mu.Lock()
+			q := r.devices[j.DeviceID]
+			if len(q) == 0 {
+				delete(r.devices, j.DeviceID)
+				r.mu.Unlock()
+				return
+			}
+			next := q[0]
+			r.devices[j.DeviceID] = q[1:]
+			r.mu.Unlock()
+			r.runJob(ctx, next)
+			<-r.slots
+		}
+	}()
 }
 
 // poll asks the hub for this site's jobs, waiting for one to come.
@@ -192,7 +220,7 @@ func (r *Runner) runJob(ctx context.Context, j Job) {
 	status, answer, logID := 0, json.RawMessage(nil), int64(0)
 	switch {
 	case taken:
-		status, answer, logID = r.exec.RunJob(context.WithoutCancel(ctx), j.CommandID, j.DeviceID, j.Variables, j.Timeout, j.By)
+		status, answer, logID = r.exec.RunJob(context.WithoutCancel(ctx), j.CommandID, j.DeviceID, j.Variables, j.Timeout, j.By, j.Notes)
 	case ej.Status == 0:
 		status = http.StatusServiceUnavailable
 		answer, _ = json.Marshal(map[string]string{"detail": "FieldKit at the site stopped while it ran this job: it was not run again. Its log, if it got that far, is in the site's logs."})

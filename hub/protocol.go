@@ -46,6 +46,9 @@ type Job struct {
 	Timeout   int             `json:"timeout"`
 	// By is the hub user who asked, for the site's log.
 	By string `json:"by"`
+	// Notes are why it runs, as the hub user wrote them, for the site's log (added in
+	// protocol 1 without a new version: an older site reads none).
+	Notes string `json:"notes,omitempty"`
 }
 
 // JobAnswer is the body of a job record: the HTTP status and body the site's API

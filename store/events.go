@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -162,7 +163,8 @@ var Deliveries = declare(&Model{
 		{Name: "status", Column: "status", Kind: KindString, Access: ReadOnly, Choices: DeliveryStatuses, Labeled: true,
 			Filter: FilterExact, Sort: true, Doc: "pending (waiting or retrying), delivered, or failed (given up)"},
 		{Name: "attempts", Column: "attempts", Kind: KindInt, Access: ReadOnly},
-		{Name: "next_attempt", Column: "next_attempt", Kind: KindTime, Access: ReadOnly},
+		{Name: "next_attempt", Column: "next_attempt", Kind: KindTime, Access: ReadOnly,
+			Doc: "when it is tried next; while a try is under way, when it is tried again should that try never be recorded"},
 		{Name: "last_attempt", Column: "last_attempt", Kind: KindTime, Access: ReadOnly, Null: true},
 		{Name: "response_status", Column: "response_status", Kind: KindInt, Access: ReadOnly, Null: true,
 			Doc: "the receiver's last HTTP status"},
@@ -338,12 +340,28 @@ type NewDelivery struct {
 	Context               json.RawMessage
 }
 
-// Dispatched records what matching some events made, in one transaction: the
-// deliveries, the rule states that turned (true: now holds), and the events taken off
-// the outbox.
+// ErrEventsTaken says that another process matched some of the events first (two hub
+// processes on one PostgreSQL): nothing was recorded; read the outbox and the rule
+// states again.
+var ErrEventsTaken = errors.New("store: events matched by another process")
+
+// Dispatched records what matching some events made, in one transaction: the events
+// taken off the outbox, the deliveries, and the rule states that turned (true: now
+// holds). The events go first, each checked: one another process took (its delete
+// waits for that process's transaction, then finds no row) makes it ErrEventsTaken,
+// so that an event makes its deliveries once whatever the number of processes.
 func (db *DB) Dispatched(ctx context.Context, ds []NewDelivery, states map[[2]string]bool, done []int64) error {
 	now := Stamp(db.now())
 	return db.Write(ctx, func(tx *sql.Tx) error {
+		for _, id := range slices.Sorted(slices.Values(done)) {
+			res, err := tx.ExecContext(ctx, `DELETE FROM event_outbox WHERE id = ?`, id)
+			if err != nil {
+				return err
+			}
+			if n, err := res.RowsAffected(); err != nil || n != 1 {
+				return errors.Join(err, ErrEventsTaken)
+			}
+		}
 		for _, d := range ds {
 			var rule any
 			if d.RuleID != 0 {
@@ -360,14 +378,9 @@ func (db *DB) Dispatched(ctx context.Context, ds []NewDelivery, states map[[2]st
 			q := `DELETE FROM event_states WHERE rule = ? AND key = ?`
 			args := []any{k[0], k[1]}
 			if holds {
-				q, args = `INSERT OR IGNORE INTO event_states (rule, key, since) VALUES (?, ?, ?)`, append(args, now)
+				q, args = `INSERT INTO event_states (rule, key, since) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`, append(args, now)
 			}
 			if _, err := tx.ExecContext(ctx, q, args...); err != nil {
-				return err
-			}
-		}
-		for _, id := range done {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM event_outbox WHERE id = ?`, id); err != nil {
 				return err
 			}
 		}
@@ -383,6 +396,7 @@ type Delivery struct {
 	NextAttempt   time.Time
 	Context       json.RawMessage
 	EventType     string
+	nextAttempt   string // as stored: ClaimDelivery's test
 }
 
 // DueDeliveries are, for each webhook, its oldest pending delivery: a webhook's
@@ -404,10 +418,30 @@ func (db *DB) DueDeliveries(ctx context.Context) ([]Delivery, error) {
 		if err := rows.Scan(&d.ID, &d.WebhookID, &d.Attempts, &created, &next, &ctxt, &d.EventType); err != nil {
 			return nil, err
 		}
-		d.Created, d.NextAttempt, d.Context = ParseStamp(created), ParseStamp(next), json.RawMessage(ctxt)
+		d.Created, d.NextAttempt, d.Context, d.nextAttempt = ParseStamp(created), ParseStamp(next), json.RawMessage(ctxt), next
 		out = append(out, d)
 	}
 	return out, rows.Err()
+}
+
+// ClaimDelivery takes a due delivery for one try, until until: its next_attempt moves
+// there, provided it is still the one d was read with. False: another process took it
+// first (two hub processes on one PostgreSQL), or it was tried meanwhile. A process
+// that stops in the middle of its try leaves the delivery to be tried again at until.
+func (db *DB) ClaimDelivery(ctx context.Context, d Delivery, until time.Time) (bool, error) {
+	var n int64
+	err := db.Write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET next_attempt = ? WHERE id = ? AND status = 'pending'
+			AND next_attempt = ?`, Stamp(until), d.ID, d.nextAttempt)
+		if err == nil {
+			n, err = res.RowsAffected()
+		}
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("store: claim webhook delivery %d: %w", d.ID, err)
+	}
+	return n == 1, nil
 }
 
 // Attempt is the outcome of one try at a delivery.

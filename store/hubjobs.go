@@ -28,6 +28,7 @@ type HubJob struct {
 	Timeout                     int // seconds
 	UserID                      int64
 	Username                    string
+	Notes                       string // why it runs, as the requester wrote it, for the site's log
 	State                       string // queued, sent, done, expired
 	Status                      int    // the site's answer's HTTP status, once done
 	Answer                      json.RawMessage
@@ -36,13 +37,13 @@ type HubJob struct {
 }
 
 const hubJobColumns = `id, hub_site_id, command_id, device_id, edge_command_id, edge_device_id, variables, timeout, user_id,
-	username, state, coalesce(status, 0), coalesce(answer, ''), coalesce(log_id, 0), created, expires, coalesce(finished, '')`
+	username, notes, state, coalesce(status, 0), coalesce(answer, ''), coalesce(log_id, 0), created, expires, coalesce(finished, '')`
 
 func scanHubJob(s interface{ Scan(...any) error }) (HubJob, error) {
 	var j HubJob
 	var vars, answer, created, expires, finished string
 	err := s.Scan(&j.ID, &j.Site, &j.CommandID, &j.DeviceID, &j.EdgeCommandID, &j.EdgeDeviceID, &vars, &j.Timeout, &j.UserID,
-		&j.Username, &j.State, &j.Status, &answer, &j.LogID, &created, &expires, &finished)
+		&j.Username, &j.Notes, &j.State, &j.Status, &answer, &j.LogID, &created, &expires, &finished)
 	j.Variables, j.Created, j.Expires, j.Finished = json.RawMessage(vars), ParseStamp(created), ParseStamp(expires), ParseStamp(finished)
 	if answer != "" {
 		j.Answer = json.RawMessage(answer)
@@ -59,8 +60,8 @@ func (db *DB) QueueHubJob(ctx context.Context, j HubJob) (int64, error) {
 	var id int64
 	err := db.Write(ctx, func(tx *sql.Tx) error {
 		return tx.QueryRowContext(ctx, `INSERT INTO hub_jobs (hub_site_id, command_id, device_id, edge_command_id, edge_device_id,
-			variables, timeout, user_id, username, created, expires) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-			j.Site, j.CommandID, j.DeviceID, j.EdgeCommandID, j.EdgeDeviceID, vars, j.Timeout, j.UserID, j.Username,
+			variables, timeout, user_id, username, notes, created, expires) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+			j.Site, j.CommandID, j.DeviceID, j.EdgeCommandID, j.EdgeDeviceID, vars, j.Timeout, j.UserID, j.Username, j.Notes,
 			Stamp(db.now()), Stamp(j.Expires)).Scan(&id)
 	})
 	if err != nil {
