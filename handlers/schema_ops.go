@@ -137,8 +137,13 @@ var opDocs = []opDoc{
 		ID: "plugins_toolkit_commands_bulk_execute_create", Summary: "Execute commands on several devices",
 		Desc: "Runs the executions concurrently (same device and credentials: in order, over one session) and answers " +
 			"200 with one result per execution in request order. Permissions, variables, credentials and the rate " +
-			"limit are checked per element: a rejected element has `command_log_id: null` and `error` + `details`.",
-		Body: ref("BulkExecuteRequest"), OK: jsonResponse("Per-execution results and a summary.", ref("BulkExecuteResponse"))},
+			"limit are checked per element: a rejected element has `command_log_id: null` and `error` + `details`. On a " +
+			"hub, each element of a site's command is a job at its site, checked as an execute at the hub (`expires_in` " +
+			"applies to each job); the answer is 200 when every site answers within the longest of the elements' " +
+			"timeouts, each such element with its `job` URL, else 202 with the elements still waiting as `success: null`, " +
+			"their `state` and `job`, counted in `summary.pending`.",
+		Body: ref("BulkExecuteRequest"), OK: jsonResponse("Per-execution results and a summary.", ref("BulkExecuteResponse")),
+		Errors: map[string]string{"202": "HubBulkQueued"}},
 	{Method: http.MethodGet, Path: pathCommands + ":id/variable-choices/", ID: "plugins_toolkit_commands_variable_choices_retrieve",
 		Summary: "Variable choices for a device",
 		Desc:    "For each variable of the command, its type and the values it may take on the device (interfaces, VLANs, IPs; `[]` for text).",
@@ -311,6 +316,7 @@ func errorResponses() obj {
 		"Unavailable":     detail("This server does not do that work (no scheduler runs).", "This server runs no schedules."),
 		"NotConfigured":   detail("No NetBox is configured.", "no NetBox to sync from: set inventory.netbox_url and inventory.netbox_token."),
 		"BadGateway":      detail("NetBox refused, or what it sent could not be applied; nothing changed.", "netbox: GET /api/dcim/devices/…: 503 Service Unavailable"),
+		"HubBulkQueued":   jsonResponse("On a hub: some sites did not answer within the timeout; the waiting elements carry their job's url.", ref("BulkExecuteResponse")),
 		"HubJobQueued":    jsonResponse("On a hub, a site's command: the site did not answer within the timeout; read the job at its url (Location).", ref("HubJob")),
 		"HubRefused":      jsonResponse("The hub refused the push: code and detail say why, expected which record it wants next (409).", ref("HubAnswer")),
 		"ServerError":     jsonResponse("Internal error; quote the request_id (also in X-Request-ID) when reporting it.", ref("ServerError")),

@@ -25,6 +25,9 @@ var (
 	tAnyObj = obj{"type": "object", "additionalProperties": true}
 )
 
+// jobURL is a bulk element's job at a hub.
+var jobURL = described(obj{"type": "string", "format": "uri"}, "On a hub, for a site's command: the job it ran as (hub-jobs/{id}/).")
+
 // withIncluded adds to a bulk element's properties the fields "include" asks for, each
 // null when it does not apply (a rejected element did not run).
 func withIncluded(p obj) obj {
@@ -256,6 +259,8 @@ func opSchemas() obj {
 					"A rejected element has them null, its device as far as it was found."),
 			"notes": described(obj{"type": "string", "maxLength": store.MaxNotes},
 				"The notes of every execution that gives none of its own."),
+			"expires_in": obj{"type": "integer", "minimum": 60, "maximum": 604800, "default": 3600,
+				"description": "On a hub, for the elements of a site's command: seconds each job waits for an offline site."},
 		}),
 		"BulkExecution": props([]string{"command_id", "device_id", "credential_token"}, obj{
 			"command_id": tInt, "device_id": tInt, "credential_token": token, "variables": vars, "timeout": timeout,
@@ -263,12 +268,21 @@ func opSchemas() obj {
 		}),
 		"PatchedWritableCommandLogRequest": props([]string{"notes"}, obj{"notes": notes}),
 		"BulkExecuteResponse": props([]string{"results", "summary"}, obj{
-			"results": obj{"type": "array", "items": obj{"oneOf": []any{ref("BulkResult"), ref("BulkRejected")}}},
-			"summary": props([]string{"total", "successful", "failed"}, obj{"total": tInt, "successful": tInt, "failed": tInt}),
+			"results": obj{"type": "array", "items": obj{"oneOf": []any{ref("BulkResult"), ref("BulkRejected"), ref("BulkWaiting")}}},
+			"summary": props([]string{"total", "successful", "failed"}, obj{"total": tInt, "successful": tInt, "failed": tInt,
+				"pending": described(tInt, "On a hub, with a 202: the elements whose site has not answered yet.")}),
 		}),
+		"BulkWaiting": described(props([]string{"execution_id", "success", "command_log_id", "execution_time", "state", "job"}, withIncluded(obj{
+			"execution_id": tInt, "success": obj{"type": "boolean", "nullable": true, "enum": []any{nil}},
+			"command_log_id": obj{"type": "integer", "nullable": true, "enum": []any{nil}},
+			"execution_time": obj{"type": "number", "nullable": true, "enum": []any{nil}},
+			"error_message":  obj{"type": "string", "nullable": true, "enum": []any{nil}},
+			"state":          obj{"type": "string", "enum": []any{"queued", "sent"}},
+			"job":            jobURL,
+		})), "On a hub: an element queued at its site that has not answered yet; read its job later."),
 		"BulkResult": described(props([]string{"execution_id", "success", "command_log_id", "execution_time", "error_message"}, withIncluded(obj{
 			"execution_id": described(tInt, "1-based index in the request."), "success": tBool,
-			"command_log_id": tInt, "execution_time": described(tNum, "Seconds."), "error_message": tStr,
+			"command_log_id": tInt, "execution_time": described(tNum, "Seconds."), "error_message": tStr, "job": jobURL,
 		})), "An execution that ran (or tried to reach the device)."),
 		"BulkRejected": described(props([]string{"execution_id", "success", "command_log_id", "execution_time", "error", "details"}, withIncluded(obj{
 			"execution_id": tInt, "success": obj{"type": "boolean", "enum": []any{false}},
@@ -277,6 +291,7 @@ func opSchemas() obj {
 			"error":          described(tStr, "Short reason."),
 			"details":        described(tAnyObj, "Field errors, or the rate limit details."),
 			"error_message":  described(tStr, "With include error: the reason as one sentence."),
+			"job":            jobURL,
 		})), "An execution rejected before running; no log is written."),
 		"VariableChoices": props([]string{"device_id", "device_name", "command_id", "command_name", "variables"}, obj{
 			"device_id": tInt, "device_name": tStr, "command_id": tInt, "command_name": tStr,
