@@ -190,7 +190,7 @@ func hubBulkOn(t *testing.T, pg bool) {
 
 	// 4. A user confined to Paris: Paris's element runs, Lyon's is refused as a device
 	// it cannot see, and nothing runs at Lyon.
-	nocParis := nocUser(t, h, noc, "noc-paris",
+	nocParis, _ := nocUser(t, h, noc, "noc-paris",
 		map[string]any{"name": "Paris devices", "object_types": []string{"dcim.device"}, "actions": []string{"view"},
 			"constraints": map[string]any{"site__slug": paris.slug}},
 		map[string]any{"name": "show commands", "object_types": []string{"netbox_toolkit_plugin.command"},
