@@ -79,7 +79,7 @@ func (p *Processor) sendDue(ctx context.Context, wg *sync.WaitGroup) time.Durati
 		}
 		// Another process on the same database (a second hub) may send it: the claim
 		// makes the try this process's, until the request's timeout has long passed.
-		if ok, err := p.o.DB.ClaimDelivery(ctx, d, now.Add(cfg.Timeout+claimMargin)); !ok {
+		if ok, err := p.o.DB.ClaimDelivery(ctx, d, now, now.Add(cfg.Timeout+claimMargin)); !ok {
 			if err != nil && ctx.Err() == nil {
 				p.o.Logger.Error("webhook delivery not claimed", "delivery_id", d.ID, "err", err)
 			}

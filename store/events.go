@@ -424,15 +424,17 @@ func (db *DB) DueDeliveries(ctx context.Context) ([]Delivery, error) {
 	return out, rows.Err()
 }
 
-// ClaimDelivery takes a due delivery for one try, until until: its next_attempt moves
-// there, provided it is still the one d was read with. False: another process took it
-// first (two hub processes on one PostgreSQL), or it was tried meanwhile. A process
-// that stops in the middle of its try leaves the delivery to be tried again at until.
-func (db *DB) ClaimDelivery(ctx context.Context, d Delivery, until time.Time) (bool, error) {
+// ClaimDelivery takes a delivery due at now (the sender's clock) for one try, until
+// until: its next_attempt moves there, provided it is still the one d was read with and
+// is due (one read while another process holds it shows that process's until). False:
+// another process took it first (two hub processes on one PostgreSQL), or it was tried
+// meanwhile. A process that stops in the middle of its try leaves the delivery to be
+// tried again at until.
+func (db *DB) ClaimDelivery(ctx context.Context, d Delivery, now, until time.Time) (bool, error) {
 	var n int64
 	err := db.Write(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET next_attempt = ? WHERE id = ? AND status = 'pending'
-			AND next_attempt = ?`, Stamp(until), d.ID, d.nextAttempt)
+			AND next_attempt = ? AND next_attempt <= ?`, Stamp(until), d.ID, d.nextAttempt, Stamp(now))
 		if err == nil {
 			n, err = res.RowsAffected()
 		}

@@ -102,7 +102,7 @@ func TestPostgresEventsReplicas(t *testing.T) {
 					return
 				}
 				for _, d := range ds {
-					ok, err := db.ClaimDelivery(ctx, d, time.Now().Add(time.Minute))
+					ok, err := db.ClaimDelivery(ctx, d, time.Now(), time.Now().Add(time.Minute))
 					if err != nil {
 						t.Error(err)
 						return
