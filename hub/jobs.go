@@ -51,13 +51,22 @@ func (in *Ingest) Jobs(w http.ResponseWriter, r *http.Request) error {
 		wait = min(time.Duration(n)*time.Second, maxWait)
 	}
 	deadline := time.Now().Add(wait)
+	// The site is seen once a poll (a poll lasts at most maxWait, well inside
+	// store.OnlineWithin), and its jobs are claimed, a write, only once a read finds one
+	// due: a waiting poll costs the database a read every jobLook, not two writes.
+	if err := in.db.NoteHubSeen(r.Context(), site.ID, in.now()); err != nil {
+		return err
+	}
 	for stopping := false; ; {
-		if err := in.db.NoteHubSeen(r.Context(), site.ID, in.now()); err != nil {
-			return err
-		}
-		jobs, err := in.db.ClaimHubJobs(r.Context(), site.ID, jobsAtOnce)
+		due, err := in.db.HubJobsDue(r.Context(), site.ID)
 		if err != nil {
 			return err
+		}
+		var jobs []store.HubJob
+		if due {
+			if jobs, err = in.db.ClaimHubJobs(r.Context(), site.ID, jobsAtOnce); err != nil {
+				return err
+			}
 		}
 		if len(jobs) > 0 || stopping || !time.Now().Before(deadline) {
 			out := Jobs{Protocol: Protocol, Jobs: []Job{}}

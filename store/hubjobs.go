@@ -84,6 +84,19 @@ func (db *DB) HubJob(ctx context.Context, id int64) (HubJob, error) {
 	return j, err
 }
 
+// HubJobsDue reports whether a site has a job ClaimHubJobs would take or expire (one
+// queued, or sent with its lease ended): a read, so that a site's waiting poll, looking
+// every jobLook, writes nothing until there is something to take.
+func (db *DB) HubJobsDue(ctx context.Context, site int64) (bool, error) {
+	var n int
+	err := db.reader(ctx).QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM hub_jobs WHERE hub_site_id = ?
+		AND (state = 'queued' OR (state = 'sent' AND lease_until < ?)) LIMIT 1) AS due`, site, Stamp(db.now())).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("store: hub jobs due: %w", err)
+	}
+	return n > 0, nil
+}
+
 // ClaimHubJobs takes up to n of a site's jobs for its poll, each its own until now +
 // JobLease: those queued, and those sent whose lease ended unanswered; it expires the
 // ones due first. Two hub processes never take one job at once: the state test is on

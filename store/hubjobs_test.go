@@ -38,12 +38,28 @@ func TestHubJobLease(t *testing.T) {
 		}
 		return ids
 	}
+	due := func() bool {
+		ok, err := db.HubJobsDue(ctx, site)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	if due() {
+		t.Fatal("a job due with none queued")
+	}
 	a, b := queue(time.Hour), queue(time.Minute)
+	if !due() {
+		t.Fatal("no job due with two queued")
+	}
 	if got := claim(); len(got) != 2 || got[0] != a || got[1] != b {
 		t.Fatalf("first poll took %v", got)
 	}
 	if got := claim(); len(got) != 0 {
 		t.Fatalf("a second poll took %v, leased already", got)
+	}
+	if due() {
+		t.Fatal("a job due with both leased")
 	}
 	if ok, err := db.FinishHubJob(ctx, site, a, 200, json.RawMessage(`{"success": true}`), 0); !ok || err != nil {
 		t.Fatalf("finish: %v %v", ok, err)
@@ -58,6 +74,9 @@ func TestHubJobLease(t *testing.T) {
 		t.Fatalf("took %v, want %d", got, c)
 	}
 	now = now.Add(JobLease + time.Second)
+	if !due() {
+		t.Fatal("no job due past a lease")
+	}
 	if got := claim(); len(got) != 1 || got[0] != c {
 		t.Fatalf("after the lease: took %v, want %d again", got, c)
 	}
