@@ -224,9 +224,10 @@ func insertBenchLogs(ctx context.Context, tx *sql.Tx, n int) (int, error) {
 	return int(got), err
 }
 
-func seedBench(ctx context.Context, db *store.DB) error {
-	admin, viewer := "bench", "viewer"
-	super := true
+// seedBenchUsers makes the benchmarks' users and their tokens: the superuser bench
+// (benchAdminKey) and viewer (benchViewKey), who may view the logs of site's devices.
+func seedBenchUsers(ctx context.Context, db *store.DB, site string) error {
+	admin, viewer, super := "bench", "viewer", true
 	uid, err := db.CreateUser(ctx, store.UserInput{Username: &admin, IsSuperuser: &super}, store.All)
 	if err != nil {
 		return err
@@ -241,9 +242,14 @@ func seedBench(ctx context.Context, db *store.DB) error {
 	if _, _, err := db.CreateToken(ctx, store.TokenInput{UserID: vid, Key: benchViewKey}, store.All); err != nil {
 		return err
 	}
-	pname, cons := "site-1 logs", json.RawMessage(`{"device__site__slug": "site-1"}`)
-	if _, err := db.CreatePermission(ctx, store.PermissionInput{Name: &pname, ObjectTypes: &[]string{store.TypeCommandLog},
-		Actions: &[]string{"view"}, Constraints: &cons, Users: &[]int64{vid}}, store.All); err != nil {
+	pname, cons := site+" logs", json.RawMessage(`{"device__site__slug": "`+site+`"}`)
+	_, err = db.CreatePermission(ctx, store.PermissionInput{Name: &pname, ObjectTypes: &[]string{store.TypeCommandLog},
+		Actions: &[]string{"view"}, Constraints: &cons, Users: &[]int64{vid}}, store.All)
+	return err
+}
+
+func seedBench(ctx context.Context, db *store.DB) error {
+	if err := seedBenchUsers(ctx, db, "site-1"); err != nil {
 		return err
 	}
 	var platforms []int64
