@@ -119,32 +119,16 @@ func (a *API) awaitJobs(r *http.Request, jobs []*hubBulkJob, start time.Time) (i
 	for _, j := range jobs {
 		longest = max(longest, j.timeout)
 	}
-	deadline := start.Add(longest)
-	waiting := jobs
-	for len(waiting) > 0 {
-		last := !time.Now().Before(deadline)
-		var still []*hubBulkJob
-		for _, bj := range waiting {
-			j, err := a.DB.HubJob(r.Context(), bj.id)
-			if err != nil {
-				return 0, err
-			}
-			if j.State != "done" && j.State != "expired" && !last {
-				still = append(still, bj)
-				continue
-			}
-			a.jobResult(r, bj.it, j)
-		}
-		if last {
-			break
-		}
-		if waiting = still; len(waiting) > 0 {
-			select {
-			case <-r.Context().Done():
-				return 0, r.Context().Err()
-			case <-time.After(200 * time.Millisecond):
-			}
-		}
+	ids := make([]int64, len(jobs))
+	for i, j := range jobs {
+		ids[i] = j.id
+	}
+	js, err := a.awaitHubJobs(r.Context(), ids, start.Add(longest))
+	if err != nil {
+		return 0, err
+	}
+	for i, bj := range jobs {
+		a.jobResult(r, bj.it, js[i])
 	}
 	pending := 0
 	for _, bj := range jobs {

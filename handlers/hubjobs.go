@@ -66,24 +66,44 @@ func (a *API) hubExecute(w http.ResponseWriter, r *http.Request) (bool, error) {
 	}
 	// The site answers through its outbox: the job is read until it is done, up to the
 	// request's timeout (a poll of the database: any hub process may get the answer).
-	deadline := time.Now().Add(time.Duration(req.Timeout) * time.Second)
+	js, err := a.awaitHubJobs(r.Context(), []int64{job.ID}, time.Now().Add(time.Duration(req.Timeout)*time.Second))
+	if err != nil {
+		return true, err
+	}
+	if j := js[0]; j.State == "done" {
+		writeRaw(w, j.Status, hubAnswer(j))
+	} else {
+		w.Header().Set("Location", web.URL(r, pathHubJobs+strconv.FormatInt(j.ID, 10)+"/"))
+		web.Write(w, http.StatusAccepted, a.hubJobBody(r, j))
+	}
+	return true, nil
+}
+
+// awaitHubJobs reads the jobs every 200 ms until each is done or expired, or until
+// deadline: their last reading, in the order of ids.
+func (a *API) awaitHubJobs(ctx context.Context, ids []int64, deadline time.Time) ([]store.HubJob, error) {
+	out := make([]store.HubJob, len(ids))
+	waiting := make([]int, len(ids)) // indexes into ids of the jobs not yet final
+	for i := range ids {
+		waiting[i] = i
+	}
 	for {
-		j, err := a.DB.HubJob(r.Context(), job.ID)
-		if err != nil {
-			return true, err
+		var still []int
+		for _, i := range waiting {
+			j, err := a.DB.HubJob(ctx, ids[i])
+			if err != nil {
+				return nil, err
+			}
+			if out[i] = j; j.State != "done" && j.State != "expired" {
+				still = append(still, i)
+			}
 		}
-		if j.State == "done" {
-			writeRaw(w, j.Status, hubAnswer(j))
-			return true, nil
-		}
-		if j.State == "expired" || !time.Now().Before(deadline) {
-			w.Header().Set("Location", web.URL(r, pathHubJobs+strconv.FormatInt(j.ID, 10)+"/"))
-			web.Write(w, http.StatusAccepted, a.hubJobBody(r, j))
-			return true, nil
+		if waiting = still; len(waiting) == 0 || !time.Now().Before(deadline) {
+			return out, nil
 		}
 		select {
-		case <-r.Context().Done():
-			return true, r.Context().Err()
+		case <-ctx.Done():
+			return nil, ctx.Err()
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
